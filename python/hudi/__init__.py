@@ -1,0 +1,29 @@
+"""hudi: Apache Hudi tables from Python, natively (no JVM, no Spark).
+
+The package is a thin layer over libhudi, the C library: Arrow data goes in
+and comes out through the Arrow C Data / Stream interfaces.
+"""
+
+from hudi import _hudi
+from hudi._hudi import (
+    HudiConflictError,
+    HudiCorruptDataError,
+    HudiError,
+    HudiInvalidInputError,
+    HudiIOError,
+    HudiNotFoundError,
+    HudiUnsupportedError,
+)
+
+__version__: str = _hudi.version()
+
+__all__ = [
+    "__version__",
+    "HudiError",
+    "HudiInvalidInputError",
+    "HudiConflictError",
+    "HudiCorruptDataError",
+    "HudiIOError",
+    "HudiNotFoundError",
+    "HudiUnsupportedError",
+]

@@ -1,0 +1,30 @@
+/* Shared declarations of the hudi._hudi extension (CPython limited API). */
+#ifndef HUDI_PY_EXT_H
+#define HUDI_PY_EXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "hudi/arrow_abi.h"
+#include "hudi/error.h"
+
+/* Raises the Python exception that matches err->code, with its message.
+ * Always returns NULL so callers can `return hudi_py_raise(&err);`. */
+PyObject *hudi_py_raise(const hudi_error *err);
+
+/* Creates the exception classes and adds them to the module. */
+int hudi_py_add_exceptions(PyObject *module);
+
+/* Takes an Arrow stream out of any object with __arrow_c_stream__ or
+ * __arrow_c_array__ (pyarrow, polars, pandas 2.2+, ...). On success *out owns
+ * the stream; on failure a Python exception is set and -1 returned. */
+int hudi_py_import_stream(PyObject *obj, struct ArrowArrayStream *out);
+
+/* Wraps a stream in a PyCapsule named "arrow_array_stream" (the Arrow
+ * PyCapsule interface) that owns it. Moves *stream. */
+PyObject *hudi_py_stream_capsule(struct ArrowArrayStream *stream);
+
+/* Methods implemented in arrow_capsule.c. */
+PyObject *hudi_py_arrow_roundtrip(PyObject *self, PyObject *obj);
+
+#endif

@@ -1,0 +1,100 @@
+/* hudi._hudi: the module object, its methods and exceptions. The extension
+ * only converts between Python and the C API; all logic lives in libhudi. */
+#include "ext.h"
+
+#include "hudi/common.h"
+
+static PyObject *exc_base, *exc_invalid, *exc_conflict, *exc_corrupt, *exc_io, *exc_not_found,
+    *exc_unsupported;
+
+static PyObject *new_exc(PyObject *module, const char *name, const char *doc, PyObject *bases) {
+  char qualified[128];
+  PyOS_snprintf(qualified, sizeof qualified, "hudi.%s", name);
+  PyObject *cls = PyErr_NewExceptionWithDoc(qualified, doc, bases, NULL);
+  if (cls && PyModule_AddObjectRef(module, name, cls) < 0) Py_CLEAR(cls);
+  return cls;
+}
+
+static PyObject *tuple2(PyObject *a, PyObject *b) { return PyTuple_Pack(2, a, b); }
+
+int hudi_py_add_exceptions(PyObject *m) {
+  exc_base = new_exc(m, "HudiError", "Base class of every error raised by hudi.", PyExc_Exception);
+  if (!exc_base) return -1;
+  PyObject *b = tuple2(exc_base, PyExc_ValueError);
+  exc_invalid = b ? new_exc(m, "HudiInvalidInputError",
+                            "Bad input: an unknown column, a missing key, a wrong type, invalid SQL.", b)
+                  : NULL;
+  Py_XDECREF(b);
+  exc_conflict = new_exc(m, "HudiConflictError", "A concurrent writer committed first.", exc_base);
+  exc_corrupt = new_exc(m, "HudiCorruptDataError",
+                        "Stored bytes do not follow their format (file and offset in the message).",
+                        exc_base);
+  b = tuple2(exc_base, PyExc_OSError);
+  exc_io = b ? new_exc(m, "HudiIOError", "The storage failed.", b) : NULL;
+  Py_XDECREF(b);
+  b = exc_io ? tuple2(exc_io, PyExc_FileNotFoundError) : NULL;
+  exc_not_found = b ? new_exc(m, "HudiNotFoundError", "A table, file or instant does not exist.", b) : NULL;
+  Py_XDECREF(b);
+  b = tuple2(exc_base, PyExc_NotImplementedError);
+  exc_unsupported = b ? new_exc(m, "HudiUnsupportedError", "Valid, but not supported by hudi-c.", b) : NULL;
+  Py_XDECREF(b);
+  if (!exc_invalid || !exc_conflict || !exc_corrupt || !exc_io || !exc_not_found || !exc_unsupported)
+    return -1;
+  return 0;
+}
+
+PyObject *hudi_py_raise(const hudi_error *err) {
+  PyObject *cls = exc_base;
+  switch (err->code) {
+    case HUDI_ERR_INVALID_ARG: cls = exc_invalid; break;
+    case HUDI_ERR_CONFLICT: cls = exc_conflict; break;
+    case HUDI_ERR_CORRUPT: cls = exc_corrupt; break;
+    case HUDI_ERR_IO: cls = exc_io; break;
+    case HUDI_ERR_NOT_FOUND: cls = exc_not_found; break;
+    case HUDI_ERR_UNSUPPORTED: cls = exc_unsupported; break;
+    case HUDI_ERR_NOMEM: PyErr_SetString(PyExc_MemoryError, err->message); return NULL;
+    default: break;
+  }
+  PyErr_SetString(cls, err->message[0] ? err->message : hudi_status_name(err->code));
+  return NULL;
+}
+
+static PyObject *py_version(PyObject *self, PyObject *unused) {
+  return PyUnicode_FromString(hudi_version());
+}
+
+static PyObject *py_raise_status(PyObject *self, PyObject *args) {
+  /* Test hook: raises the exception mapped to a status code. */
+  int code;
+  const char *msg;
+  if (!PyArg_ParseTuple(args, "is", &code, &msg)) return NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  err.code = (hudi_status)code;
+  PyOS_snprintf(err.message, sizeof err.message, "%s", msg);
+  return hudi_py_raise(&err);
+}
+
+static PyMethodDef methods[] = {
+    {"version", py_version, METH_NOARGS, "The libhudi version string."},
+    {"_raise_status", py_raise_status, METH_VARARGS, "Test hook: raise the error for a status code."},
+    {"_arrow_roundtrip", hudi_py_arrow_roundtrip, METH_O,
+     "Imports an Arrow stream/array through libhudi's Arrow layer, rebuilds every batch with its "
+     "builders and returns the result as an 'arrow_array_stream' PyCapsule."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "_hudi", "Native core of the hudi package.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__hudi(void);
+PyMODINIT_FUNC PyInit__hudi(void) {
+  PyObject *m = PyModule_Create(&module_def);
+  if (!m) return NULL;
+  if (hudi_py_add_exceptions(m) < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
+  return m;
+}
