@@ -74,6 +74,11 @@ static int import_from_array(PyObject *obj, struct ArrowArrayStream *out) {
     Py_DECREF(pair);
     return -1;
   }
+  if (!schema->release || !array->release) {
+    Py_DECREF(pair);
+    PyErr_SetString(PyExc_ValueError, "the Arrow array was already consumed");
+    return -1;
+  }
   struct ArrowSchema sc = *schema;
   struct ArrowArray ar = *array;
   schema->release = NULL;

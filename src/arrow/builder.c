@@ -1,0 +1,544 @@
+#include "arrow/builder.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+struct hudi_arrow_builder {
+  hudi_arrow_field *owned;        /* root only: the normalised field tree */
+  const hudi_arrow_field *field;  /* this node's field (inside the root's tree) */
+  int64_t length, null_count;
+  hudi_buf validity;              /* one bit per element, always kept */
+  hudi_buf values;                /* fixed-width values, bool bits or offsets */
+  hudi_buf data;                  /* string/binary bytes */
+  int32_t byte_width;
+  bool large;                     /* 64-bit offsets */
+  int64_t n_children;
+  struct hudi_arrow_builder *children;
+};
+
+static const char *col(const hudi_arrow_builder *b) {
+  return b->field->name ? b->field->name : "";
+}
+
+static hudi_status nomem(hudi_error *err) {
+  return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory building an Arrow array");
+}
+
+static bool has_offsets(hudi_arrow_type_id id) {
+  switch (id) {
+    case HUDI_ARROW_STRING:
+    case HUDI_ARROW_LARGE_STRING:
+    case HUDI_ARROW_BINARY:
+    case HUDI_ARROW_LARGE_BINARY:
+    case HUDI_ARROW_LIST:
+    case HUDI_ARROW_LARGE_LIST:
+    case HUDI_ARROW_MAP: return true;
+    default: return false;
+  }
+}
+
+static void node_clear(hudi_arrow_builder *b) {
+  for (int64_t i = 0; i < b->n_children; i++) node_clear(&b->children[i]);
+  hudi_free(b->children);
+  hudi_buf_free(&b->validity);
+  hudi_buf_free(&b->values);
+  hudi_buf_free(&b->data);
+}
+
+static hudi_status node_init(hudi_arrow_builder *b, const hudi_arrow_field *f, hudi_error *err) {
+  memset(b, 0, sizeof *b);
+  b->field = f;
+  hudi_buf_init(&b->validity, 0);
+  hudi_buf_init(&b->values, 0);
+  hudi_buf_init(&b->data, 0);
+  b->byte_width = hudi_arrow_type_byte_width(&f->type);
+  b->large = f->type.id == HUDI_ARROW_LARGE_STRING || f->type.id == HUDI_ARROW_LARGE_BINARY ||
+             f->type.id == HUDI_ARROW_LARGE_LIST;
+  if (f->dictionary || f->type.id == HUDI_ARROW_STRING_VIEW || f->type.id == HUDI_ARROW_BINARY_VIEW)
+    return hudi_err_set(err, HUDI_ERR_INTERNAL, "column '%s': builder field is not normalised", col(b));
+  if (f->n_children == 0) return HUDI_OK;
+  b->children = hudi_calloc((size_t)f->n_children, sizeof *b->children);
+  if (!b->children) return nomem(err);
+  b->n_children = f->n_children;
+  for (int64_t i = 0; i < f->n_children; i++) HUDI_TRY(node_init(&b->children[i], &f->children[i], err));
+  return HUDI_OK;
+}
+
+hudi_status hudi_arrow_builder_create(hudi_arrow_builder **out, const hudi_arrow_field *field,
+                                     hudi_error *err) {
+  *out = NULL;
+  hudi_arrow_builder *b = hudi_calloc(1, sizeof *b);
+  hudi_arrow_field *f = hudi_calloc(1, sizeof *f);
+  if (!b || !f) {
+    hudi_free(b);
+    hudi_free(f);
+    return nomem(err);
+  }
+  hudi_status st = hudi_arrow_field_copy(f, field, true, err);
+  if (st == HUDI_OK) st = node_init(b, f, err);
+  b->owned = f;
+  if (st != HUDI_OK) {
+    hudi_arrow_builder_free(b);
+    return st;
+  }
+  *out = b;
+  return HUDI_OK;
+}
+
+void hudi_arrow_builder_free(hudi_arrow_builder *b) {
+  if (!b) return;
+  node_clear(b);
+  hudi_arrow_field_clear(b->owned);
+  hudi_free(b->owned);
+  hudi_free(b);
+}
+
+const hudi_arrow_field *hudi_arrow_builder_field(const hudi_arrow_builder *b) { return b->field; }
+int64_t hudi_arrow_builder_length(const hudi_arrow_builder *b) { return b->length; }
+
+hudi_arrow_builder *hudi_arrow_builder_child(hudi_arrow_builder *b, int64_t i) {
+  return i >= 0 && i < b->n_children ? &b->children[i] : NULL;
+}
+
+/* ---- low-level appends ---- */
+
+/* Appends bit number idx (the idx-th bit ever written to buf). */
+static hudi_status append_bit(hudi_buf *buf, int64_t idx, bool v, hudi_error *err) {
+  if ((idx & 7) == 0) HUDI_TRY(hudi_buf_append_byte(buf, 0, err));
+  if (v) buf->data[idx >> 3] |= (uint8_t)(1u << (idx & 7));
+  return HUDI_OK;
+}
+
+static hudi_status append_offset(hudi_arrow_builder *b, int64_t v, hudi_error *err) {
+  if (b->large) return hudi_buf_append(&b->values, &v, 8, err);
+  if (v > INT32_MAX)
+    return hudi_err_set(err, HUDI_ERR_LIMIT,
+                        "column '%s': %s offsets would pass 2^31-1 (use a large type)", col(b),
+                        hudi_arrow_type_name(b->field->type.id));
+  int32_t x = (int32_t)v;
+  return hudi_buf_append(&b->values, &x, 4, err);
+}
+
+/* The offsets buffer always starts with 0; seeded lazily so that a reset
+ * builder needs no allocation. */
+static hudi_status seed_offsets(hudi_arrow_builder *b, hudi_error *err) {
+  if (b->values.len == 0) return append_offset(b, 0, err);
+  return HUDI_OK;
+}
+
+static int64_t last_offset(const hudi_arrow_builder *b) {
+  if (b->large) {
+    int64_t x;
+    memcpy(&x, b->values.data + b->values.len - 8, 8);
+    return x;
+  }
+  int32_t x;
+  memcpy(&x, b->values.data + b->values.len - 4, 4);
+  return x;
+}
+
+/* Records one element's validity and counts it. */
+static hudi_status push_valid(hudi_arrow_builder *b, bool valid, hudi_error *err) {
+  if (b->length == INT64_MAX - 1) return hudi_err_set(err, HUDI_ERR_LIMIT, "column '%s' too long", col(b));
+  HUDI_TRY(append_bit(&b->validity, b->length, valid, err));
+  b->length++;
+  if (!valid) b->null_count++;
+  return HUDI_OK;
+}
+
+static hudi_status wrong_type(hudi_arrow_builder *b, const char *what, hudi_error *err) {
+  return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column '%s' of type %s cannot take %s", col(b),
+                      hudi_arrow_type_name(b->field->type.id), what);
+}
+
+static hudi_status append_fixed_raw(hudi_arrow_builder *b, const void *p, hudi_error *err) {
+  HUDI_TRY(hudi_buf_append(&b->values, p, (size_t)b->byte_width, err));
+  return push_valid(b, true, err);
+}
+
+/* ---- typed appends ---- */
+
+hudi_status hudi_arrow_builder_append_null(hudi_arrow_builder *b, hudi_error *err) {
+  hudi_arrow_type_id id = b->field->type.id;
+  switch (id) {
+    case HUDI_ARROW_NA: break;
+    case HUDI_ARROW_BOOL: HUDI_TRY(append_bit(&b->values, b->length, false, err)); break;
+    case HUDI_ARROW_FIXED_SIZE_LIST:
+      for (int32_t k = 0; k < b->field->type.fixed_size; k++)
+        HUDI_TRY(hudi_arrow_builder_append_null(&b->children[0], err));
+      break;
+    case HUDI_ARROW_STRUCT:
+      for (int64_t k = 0; k < b->n_children; k++)
+        HUDI_TRY(hudi_arrow_builder_append_null(&b->children[k], err));
+      break;
+    default:
+      if (has_offsets(id)) {
+        HUDI_TRY(seed_offsets(b, err));
+        HUDI_TRY(append_offset(b, last_offset(b), err));
+      } else {
+        HUDI_TRY(hudi_buf_append_zeros(&b->values, (size_t)b->byte_width, err));
+      }
+  }
+  return push_valid(b, false, err);
+}
+
+hudi_status hudi_arrow_builder_append_bool(hudi_arrow_builder *b, bool v, hudi_error *err) {
+  if (b->field->type.id != HUDI_ARROW_BOOL) return wrong_type(b, "a bool", err);
+  HUDI_TRY(append_bit(&b->values, b->length, v, err));
+  return push_valid(b, true, err);
+}
+
+hudi_status hudi_arrow_builder_append_int(hudi_arrow_builder *b, int64_t v, hudi_error *err) {
+  if (!hudi_arrow_type_is_signed_int(b->field->type.id)) return wrong_type(b, "a signed integer", err);
+  int bits = b->byte_width * 8;
+  if (bits < 64 && (v < -((int64_t)1 << (bits - 1)) || v >= ((int64_t)1 << (bits - 1))))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column '%s': %lld out of range for %s", col(b),
+                        (long long)v, hudi_arrow_type_name(b->field->type.id));
+  /* Little-endian targets: the low bytes of v are the narrow value. */
+  int8_t i8 = (int8_t)v;
+  int16_t i16 = (int16_t)v;
+  int32_t i32 = (int32_t)v;
+  const void *p = bits == 8 ? (const void *)&i8 : bits == 16 ? (const void *)&i16
+                : bits == 32 ? (const void *)&i32 : (const void *)&v;
+  return append_fixed_raw(b, p, err);
+}
+
+hudi_status hudi_arrow_builder_append_uint(hudi_arrow_builder *b, uint64_t v, hudi_error *err) {
+  if (!hudi_arrow_type_is_unsigned_int(b->field->type.id)) return wrong_type(b, "an unsigned integer", err);
+  int bits = b->byte_width * 8;
+  if (bits < 64 && v >= ((uint64_t)1 << bits))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column '%s': %llu out of range for %s", col(b),
+                        (unsigned long long)v, hudi_arrow_type_name(b->field->type.id));
+  uint8_t u8 = (uint8_t)v;
+  uint16_t u16 = (uint16_t)v;
+  uint32_t u32 = (uint32_t)v;
+  const void *p = bits == 8 ? (const void *)&u8 : bits == 16 ? (const void *)&u16
+                : bits == 32 ? (const void *)&u32 : (const void *)&v;
+  return append_fixed_raw(b, p, err);
+}
+
+hudi_status hudi_arrow_builder_append_double(hudi_arrow_builder *b, double v, hudi_error *err) {
+  if (b->field->type.id == HUDI_ARROW_DOUBLE) return append_fixed_raw(b, &v, err);
+  if (b->field->type.id == HUDI_ARROW_FLOAT) {
+    float f = (float)v;
+    return append_fixed_raw(b, &f, err);
+  }
+  return wrong_type(b, "a floating-point value", err);
+}
+
+static hudi_status append_var(hudi_arrow_builder *b, const void *data, int64_t len, hudi_error *err) {
+  HUDI_TRY(seed_offsets(b, err));
+  HUDI_TRY(hudi_buf_append(&b->data, data, (size_t)len, err));
+  HUDI_TRY(append_offset(b, (int64_t)b->data.len, err));
+  return push_valid(b, true, err);
+}
+
+hudi_status hudi_arrow_builder_append_bytes(hudi_arrow_builder *b, const void *data, int64_t len,
+                                           hudi_error *err) {
+  if (len < 0) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column '%s': negative length", col(b));
+  switch (b->field->type.id) {
+    case HUDI_ARROW_STRING:
+    case HUDI_ARROW_LARGE_STRING:
+    case HUDI_ARROW_BINARY:
+    case HUDI_ARROW_LARGE_BINARY: return append_var(b, data, len, err);
+    case HUDI_ARROW_FIXED_SIZE_BINARY:
+    case HUDI_ARROW_DECIMAL:
+    case HUDI_ARROW_HALF_FLOAT:
+      if (len != b->byte_width)
+        return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column '%s': %lld bytes for a %d-byte %s",
+                            col(b), (long long)len, (int)b->byte_width,
+                            hudi_arrow_type_name(b->field->type.id));
+      return append_fixed_raw(b, data, err);
+    default: return wrong_type(b, "bytes", err);
+  }
+}
+
+hudi_status hudi_arrow_builder_end_element(hudi_arrow_builder *b, hudi_error *err) {
+  switch (b->field->type.id) {
+    case HUDI_ARROW_LIST:
+    case HUDI_ARROW_LARGE_LIST:
+    case HUDI_ARROW_MAP:
+      HUDI_TRY(seed_offsets(b, err));
+      HUDI_TRY(append_offset(b, b->children[0].length, err));
+      break;
+    case HUDI_ARROW_FIXED_SIZE_LIST:
+      if (b->children[0].length != (b->length + 1) * b->field->type.fixed_size)
+        return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                            "column '%s': a fixed_size_list element needs %d child values",
+                            col(b), (int)b->field->type.fixed_size);
+      break;
+    case HUDI_ARROW_STRUCT:
+      for (int64_t k = 0; k < b->n_children; k++)
+        if (b->children[k].length != b->length + 1)
+          return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                              "column '%s': struct field '%s' has %lld values, expected %lld", col(b),
+                              col(&b->children[k]), (long long)b->children[k].length,
+                              (long long)(b->length + 1));
+      break;
+    default: return wrong_type(b, "a nested element", err);
+  }
+  return push_valid(b, true, err);
+}
+
+/* ---- deep copy from a view ---- */
+
+static bool string_like(hudi_arrow_type_id id) {
+  return id == HUDI_ARROW_STRING || id == HUDI_ARROW_LARGE_STRING || id == HUDI_ARROW_STRING_VIEW;
+}
+
+static bool binary_like(hudi_arrow_type_id id) {
+  return id == HUDI_ARROW_BINARY || id == HUDI_ARROW_LARGE_BINARY || id == HUDI_ARROW_BINARY_VIEW;
+}
+
+static bool compatible(const hudi_arrow_builder *b, const hudi_arrow_view *v) {
+  hudi_arrow_type_id bid = b->field->type.id, vid = v->type.id;
+  if (string_like(bid)) return string_like(vid);
+  if (binary_like(bid)) return binary_like(vid);
+  if (bid != vid) return false;
+  if (b->n_children != v->n_children) return false;
+  if (bid == HUDI_ARROW_FIXED_SIZE_LIST) return b->field->type.fixed_size == v->type.fixed_size;
+  if (bid == HUDI_ARROW_TIME32 || bid == HUDI_ARROW_TIME64 || bid == HUDI_ARROW_TIMESTAMP ||
+      bid == HUDI_ARROW_DURATION)
+    if (b->field->type.unit != v->type.unit) return false;
+  return hudi_arrow_type_byte_width(&b->field->type) == v->byte_width;
+}
+
+static hudi_status copy_nested(hudi_arrow_builder *b, const hudi_arrow_view *v, int64_t i,
+                               hudi_error *err) {
+  if (b->field->type.id == HUDI_ARROW_STRUCT) {
+    int64_t row = hudi_arrow_view_struct_row(v, i);
+    for (int64_t k = 0; k < b->n_children; k++)
+      HUDI_TRY(hudi_arrow_builder_append_view(&b->children[k], &v->children[k], row, err));
+  } else {
+    int64_t start, end;
+    hudi_arrow_view_list_range(v, i, &start, &end);
+    HUDI_TRY(hudi_arrow_builder_append_view_range(&b->children[0], &v->children[0], start, end - start,
+                                                  err));
+  }
+  return hudi_arrow_builder_end_element(b, err);
+}
+
+hudi_status hudi_arrow_builder_append_view(hudi_arrow_builder *b, const hudi_arrow_view *v, int64_t i,
+                                          hudi_error *err) {
+  if (v->dictionary) {
+    if (hudi_arrow_view_is_null(v, i)) return hudi_arrow_builder_append_null(b, err);
+    return hudi_arrow_builder_append_view(b, v->dictionary, hudi_arrow_view_dict_index(v, i), err);
+  }
+  if (!compatible(b, v))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column '%s': cannot copy %s values into %s", col(b),
+                        hudi_arrow_type_name(v->type.id), hudi_arrow_type_name(b->field->type.id));
+  if (hudi_arrow_view_is_null(v, i)) return hudi_arrow_builder_append_null(b, err);
+  switch (b->field->type.id) {
+    case HUDI_ARROW_BOOL: return hudi_arrow_builder_append_bool(b, hudi_arrow_view_bool(v, i), err);
+    case HUDI_ARROW_STRING:
+    case HUDI_ARROW_LARGE_STRING:
+    case HUDI_ARROW_BINARY:
+    case HUDI_ARROW_LARGE_BINARY: {
+      int64_t len;
+      const uint8_t *p = hudi_arrow_view_bytes(v, i, &len);
+      return append_var(b, p, len, err);
+    }
+    case HUDI_ARROW_LIST:
+    case HUDI_ARROW_LARGE_LIST:
+    case HUDI_ARROW_FIXED_SIZE_LIST:
+    case HUDI_ARROW_MAP:
+    case HUDI_ARROW_STRUCT: return copy_nested(b, v, i, err);
+    default:
+      if (b->byte_width == 0) return push_valid(b, true, err); /* zero-width fixed_size_binary */
+      return append_fixed_raw(b, hudi_arrow_view_fixed(v, i), err);
+  }
+}
+
+hudi_status hudi_arrow_builder_append_view_range(hudi_arrow_builder *b, const hudi_arrow_view *v,
+                                                int64_t start, int64_t n, hudi_error *err) {
+  if (start < 0 || n < 0 || start > v->length || n > v->length - start)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column '%s': rows [%lld, +%lld) outside a view of %lld",
+                        col(b), (long long)start, (long long)n, (long long)v->length);
+  for (int64_t i = start; i < start + n; i++) HUDI_TRY(hudi_arrow_builder_append_view(b, v, i, err));
+  return HUDI_OK;
+}
+
+/* ---- export ---- */
+
+typedef struct array_priv {
+  uint8_t *owned[3];
+  const void *buffers[3];
+  struct ArrowArray *child_storage;
+  struct ArrowArray **children;
+} array_priv;
+
+static void release_array(struct ArrowArray *a) {
+  if (!a || !a->release) return;
+  array_priv *p = a->private_data;
+  for (int64_t i = 0; i < a->n_children; i++) {
+    struct ArrowArray *c = p->children[i];
+    if (c && c->release) c->release(c);
+  }
+  for (int k = 0; k < 3; k++) hudi_free(p->owned[k]);
+  hudi_free(p->child_storage);
+  hudi_free(p->children);
+  hudi_free(p);
+  a->release = NULL;
+}
+
+static int n_buffers_of(hudi_arrow_type_id id) {
+  switch (id) {
+    case HUDI_ARROW_NA: return 0;
+    case HUDI_ARROW_STRUCT:
+    case HUDI_ARROW_FIXED_SIZE_LIST: return 1;
+    case HUDI_ARROW_STRING:
+    case HUDI_ARROW_LARGE_STRING:
+    case HUDI_ARROW_BINARY:
+    case HUDI_ARROW_LARGE_BINARY: return 3;
+    default: return 2;
+  }
+}
+
+/* Phase 1 of finish: everything that can fail (allocations), with the
+ * builder unchanged except for capacity. Gives every exported buffer
+ * storage so no buffer pointer is NULL. */
+static hudi_status prepare(hudi_arrow_builder *b, struct ArrowArray *out, hudi_error *err) {
+  memset(out, 0, sizeof *out);
+  if (has_offsets(b->field->type.id)) HUDI_TRY(seed_offsets(b, err));
+  HUDI_TRY(hudi_buf_reserve(&b->validity, 1, err));
+  HUDI_TRY(hudi_buf_reserve(&b->values, 1, err));
+  HUDI_TRY(hudi_buf_reserve(&b->data, 1, err));
+  array_priv *p = hudi_calloc(1, sizeof *p);
+  if (!p) return nomem(err);
+  out->private_data = p;
+  out->release = release_array;
+  if (b->n_children) {
+    p->child_storage = hudi_calloc((size_t)b->n_children, sizeof *p->child_storage);
+    p->children = hudi_calloc((size_t)b->n_children, sizeof *p->children);
+    if (!p->child_storage || !p->children) return nomem(err);
+    for (int64_t i = 0; i < b->n_children; i++) {
+      p->children[i] = &p->child_storage[i];
+      out->n_children = i + 1; /* a half-prepared child is released with its parent */
+      HUDI_TRY(prepare(&b->children[i], &p->child_storage[i], err));
+    }
+  }
+  return HUDI_OK;
+}
+
+static uint8_t *take(hudi_buf *buf) {
+  uint8_t *d = buf->data;
+  hudi_buf_init(buf, buf->max);
+  return d;
+}
+
+/* Phase 2: moves the buffers (cannot fail) and resets the builder. */
+static void commit(hudi_arrow_builder *b, struct ArrowArray *out) {
+  array_priv *p = out->private_data;
+  out->length = b->length;
+  out->null_count = b->field->type.id == HUDI_ARROW_NA ? b->length : b->null_count;
+  out->offset = 0;
+  out->n_buffers = n_buffers_of(b->field->type.id);
+  out->buffers = p->buffers;
+  out->children = p->children;
+  if (out->n_buffers > 0) {
+    if (b->null_count > 0) p->owned[0] = take(&b->validity);
+    p->buffers[0] = p->owned[0];
+    hudi_buf_reset(&b->validity);
+  }
+  if (out->n_buffers > 1) p->buffers[1] = p->owned[1] = take(&b->values);
+  if (out->n_buffers > 2) p->buffers[2] = p->owned[2] = take(&b->data);
+  hudi_buf_reset(&b->values);
+  hudi_buf_reset(&b->data);
+  b->length = b->null_count = 0;
+  for (int64_t i = 0; i < b->n_children; i++) commit(&b->children[i], &p->child_storage[i]);
+}
+
+hudi_status hudi_arrow_builder_finish(hudi_arrow_builder *b, struct ArrowArray *out, hudi_error *err) {
+  struct ArrowArray tmp;
+  hudi_status st = prepare(b, &tmp, err);
+  if (st != HUDI_OK) {
+    release_array(&tmp);
+    return hudi_err_context(err, st, "exporting column '%s'", col(b));
+  }
+  commit(b, &tmp);
+  *out = tmp;
+  return HUDI_OK;
+}
+
+hudi_status hudi_arrow_builder_export_schema(const hudi_arrow_builder *b, struct ArrowSchema *out,
+                                            hudi_error *err) {
+  return hudi_arrow_field_export(out, b->field, err);
+}
+
+/* ---- record batches ---- */
+
+struct hudi_arrow_batch_builder {
+  hudi_arrow_builder *root; /* a struct builder */
+};
+
+hudi_status hudi_arrow_batch_builder_create(hudi_arrow_batch_builder **out, const hudi_arrow_field *schema,
+                                           hudi_error *err) {
+  *out = NULL;
+  if (schema->type.id != HUDI_ARROW_STRUCT || schema->dictionary)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                        "a record batch schema must be a struct, got %s", hudi_arrow_type_name(schema->type.id));
+  hudi_arrow_batch_builder *bb = hudi_calloc(1, sizeof *bb);
+  if (!bb) return nomem(err);
+  hudi_status st = hudi_arrow_builder_create(&bb->root, schema, err);
+  if (st != HUDI_OK) {
+    hudi_free(bb);
+    return st;
+  }
+  *out = bb;
+  return HUDI_OK;
+}
+
+void hudi_arrow_batch_builder_free(hudi_arrow_batch_builder *bb) {
+  if (!bb) return;
+  hudi_arrow_builder_free(bb->root);
+  hudi_free(bb);
+}
+
+int64_t hudi_arrow_batch_builder_n_columns(const hudi_arrow_batch_builder *bb) {
+  return bb->root->n_children;
+}
+
+hudi_arrow_builder *hudi_arrow_batch_builder_column(hudi_arrow_batch_builder *bb, int64_t i) {
+  return hudi_arrow_builder_child(bb->root, i);
+}
+
+int64_t hudi_arrow_batch_builder_n_rows(const hudi_arrow_batch_builder *bb) { return bb->root->length; }
+
+hudi_status hudi_arrow_batch_builder_end_row(hudi_arrow_batch_builder *bb, hudi_error *err) {
+  return hudi_arrow_builder_end_element(bb->root, err);
+}
+
+hudi_status hudi_arrow_batch_builder_append_rows(hudi_arrow_batch_builder *bb, const hudi_arrow_view *batch,
+                                                int64_t start, int64_t n, hudi_error *err) {
+  hudi_arrow_builder *r = bb->root;
+  if (batch->type.id != HUDI_ARROW_STRUCT || batch->dictionary || batch->n_children != r->n_children)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                        "record batch has %lld columns of type %s, the builder %lld columns",
+                        (long long)batch->n_children, hudi_arrow_type_name(batch->type.id),
+                        (long long)r->n_children);
+  if (start < 0 || n < 0 || start > batch->length || n > batch->length - start)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "rows [%lld, +%lld) outside a batch of %lld",
+                        (long long)start, (long long)n, (long long)batch->length);
+  /* Rows of a batch are never null: copy the columns whatever the struct's
+   * own validity says. */
+  for (int64_t k = 0; k < r->n_children; k++) {
+    hudi_status st = hudi_arrow_builder_append_view_range(
+        &r->children[k], &batch->children[k], hudi_arrow_view_struct_row(batch, start), n, err);
+    if (st != HUDI_OK) return st;
+  }
+  for (int64_t i = 0; i < n; i++) HUDI_TRY(push_valid(r, true, err));
+  return HUDI_OK;
+}
+
+hudi_status hudi_arrow_batch_builder_finish(hudi_arrow_batch_builder *bb, struct ArrowArray *out,
+                                           hudi_error *err) {
+  return hudi_arrow_builder_finish(bb->root, out, err);
+}
+
+hudi_status hudi_arrow_batch_builder_export_schema(const hudi_arrow_batch_builder *bb,
+                                                  struct ArrowSchema *out, hudi_error *err) {
+  return hudi_arrow_builder_export_schema(bb->root, out, err);
+}
