@@ -1,0 +1,248 @@
+/* The storage interface's front door: checks flags, normalises paths, then
+ * calls the backend; also the pieces every backend shares (file lists,
+ * options, sorting). */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/alloc.h"
+#include "io/backend.h"
+
+/* Normalises path into *norm, adding the caller's operation to errors. */
+static hudi_status normalize(char **norm, const char *op, const char *path, hudi_error *err) {
+  hudi_status st = hudi_path_normalize(norm, path, err);
+  if (st != HUDI_OK) return hudi_err_context(err, st, "%s", op);
+  return HUDI_OK;
+}
+
+static hudi_status check_flags(const char *op, unsigned flags, unsigned known, hudi_error *err) {
+  if (flags & ~known)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s: unknown flags 0x%x", op, flags & ~known);
+  return HUDI_OK;
+}
+
+void hudi_storage_free(hudi_storage *s) {
+  if (s) s->vtable->destroy(s);
+}
+
+const char *hudi_storage_base(const hudi_storage *s) { return s->base; }
+
+const char *hudi_storage_backend_name(const hudi_storage *s) { return s->vtable->name; }
+
+hudi_status hudi_storage_read(hudi_storage *s, const char *path, uint64_t offset, void *dst,
+                              size_t len, size_t *n_read, hudi_error *err) {
+  *n_read = 0;
+  if (offset > INT64_MAX || len > INT64_MAX - offset)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "read of '%s': range %llu+%zu is too large",
+                        path, (unsigned long long)offset, len);
+  char *p;
+  HUDI_TRY(normalize(&p, "read", path, err));
+  hudi_status st = s->vtable->read(s, p, offset, dst, len, n_read, err);
+  hudi_free(p);
+  return st;
+}
+
+/* The error for a read that ended before the caller's range did. */
+static hudi_status short_read(const char *path, uint64_t offset, size_t len, size_t got,
+                              hudi_error *err) {
+  return hudi_err_set(err, HUDI_ERR_CORRUPT,
+                      "short read of '%s': wanted %zu bytes at offset %llu but the object ends "
+                      "after %zu of them",
+                      path, len, (unsigned long long)offset, got);
+}
+
+hudi_status hudi_storage_read_exact(hudi_storage *s, const char *path, uint64_t offset, void *dst,
+                                    size_t len, hudi_error *err) {
+  size_t got;
+  HUDI_TRY(hudi_storage_read(s, path, offset, dst, len, &got, err));
+  if (got < len) return short_read(path, offset, len, got, err);
+  return HUDI_OK;
+}
+
+hudi_status hudi_storage_read_buf(hudi_storage *s, const char *path, uint64_t offset, size_t len,
+                                  hudi_buf *out, size_t *n_read, hudi_error *err) {
+  if (n_read) *n_read = 0;
+  HUDI_TRY(hudi_buf_reserve(out, len, err));
+  size_t got;
+  HUDI_TRY(hudi_storage_read(s, path, offset, out->data + out->len, len, &got, err));
+  if (!n_read && got < len) return short_read(path, offset, len, got, err);
+  out->len += got;
+  if (n_read) *n_read = got;
+  return HUDI_OK;
+}
+
+/* read_all for backends without their own: stat, then one ranged read. */
+static hudi_status read_all_fallback(hudi_storage *s, const char *path, size_t max_size,
+                                     hudi_buf *out, hudi_error *err) {
+  hudi_file_stat st;
+  HUDI_TRY(s->vtable->stat(s, path, &st, err));
+  if (st.is_dir) return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "read of '%s': is a directory", path);
+  if (st.size > max_size)
+    return hudi_err_set(err, HUDI_ERR_LIMIT, "'%s' is %llu bytes, over the cap of %zu", path,
+                        (unsigned long long)st.size, max_size);
+  HUDI_TRY(hudi_buf_reserve(out, (size_t)st.size, err));
+  size_t got;
+  HUDI_TRY(s->vtable->read(s, path, 0, out->data + out->len, (size_t)st.size, &got, err));
+  out->len += got;
+  return HUDI_OK;
+}
+
+hudi_status hudi_storage_read_all(hudi_storage *s, const char *path, size_t max_size, hudi_buf *out,
+                                  hudi_error *err) {
+  char *p;
+  HUDI_TRY(normalize(&p, "read", path, err));
+  if (max_size > out->max - out->len) max_size = out->max - out->len;
+  hudi_status st = s->vtable->read_all ? s->vtable->read_all(s, p, max_size, out, err)
+                                       : read_all_fallback(s, p, max_size, out, err);
+  hudi_free(p);
+  return st;
+}
+
+hudi_status hudi_storage_stat(hudi_storage *s, const char *path, hudi_file_stat *out,
+                              hudi_error *err) {
+  char *p;
+  HUDI_TRY(normalize(&p, "stat", path, err));
+  hudi_status st = s->vtable->stat(s, p, out, err);
+  hudi_free(p);
+  return st;
+}
+
+hudi_status hudi_storage_exists(hudi_storage *s, const char *path, bool *exists, hudi_error *err) {
+  *exists = false;
+  hudi_file_stat fs;
+  hudi_error local = HUDI_ERROR_INIT;
+  hudi_status st = hudi_storage_stat(s, path, &fs, &local);
+  if (st == HUDI_ERR_NOT_FOUND) return HUDI_OK;
+  if (st != HUDI_OK) {
+    if (err) *err = local;
+    return st;
+  }
+  *exists = true;
+  return HUDI_OK;
+}
+
+/* The base is the table; writing, renaming or deleting it as an object is
+ * always a caller bug. */
+static hudi_status reject_base(const char *op, const char *norm, const char *path, hudi_error *err) {
+  if (norm[0] == '\0')
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s: path '%s' names the table base itself", op,
+                        path);
+  return HUDI_OK;
+}
+
+hudi_status hudi_storage_write(hudi_storage *s, const char *path, const void *data, size_t len,
+                               unsigned flags, hudi_error *err) {
+  HUDI_TRY(check_flags("write", flags, HUDI_WRITE_IF_ABSENT | HUDI_WRITE_DIRECT, err));
+  if ((flags & HUDI_WRITE_IF_ABSENT) && (flags & HUDI_WRITE_DIRECT))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                        "write of '%s': HUDI_WRITE_IF_ABSENT cannot be combined with HUDI_WRITE_DIRECT",
+                        path);
+  if (len > 0 && !data)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "write of '%s': no data for %zu bytes", path, len);
+  char *p;
+  HUDI_TRY(normalize(&p, "write", path, err));
+  hudi_status st = reject_base("write", p, path, err);
+  if (st == HUDI_OK) st = s->vtable->write(s, p, data, len, flags, err);
+  hudi_free(p);
+  return st;
+}
+
+hudi_status hudi_storage_write_if_absent(hudi_storage *s, const char *path, const void *data,
+                                         size_t len, hudi_error *err) {
+  return hudi_storage_write(s, path, data, len, HUDI_WRITE_IF_ABSENT, err);
+}
+
+hudi_status hudi_storage_rename(hudi_storage *s, const char *from, const char *to, unsigned flags,
+                                hudi_error *err) {
+  HUDI_TRY(check_flags("rename", flags, HUDI_RENAME_NO_REPLACE, err));
+  char *f, *t;
+  HUDI_TRY(normalize(&f, "rename", from, err));
+  hudi_status st = normalize(&t, "rename", to, err);
+  if (st != HUDI_OK) {
+    hudi_free(f);
+    return st;
+  }
+  st = reject_base("rename", f, from, err);
+  if (st == HUDI_OK) st = reject_base("rename", t, to, err);
+  if (st == HUDI_OK) st = s->vtable->rename(s, f, t, flags, err);
+  hudi_free(f);
+  hudi_free(t);
+  return st;
+}
+
+hudi_status hudi_storage_delete(hudi_storage *s, const char *path, unsigned flags, hudi_error *err) {
+  HUDI_TRY(check_flags("delete", flags, HUDI_DELETE_MISSING_OK | HUDI_DELETE_RECURSIVE, err));
+  char *p;
+  HUDI_TRY(normalize(&p, "delete", path, err));
+  hudi_status st = reject_base("delete", p, path, err);
+  if (st == HUDI_OK) st = s->vtable->remove(s, p, flags, err);
+  hudi_free(p);
+  return st;
+}
+
+static int compare_info(const void *a, const void *b) {
+  return strcmp(((const hudi_file_info *)a)->path, ((const hudi_file_info *)b)->path);
+}
+
+hudi_status hudi_storage_list(hudi_storage *s, const char *dir, unsigned flags, hudi_file_list *out,
+                              hudi_error *err) {
+  HUDI_TRY(check_flags("list", flags, HUDI_LIST_RECURSIVE | HUDI_LIST_INCLUDE_TEMP, err));
+  if (out->count != 0)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "list of '%s': the output list is not empty", dir);
+  char *p;
+  HUDI_TRY(normalize(&p, "list", dir, err));
+  hudi_status st = s->vtable->list(s, p, flags, out, err);
+  hudi_free(p);
+  if (st != HUDI_OK) {
+    hudi_file_list_free(out);
+    return st;
+  }
+  if (out->count > 1) qsort(out->items, out->count, sizeof *out->items, compare_info);
+  return HUDI_OK;
+}
+
+void hudi_file_list_free(hudi_file_list *list) {
+  for (size_t i = 0; i < list->count; i++) hudi_free(list->items[i].path);
+  hudi_free(list->items);
+  list->items = NULL;
+  list->count = list->cap = 0;
+}
+
+hudi_status hudi_file_list_push(hudi_file_list *list, const char *path, size_t path_len,
+                                uint64_t size, int64_t mtime_ms, bool is_dir, hudi_error *err) {
+  if (list->count == list->cap) {
+    size_t cap = list->cap ? list->cap * 2 : 16;
+    hudi_file_info *items = hudi_realloc(list->items, hudi_mul_size(cap, sizeof *items));
+    if (!items) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory listing %zu files", cap);
+    list->items = items;
+    list->cap = cap;
+  }
+  char *copy = hudi_strndup(path, path_len);
+  if (!copy) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory listing '%.*s'", (int)path_len, path);
+  list->items[list->count++] = (hudi_file_info){copy, size, mtime_ms, is_dir};
+  return HUDI_OK;
+}
+
+const char *hudi_storage_option_get(const hudi_storage_option *options, size_t n_options,
+                                    const char *key) {
+  const char *value = NULL;
+  for (size_t i = 0; i < n_options; i++)
+    if (options[i].key && strcmp(options[i].key, key) == 0) value = options[i].value;
+  return value;
+}
+
+hudi_status hudi_storage_option_bool(const hudi_storage_option *options, size_t n_options,
+                                     const char *key, bool dflt, bool *out, hudi_error *err) {
+  const char *v = hudi_storage_option_get(options, n_options, key);
+  *out = dflt;
+  if (!v) return HUDI_OK;
+  if (strcasecmp(v, "true") == 0 || strcmp(v, "1") == 0) {
+    *out = true;
+  } else if (strcasecmp(v, "false") == 0 || strcmp(v, "0") == 0) {
+    *out = false;
+  } else {
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                        "storage option '%s' = '%s': expected true or false", key, v);
+  }
+  return HUDI_OK;
+}
