@@ -14,6 +14,7 @@ from hudi._hudi import (
     HudiNotFoundError,
     HudiUnsupportedError,
 )
+from hudi.table import HudiInstant, HudiTable, HudiTableBuilder, HudiTimeline
 
 __version__: str = _hudi.version()
 
@@ -26,4 +27,8 @@ __all__ = [
     "HudiIOError",
     "HudiNotFoundError",
     "HudiUnsupportedError",
+    "HudiTable",
+    "HudiTableBuilder",
+    "HudiTimeline",
+    "HudiInstant",
 ]

@@ -24,6 +24,9 @@ int hudi_py_import_stream(PyObject *obj, struct ArrowArrayStream *out);
  * PyCapsule interface) that owns it. Moves *stream. */
 PyObject *hudi_py_stream_capsule(struct ArrowArrayStream *stream);
 
+/* Adds the Table type (table.c). */
+int hudi_py_add_table_type(PyObject *module);
+
 /* Methods implemented in arrow_capsule.c. */
 PyObject *hudi_py_arrow_roundtrip(PyObject *self, PyObject *obj);
 

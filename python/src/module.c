@@ -92,7 +92,7 @@ PyMODINIT_FUNC PyInit__hudi(void);
 PyMODINIT_FUNC PyInit__hudi(void) {
   PyObject *m = PyModule_Create(&module_def);
   if (!m) return NULL;
-  if (hudi_py_add_exceptions(m) < 0) {
+  if (hudi_py_add_exceptions(m) < 0 || hudi_py_add_table_type(m) < 0) {
     Py_DECREF(m);
     return NULL;
   }

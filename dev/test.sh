@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds everything and runs every test tier:
+#   1. C unit tests, fuzz-corpus replays and C examples (ctest, release build),
+#   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer,
+#   3. the Python package (pip install . into .venv) and its pytest suite.
+# Exits non-zero when any tier fails; the last lines are the runners' summaries.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+dev/setup.sh || exit 1
+
+JOBS=$(nproc 2>/dev/null || echo 2)
+status=0
+summary=()
+
+LOGS=$(mktemp -d)
+trap 'rm -rf "$LOGS"' EXIT
+tier() { # name, then the command; keeps the runner's last summary line
+  local name=$1; shift
+  local log="$LOGS/tier${#summary[@]}"
+  echo
+  echo "=== $name ==="
+  "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local last
+  last=$(grep -E 'tests passed|tests failed| passed| failed|error' "$log" | tail -n 1)
+  if [ "$rc" -eq 0 ]; then summary+=("$name: ok -- $last"); else summary+=("$name: FAILED (exit $rc) -- $last"); status=1; fi
+}
+
+c_tests() { # build dir, extra cmake args...
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja -DHUDI_WERROR=ON "$@" >/dev/null &&
+    cmake --build "$dir" -j "$JOBS" &&
+    (cd "$dir" && ctest --output-on-failure -j "$JOBS")
+}
+
+python_tests() {
+  .venv/bin/python -m pip install -q --no-build-isolation . &&
+    .venv/bin/python -m pytest -q tests/python
+}
+
+tier "C unit tests" c_tests build/release -DCMAKE_BUILD_TYPE=RelWithDebInfo
+asan_tests() {
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    c_tests build/asan -DCMAKE_BUILD_TYPE=Debug -DHUDI_SANITIZE=ON
+}
+
+tier "C unit tests (ASan+UBSan)" asan_tests
+tier "Python tests" python_tests
+
+echo
+echo "=== summary ==="
+for line in "${summary[@]}"; do echo "$line"; done
+# The runners' own closing lines come last, pytest's at the very end.
+grep -h -E '^[0-9]+% tests passed' "$LOGS"/tier* 2>/dev/null | tail -n 2
+tail -n 1 "$LOGS/tier2" 2>/dev/null
+exit $status

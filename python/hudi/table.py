@@ -1,0 +1,178 @@
+"""Opening Hudi tables: HudiTableBuilder, HudiTable, HudiTimeline, HudiInstant.
+
+Names and shapes follow hudi-rs's Python API so code written for one runs on
+the other. Everything here wraps libhudi's C API (include/hudi/table.h).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from hudi import _hudi
+
+
+@dataclass(frozen=True)
+class HudiInstant:
+    """One instant of a table's active timeline."""
+
+    timestamp: str
+    """The requested instant time, ``yyyyMMddHHmmssSSS``."""
+    completion_timestamp: str
+    """The completion time (timeline layout 2, completed instants); ``""`` otherwise."""
+    action: str
+    """``commit``, ``deltacommit``, ``replacecommit``, ``clean``, ``rollback``, ... A finished
+    compaction is a ``commit``, as Hudi reports it."""
+    requested_action: str
+    """What was requested: ``compaction``, ``clustering``, or the same as ``action``."""
+    state: str
+    """``REQUESTED``, ``INFLIGHT`` or ``COMPLETED``."""
+    epoch_mills: int
+    """The requested time in milliseconds since the Unix epoch (UTC)."""
+
+
+class HudiTimeline:
+    """The active timeline of a table, as loaded when the table was opened."""
+
+    def __init__(self, instants: List[HudiInstant]) -> None:
+        self._instants = instants
+
+    @property
+    def instants(self) -> List[HudiInstant]:
+        """Every instant, in requested-time order."""
+        return list(self._instants)
+
+    def _completed(self, actions: tuple[str, ...], desc: bool) -> List[HudiInstant]:
+        out = [i for i in self._instants if i.state == "COMPLETED" and i.action in actions]
+        return out[::-1] if desc else out
+
+    def get_completed_commits(self, desc: bool = False) -> List[HudiInstant]:
+        """Completed ``commit`` instants (COW writes and compactions)."""
+        return self._completed(("commit",), desc)
+
+    def get_completed_deltacommits(self, desc: bool = False) -> List[HudiInstant]:
+        """Completed ``deltacommit`` instants (MOR writes)."""
+        return self._completed(("deltacommit",), desc)
+
+    def get_completed_replacecommits(self, desc: bool = False) -> List[HudiInstant]:
+        """Completed ``replacecommit`` instants (insert-overwrite, clustering)."""
+        return self._completed(("replacecommit",), desc)
+
+    def get_completed_clustering_commits(self, desc: bool = False) -> List[HudiInstant]:
+        """Completed ``replacecommit`` instants that were requested as clustering."""
+        out = [i for i in self._completed(("replacecommit",), False) if i.requested_action == "clustering"]
+        return out[::-1] if desc else out
+
+    def get_latest_commit_timestamp(self) -> str:
+        """The requested time of the latest completed write (commit, deltacommit or replacecommit)."""
+        writes = self._completed(("commit", "deltacommit", "replacecommit"), True)
+        if not writes:
+            raise _hudi.HudiNotFoundError("the timeline has no completed commits")
+        return writes[0].timestamp
+
+
+class HudiTable:
+    """A Hudi table opened from its base URI.
+
+    ``options`` holds Hudi options (keys starting with ``hoodie.``) and storage options.
+    """
+
+    def __init__(self, base_uri: str, options: Optional[Dict[str, str]] = None) -> None:
+        self._options: Dict[str, str] = dict(options or {})
+        self._table = _hudi.Table(base_uri, self._options)
+
+    @property
+    def base_url(self) -> str:
+        """The base URI the table was opened at."""
+        return self._table.base_uri()
+
+    @property
+    def table_name(self) -> str:
+        """The table's name (``hoodie.table.name``)."""
+        return self._table.name()
+
+    @property
+    def table_type(self) -> str:
+        """``COPY_ON_WRITE`` or ``MERGE_ON_READ``."""
+        return self._table.table_type()
+
+    @property
+    def is_mor(self) -> bool:
+        """True for a Merge-on-Read table."""
+        return self.table_type == "MERGE_ON_READ"
+
+    @property
+    def table_version(self) -> int:
+        """The table version: 6, 8 or 9."""
+        return self._table.version()
+
+    @property
+    def timeline_layout_version(self) -> int:
+        """The timeline layout: 1 (table version 6) or 2 (versions 8 and 9)."""
+        return self._table.timeline_layout()
+
+    def hudi_options(self) -> Dict[str, str]:
+        """The Hudi options the table was opened with."""
+        return {k: v for k, v in self._options.items() if k.startswith("hoodie.")}
+
+    def storage_options(self) -> Dict[str, str]:
+        """The storage options the table was opened with."""
+        return {k: v for k, v in self._options.items() if not k.startswith("hoodie.")}
+
+    def properties(self) -> Dict[str, str]:
+        """The table's ``hoodie.properties``."""
+        return self._table.properties()
+
+    def get_timeline(self) -> HudiTimeline:
+        """The active timeline as loaded when the table was opened."""
+        return HudiTimeline([HudiInstant(*t) for t in self._table.instants()])
+
+
+@dataclass
+class HudiTableBuilder:
+    """Builds a :class:`HudiTable` from a base URI and options, as in hudi-rs."""
+
+    base_uri: str
+    hudi_options: Dict[str, str] = field(default_factory=dict)
+    storage_options: Dict[str, str] = field(default_factory=dict)
+    options: Dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_base_uri(cls, base_uri: str) -> "HudiTableBuilder":
+        """A builder for the table at ``base_uri`` (a local path or ``file:`` URI)."""
+        return cls(base_uri)
+
+    def with_hudi_option(self, k: str, v: str) -> "HudiTableBuilder":
+        """Adds one Hudi option (``hoodie.*``)."""
+        self.hudi_options[k] = v
+        return self
+
+    def with_hudi_options(self, hudi_options: Dict[str, str]) -> "HudiTableBuilder":
+        """Adds Hudi options."""
+        self.hudi_options.update(hudi_options)
+        return self
+
+    def with_storage_option(self, k: str, v: str) -> "HudiTableBuilder":
+        """Adds one storage option."""
+        self.storage_options[k] = v
+        return self
+
+    def with_storage_options(self, storage_options: Dict[str, str]) -> "HudiTableBuilder":
+        """Adds storage options."""
+        self.storage_options.update(storage_options)
+        return self
+
+    def with_option(self, k: str, v: str) -> "HudiTableBuilder":
+        """Adds an option of either kind."""
+        self.options[k] = v
+        return self
+
+    def with_options(self, options: Dict[str, str]) -> "HudiTableBuilder":
+        """Adds options of either kind."""
+        self.options.update(options)
+        return self
+
+    def build(self) -> HudiTable:
+        """Opens the table. Raises :class:`hudi.HudiNotFoundError` when there is no table."""
+        merged = {**self.options, **self.storage_options, **self.hudi_options}
+        return HudiTable(self.base_uri, merged)

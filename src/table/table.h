@@ -1,0 +1,22 @@
+/* The table handle's internals, shared by the table layer's files. */
+#ifndef HUDI_TABLE_TABLE_H
+#define HUDI_TABLE_TABLE_H
+
+#include "hudi/table.h"
+#include "io/storage.h"
+#include "table/properties.h"
+#include "table/timeline.h"
+
+struct hudi_table {
+  char *base_uri;
+  hudi_storage *storage;
+  hudi_props props;   /* hoodie.properties */
+  hudi_props options; /* what the caller passed to open */
+  const char *name;   /* points into props */
+  hudi_table_type type;
+  int version;
+  int layout;
+  hudi_timeline timeline;
+};
+
+#endif

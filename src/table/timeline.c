@@ -1,0 +1,120 @@
+#include "table/timeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+#define TIMELINE_MAX_INSTANTS 10000000
+
+void hudi_timeline_free(hudi_timeline *t) {
+  hudi_free(t->items);
+  t->items = NULL;
+  t->count = 0;
+}
+
+static int cmp_instant(const void *a, const void *b) {
+  const hudi_instant *x = a, *y = b;
+  int c = strcmp(x->requested_time, y->requested_time);
+  return c ? c : strcmp(x->action, y->action);
+}
+
+/* Folds one more instant file into the entry for its requested time. The
+ * files of one instant name the same action family: "compaction.requested"
+ * and "T_C.commit" are one compaction. */
+static hudi_status merge_file(hudi_instant *e, const hudi_instant_file *f, const hudi_file_info *info,
+                              const char *name, const char *dir, hudi_error *err) {
+  if (strcmp(hudi_instant_completed_action(e->requested_action), hudi_instant_completed_action(f->action)))
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: instant %s has files of two actions: %s and %s", dir,
+                        f->requested_time, e->file_name, name);
+  /* Pending files say what was requested; a completed file only its family. */
+  if (f->state != HUDI_INSTANT_COMPLETED) strcpy(e->requested_action, f->action);
+  if (f->state == HUDI_INSTANT_COMPLETED) {
+    strcpy(e->completion_time, f->completion_time);
+    e->completed_mtime_ms = info->mtime_ms;
+  }
+  if (f->state >= e->state) {
+    e->state = f->state;
+    snprintf(e->file_name, sizeof e->file_name, "%s", name);
+  }
+  strcpy(e->action, e->state == HUDI_INSTANT_COMPLETED ? hudi_instant_completed_action(e->requested_action)
+                                                       : e->requested_action);
+  return HUDI_OK;
+}
+
+/* The entry for requested_time: listings are sorted by name and every file
+ * of an instant starts with its (fixed-width) requested time, so it is
+ * nearly always the last one; legacy tables mixing 14- and 17-digit times
+ * fall back to a search. */
+static hudi_instant *find_entry(hudi_instant *items, size_t n, const char *requested_time) {
+  if (n && strcmp(items[n - 1].requested_time, requested_time) == 0) return &items[n - 1];
+  for (size_t j = 0; j + 1 < n; j++)
+    if (strcmp(items[j].requested_time, requested_time) == 0) return &items[j];
+  return NULL;
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+hudi_status hudi_timeline_load(hudi_timeline *out, hudi_storage *s, const char *table_dir, int layout,
+                               hudi_error *err) {
+  memset(out, 0, sizeof *out);
+  out->layout = layout;
+  snprintf(out->dir, sizeof out->dir, "%s", layout >= 2 ? ".hoodie/timeline" : ".hoodie");
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s%s%s", table_dir ? table_dir : "", table_dir && *table_dir ? "/" : "",
+           out->dir);
+  hudi_file_list list = HUDI_FILE_LIST_INIT;
+  HUDI_TRY(hudi_storage_list(s, dir, 0, &list, err));
+  if (list.count > TIMELINE_MAX_INSTANTS * 3) {
+    hudi_file_list_free(&list);
+    return hudi_err_set(err, HUDI_ERR_LIMIT, "%s holds %zu files", dir, list.count);
+  }
+  hudi_instant *items = hudi_calloc(list.count ? list.count : 1, sizeof *items);
+  if (!items) {
+    hudi_file_list_free(&list);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory loading the timeline");
+  }
+  size_t n = 0;
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; i < list.count && st == HUDI_OK; i++) {
+    if (list.items[i].is_dir) continue;
+    const char *name = base_name(list.items[i].path);
+    hudi_instant_file f;
+    if (!hudi_instant_file_parse(&f, name, layout)) continue;
+    hudi_instant *e = find_entry(items, n, f.requested_time);
+    if (!e) {
+      e = &items[n++];
+      strcpy(e->requested_time, f.requested_time);
+      strcpy(e->requested_action, f.action);
+      strcpy(e->action, f.action);
+      e->state = f.state;
+      snprintf(e->file_name, sizeof e->file_name, "%s", name);
+    }
+    st = merge_file(e, &f, &list.items[i], name, dir, err);
+  }
+  hudi_file_list_free(&list);
+  if (st != HUDI_OK) {
+    hudi_free(items);
+    return st;
+  }
+  qsort(items, n, sizeof *items, cmp_instant);
+  out->items = items;
+  out->count = n;
+  return HUDI_OK;
+}
+
+size_t hudi_timeline_count_state(const hudi_timeline *t, hudi_instant_state state) {
+  size_t c = 0;
+  for (size_t i = 0; i < t->count; i++) c += t->items[i].state == state;
+  return c;
+}
+
+const hudi_instant *hudi_timeline_find(const hudi_timeline *t, const char *requested_time) {
+  for (size_t i = 0; i < t->count; i++)
+    if (strcmp(t->items[i].requested_time, requested_time) == 0) return &t->items[i];
+  return NULL;
+}

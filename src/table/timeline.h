@@ -1,0 +1,51 @@
+/* The active timeline: one entry per instant, in requested-time order,
+ * built from the instant files in .hoodie/ (layout 1) or
+ * .hoodie/timeline/ (layout 2). */
+#ifndef HUDI_TABLE_TIMELINE_H
+#define HUDI_TABLE_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io/storage.h"
+#include "table/instant_file.h"
+
+typedef struct hudi_instant {
+  char requested_time[HUDI_INSTANT_TIME_MAX];
+  /* Layout 2: from the completed file's name. Layout 1 has none: Hudi uses
+   * the completed file's modification time, kept in completed_mtime_ms. */
+  char completion_time[HUDI_INSTANT_TIME_MAX];
+  int64_t completed_mtime_ms;
+  /* The action as Hudi reports it: a completed instant's is its completed
+   * file's (a finished compaction is a "commit"), a pending one's is its
+   * pending action ("compaction"). */
+  char action[HUDI_ACTION_MAX];
+  /* The action it was requested as (compaction, clustering, logcompaction,
+   * or the same as action). */
+  char requested_action[HUDI_ACTION_MAX];
+  hudi_instant_state state;
+  /* Name of the file holding the instant's metadata (completed file, or
+   * the latest pending one), relative to the timeline directory. */
+  char file_name[96];
+} hudi_instant;
+
+typedef struct hudi_timeline {
+  hudi_instant *items;
+  size_t count;
+  int layout;
+  char dir[32]; /* ".hoodie" or ".hoodie/timeline", relative to the table */
+} hudi_timeline;
+
+/* Lists the timeline directory of the table in s (table base = "" unless
+ * table_dir is given, e.g. ".hoodie/metadata" for the metadata table) and
+ * builds the timeline. Two actions for one requested time is
+ * HUDI_ERR_CORRUPT naming both files. */
+HUDI_NODISCARD hudi_status hudi_timeline_load(hudi_timeline *out, hudi_storage *s, const char *table_dir,
+                                              int layout, hudi_error *err);
+void hudi_timeline_free(hudi_timeline *t);
+
+/* Counts and finds; the returned pointer lives as long as t. */
+size_t hudi_timeline_count_state(const hudi_timeline *t, hudi_instant_state state);
+const hudi_instant *hudi_timeline_find(const hudi_timeline *t, const char *requested_time);
+
+#endif
