@@ -1,0 +1,159 @@
+/* HFile v3: the file format of Hudi's metadata-table base files and of
+ * HFILE_DATA log blocks. A reader (over a range-read callback, so only the
+ * blocks a lookup needs are fetched) and a writer that produces the bytes
+ * Hudi's own Java HFileWriterImpl writes. Keys are compared as unsigned
+ * bytes of the row key ("content"), as Hudi does.
+ * Format notes: ../shared/spec/hudi-metadata-table.md §3. */
+#ifndef HUDI_HFILE_HFILE_H
+#define HUDI_HFILE_HFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+
+/* ---- reader ---------------------------------------------------------- */
+
+/* Reads exactly len bytes at off into dst; returns 0 on success, non-zero
+ * on failure (the reader then fails with HUDI_ERR_IO). */
+typedef int (*hudi_hfile_read_fn)(void *ctx, uint64_t off, size_t len, uint8_t *dst);
+
+typedef struct hudi_hfile_source {
+  hudi_hfile_read_fn read_range;
+  void *ctx;
+  uint64_t size;    /* file size in bytes */
+  const char *name; /* used in error messages; may be NULL; copied */
+} hudi_hfile_source;
+
+typedef struct hudi_hfile_trailer {
+  uint32_t major_version, minor_version;
+  uint64_t file_info_offset;
+  uint64_t load_on_open_offset;
+  uint64_t uncompressed_data_index_size;
+  uint64_t total_uncompressed_bytes;
+  uint32_t data_index_count; /* entries in the root data index */
+  uint32_t meta_index_count;
+  uint64_t entry_count;
+  uint32_t num_data_index_levels;
+  int64_t first_data_block_offset; /* -1 when absent */
+  int64_t last_data_block_offset;
+  char comparator[256];
+  uint32_t compression_codec; /* 1 GZ, 2 NONE */
+} hudi_hfile_trailer;
+
+/* Counters of what the reader fetched through read_range, cumulative since
+ * open (the trailer and load-on-open section included). */
+typedef struct hudi_hfile_stats {
+  uint64_t reads;            /* read_range calls */
+  uint64_t bytes_read;       /* bytes they returned */
+  uint64_t data_blocks_read; /* data blocks fetched and decoded */
+  uint64_t index_blocks_read; /* intermediate/leaf index blocks fetched */
+} hudi_hfile_stats;
+
+typedef struct hudi_hfile_reader hudi_hfile_reader;
+
+/* Opens an HFile: reads the trailer and the load-on-open section (root
+ * data index, meta index, file info). src->ctx must outlive the reader.
+ * *out is owned by the caller (hudi_hfile_reader_free). */
+HUDI_NODISCARD hudi_status hudi_hfile_reader_open(hudi_hfile_reader **out, const hudi_hfile_source *src,
+                                                  hudi_error *err);
+/* The same over bytes in memory; data is borrowed and must outlive the reader. */
+HUDI_NODISCARD hudi_status hudi_hfile_reader_open_buffer(hudi_hfile_reader **out, const uint8_t *data,
+                                                         size_t len, const char *name, hudi_error *err);
+void hudi_hfile_reader_free(hudi_hfile_reader *r);
+
+const hudi_hfile_trailer *hudi_hfile_reader_trailer(const hudi_hfile_reader *r);
+uint64_t hudi_hfile_reader_entry_count(const hudi_hfile_reader *r);
+void hudi_hfile_reader_stats(const hudi_hfile_reader *r, hudi_hfile_stats *out);
+
+/* File info, in file order. Pointers stay valid until the reader is freed. */
+size_t hudi_hfile_reader_file_info_count(const hudi_hfile_reader *r);
+void hudi_hfile_reader_file_info_at(const hudi_hfile_reader *r, size_t i, const uint8_t **key, size_t *key_len,
+                                    const uint8_t **value, size_t *value_len);
+/* Looks a file info entry up by name; false when absent. */
+bool hudi_hfile_reader_file_info(const hudi_hfile_reader *r, const char *name, const uint8_t **value,
+                                 size_t *value_len);
+
+/* Meta block names, in meta index order. */
+size_t hudi_hfile_reader_meta_count(const hudi_hfile_reader *r);
+const char *hudi_hfile_reader_meta_name(const hudi_hfile_reader *r, size_t i);
+/* Appends the (decompressed) content of meta block `name` to out; sets
+ * *found to false (and appends nothing) when there is no such block. */
+HUDI_NODISCARD hudi_status hudi_hfile_reader_meta_block(hudi_hfile_reader *r, const char *name, hudi_buf *out,
+                                                        bool *found, hudi_error *err);
+
+/* Called once per key found. value points into the reader's block buffer
+ * and is valid only during the call. Return non-zero to stop early. */
+typedef int (*hudi_hfile_found_fn)(void *ctx, size_t key_index, const uint8_t *value, size_t value_len);
+
+typedef struct hudi_hfile_key {
+  const uint8_t *data;
+  size_t len;
+} hudi_hfile_key;
+
+/* Point lookup of a batch of keys sorted ascending (unsigned bytes;
+ * repeats allowed). Merge-joins them against the index: each needed block
+ * is read once, blocks holding none of the keys are not read. For a key
+ * stored several times the first occurrence is reported. Unsorted input
+ * fails with HUDI_ERR_INVALID_ARG. */
+HUDI_NODISCARD hudi_status hudi_hfile_reader_lookup(hudi_hfile_reader *r, const hudi_hfile_key *keys,
+                                                    size_t n_keys, hudi_hfile_found_fn found, void *ctx,
+                                                    hudi_error *err);
+
+/* Called for each key-value of a scan, in file order; key is the row key
+ * content. Return non-zero to stop. */
+typedef int (*hudi_hfile_kv_fn)(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value,
+                                size_t value_len);
+
+/* Every key-value whose key starts with prefix (prefix_len 0: all of them). */
+HUDI_NODISCARD hudi_status hudi_hfile_reader_scan_prefix(hudi_hfile_reader *r, const uint8_t *prefix,
+                                                         size_t prefix_len, hudi_hfile_kv_fn fn, void *ctx,
+                                                         hudi_error *err);
+HUDI_NODISCARD hudi_status hudi_hfile_reader_scan(hudi_hfile_reader *r, hudi_hfile_kv_fn fn, void *ctx,
+                                                  hudi_error *err);
+
+/* ---- writer ---------------------------------------------------------- */
+
+typedef enum hudi_hfile_compression {
+  HUDI_HFILE_GZ = 1,
+  HUDI_HFILE_NONE = 2
+} hudi_hfile_compression;
+
+typedef struct hudi_hfile_writer_options {
+  size_t block_size;                   /* uncompressed data block target, bytes */
+  hudi_hfile_compression compression;
+  int64_t create_time_ms;              /* hfile.CREATE_TIME_TS; -1 = now */
+} hudi_hfile_writer_options;
+
+/* Hudi's metadata-table defaults: 1 MiB GZ blocks. */
+#define HUDI_HFILE_WRITER_OPTIONS_INIT {1024 * 1024, HUDI_HFILE_GZ, -1}
+
+typedef struct hudi_hfile_writer hudi_hfile_writer;
+
+/* *out is owned by the caller (hudi_hfile_writer_free). */
+HUDI_NODISCARD hudi_status hudi_hfile_writer_create(hudi_hfile_writer **out, const hudi_hfile_writer_options *opts,
+                                                    hudi_error *err);
+void hudi_hfile_writer_free(hudi_hfile_writer *w);
+
+/* Appends a key-value. Keys must be non-decreasing (unsigned bytes; Hudi
+ * itself never repeats a key), at most 32767 bytes. */
+HUDI_NODISCARD hudi_status hudi_hfile_writer_append(hudi_hfile_writer *w, const uint8_t *key, size_t key_len,
+                                                    const uint8_t *value, size_t value_len, hudi_error *err);
+/* Adds (or replaces) a file info entry, e.g. "schema". The writer itself
+ * sets hfile.LASTKEY, hfile.AVG_KEY_LEN, hfile.AVG_VALUE_LEN,
+ * hfile.CREATE_TIME_TS, MAX_MEMSTORE_TS_KEY and KEY_VALUE_VERSION. */
+HUDI_NODISCARD hudi_status hudi_hfile_writer_add_file_info(hudi_hfile_writer *w, const char *name,
+                                                           const uint8_t *value, size_t value_len,
+                                                           hudi_error *err);
+/* Adds (or replaces) a meta block, e.g. "bloomFilter". */
+HUDI_NODISCARD hudi_status hudi_hfile_writer_add_meta_block(hudi_hfile_writer *w, const char *name,
+                                                            const uint8_t *value, size_t value_len,
+                                                            hudi_error *err);
+/* Writes the rest of the file and hands the whole file to the caller
+ * (*out freed with hudi_free). The writer can only be freed afterwards. */
+HUDI_NODISCARD hudi_status hudi_hfile_writer_finish(hudi_hfile_writer *w, uint8_t **out, size_t *out_len,
+                                                    hudi_error *err);
+
+#endif

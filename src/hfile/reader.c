@@ -1,0 +1,629 @@
+/* HFile v3 reader. Open reads the trailer and the load-on-open section
+ * (root data index, meta index, file info) with one ranged read each;
+ * deeper index levels are read the first time a lookup or scan needs
+ * them; data blocks are read only when a lookup or scan reaches them. */
+#include <string.h>
+
+#include "base/alloc.h"
+#include "hfile/block.h"
+#include "hfile/hfile.h"
+#include "hfile/protobuf.h"
+
+#define MAX_INDEX_LEVELS 8
+#define MAX_INDEX_ENTRIES ((size_t)1 << 26)
+#define MAX_LOAD_ON_OPEN ((uint64_t)512 << 20)
+
+/* A block index entry; the row key lives in the reader's key arena. */
+typedef struct idx_entry {
+  uint64_t off;
+  uint32_t size; /* on-disk size with header */
+  size_t key_off, key_len;
+} idx_entry;
+
+typedef struct fi_entry {
+  size_t key_off, key_len, val_off, val_len;
+} fi_entry;
+
+struct hudi_hfile_reader {
+  hudi_hfile_source src;
+  const uint8_t *mem; /* open_buffer: the borrowed bytes */
+  char *name;
+  hudi_hfile_trailer t;
+  int gz;
+  int includes_tags;
+  hudi_hfile_stats stats;
+  hudi_buf keys;           /* arena of index keys */
+  idx_entry *data_idx;     /* root entries until expanded, then data blocks */
+  size_t n_data;
+  uint32_t levels_left;    /* index levels still to expand below data_idx */
+  idx_entry *meta_idx;
+  size_t n_meta;
+  char **meta_names;
+  hudi_buf file_info;      /* decoded file info payload */
+  fi_entry *fi;
+  size_t n_fi;
+  hudi_buf raw, block;     /* scratch: on-disk bytes, decoded payload */
+  long cur_block;          /* data_idx entry decoded in `block`, or -1 */
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static int mem_read(void *ctx, uint64_t off, size_t len, uint8_t *dst) {
+  hudi_hfile_reader *r = ctx;
+  if (off > r->src.size || len > r->src.size - off) return -1;
+  memcpy(dst, r->mem + off, len);
+  return 0;
+}
+
+static hudi_status read_range(hudi_hfile_reader *r, uint64_t off, size_t len, hudi_buf *dst, hudi_error *err) {
+  if (off > r->src.size || len > r->src.size - off)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: range [%llu, +%zu) is past the end of the %llu-byte file",
+                        r->name, (unsigned long long)off, len, (unsigned long long)r->src.size);
+  hudi_buf_reset(dst);
+  HUDI_TRY(hudi_buf_reserve(dst, len ? len : 1, err));
+  if (len && r->src.read_range(r->src.ctx, off, len, dst->data) != 0)
+    return hudi_err_set(err, HUDI_ERR_IO, "%s: reading %zu bytes at byte offset %llu failed", r->name, len,
+                        (unsigned long long)off);
+  dst->len = len;
+  r->stats.reads++;
+  r->stats.bytes_read += len;
+  return HUDI_OK;
+}
+
+static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
+  size_t n = al < bl ? al : bl;
+  int c = n ? memcmp(a, b, n) : 0;
+  if (c) return c;
+  return al < bl ? -1 : al > bl;
+}
+
+static const uint8_t *idx_key(const hudi_hfile_reader *r, const idx_entry *e) { return r->keys.data + e->key_off; }
+
+/* Stores an index key. Data index keys are KeyValue keys (i16 row length,
+ * row, then family/qualifier/timestamp/type for HBase files); only the
+ * row is kept since lookups compare rows. Meta index keys are raw names. */
+static hudi_status add_key(hudi_hfile_reader *r, idx_entry *e, const uint8_t *k, size_t klen, int row_only,
+                           uint64_t at, hudi_error *err) {
+  if (row_only) {
+    if (klen < 2 || (size_t)hudi_be16(k) > klen - 2)
+      return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index key of %zu bytes at byte offset %llu has no valid row",
+                          r->name, klen, (unsigned long long)at);
+    klen = hudi_be16(k);
+    k += 2;
+  }
+  e->key_off = r->keys.len;
+  e->key_len = klen;
+  return hudi_buf_append(&r->keys, k, klen, err);
+}
+
+/* ---- trailer ------------------------------------------------------------ */
+
+static hudi_status parse_trailer(hudi_hfile_reader *r, const uint8_t *p, uint64_t base, hudi_error *err) {
+  hudi_hfile_trailer *t = &r->t;
+  unsigned long long b = (unsigned long long)base;
+  if (memcmp(p, HUDI_HFILE_MAGIC_TRAILER, 8) != 0)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: no HFile trailer magic at byte offset %llu", r->name, b);
+  t->minor_version = p[HUDI_HFILE_TRAILER_SIZE - 4];
+  t->major_version = hudi_be32(p + HUDI_HFILE_TRAILER_SIZE - 4) & 0xffffff;
+  if (t->major_version != 3)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: HFile version %u.%u (only 3 is supported)", r->name,
+                        t->major_version, t->minor_version);
+  hudi_pb_reader pr;
+  hudi_pb_reader_init(&pr, p + 8, HUDI_HFILE_TRAILER_SIZE - 12, base + 8);
+  const uint8_t *msg;
+  size_t msg_len;
+  HUDI_TRY(hudi_pb_read_bytes(&pr, &msg, &msg_len, err));
+  hudi_pb_reader_init(&pr, msg, msg_len, base + 8 + (uint64_t)(msg - (p + 8)));
+  t->num_data_index_levels = 1;
+  t->first_data_block_offset = -1;
+  t->last_data_block_offset = -1;
+  while (!hudi_pb_at_end(&pr)) {
+    uint32_t field;
+    int wire;
+    uint64_t v = 0;
+    HUDI_TRY(hudi_pb_read_tag(&pr, &field, &wire, err));
+    if (field == 11 && wire == HUDI_PB_BYTES) {
+      const uint8_t *s;
+      size_t n;
+      HUDI_TRY(hudi_pb_read_bytes(&pr, &s, &n, err));
+      if (n >= sizeof t->comparator) n = sizeof t->comparator - 1;
+      memcpy(t->comparator, s, n);
+      t->comparator[n] = 0;
+      continue;
+    }
+    if (wire != HUDI_PB_VARINT || field > 12) {
+      HUDI_TRY(hudi_pb_skip(&pr, wire, err));
+      continue;
+    }
+    HUDI_TRY(hudi_pb_read_varint(&pr, &v, err));
+    switch (field) {
+      case 1: t->file_info_offset = v; break;
+      case 2: t->load_on_open_offset = v; break;
+      case 3: t->uncompressed_data_index_size = v; break;
+      case 4: t->total_uncompressed_bytes = v; break;
+      case 5: t->data_index_count = (uint32_t)v; break;
+      case 6: t->meta_index_count = (uint32_t)v; break;
+      case 7: t->entry_count = v; break;
+      case 8: t->num_data_index_levels = (uint32_t)v; break;
+      case 9: t->first_data_block_offset = (int64_t)v; break;
+      case 10: t->last_data_block_offset = (int64_t)v; break;
+      case 12: t->compression_codec = (uint32_t)v; break;
+      default: break;
+    }
+    if ((field == 5 || field == 6 || field == 8 || field == 12) && v > UINT32_MAX)
+      return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: trailer field %u value %llu out of range", r->name, field,
+                          (unsigned long long)v);
+  }
+  if (t->compression_codec == 1) {
+    r->gz = 1;
+  } else if (t->compression_codec != 2) {
+    static const char *names[] = {"LZO", "GZ", "NONE", "SNAPPY", "LZ4", "BZIP2", "ZSTD"};
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: HFile compression %s (id %u) is not supported", r->name,
+                        t->compression_codec < 7 ? names[t->compression_codec] : "unknown", t->compression_codec);
+  }
+  if (t->num_data_index_levels < 1 || t->num_data_index_levels > MAX_INDEX_LEVELS)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: %u data index levels (1..%d allowed)", r->name,
+                        t->num_data_index_levels, MAX_INDEX_LEVELS);
+  return HUDI_OK;
+}
+
+/* ---- index blocks ----------------------------------------------------- */
+
+/* Root index format: n x (i64 offset, i32 on-disk size, VLong key length, key). */
+static hudi_status parse_root_entries(hudi_hfile_reader *r, const uint8_t *p, size_t len, uint64_t base,
+                                      size_t n, int row_only, idx_entry **out, hudi_error *err) {
+  if (n > len / 13 + 1 && n > 0)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: root index at byte offset %llu claims %zu entries in %zu bytes",
+                        r->name, (unsigned long long)base, n, len);
+  idx_entry *e = hudi_calloc(n ? n : 1, sizeof *e);
+  if (!e) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for %zu index entries", n);
+  *out = e;
+  size_t pos = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t at = base + HUDI_HFILE_HEADER_SIZE + pos;
+    int64_t klen = 0;
+    size_t vl = len - pos >= 12 ? hudi_hfile_vlong_read(p + pos + 12, len - pos - 12, &klen) : 0;
+    if (vl == 0 || klen < 0 || (uint64_t)klen > len - pos - 12 - vl)
+      return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: root index entry %zu at byte offset %llu is truncated",
+                          r->name, i, (unsigned long long)at);
+    e[i].off = hudi_be64(p + pos);
+    e[i].size = hudi_be32(p + pos + 8);
+    HUDI_TRY(add_key(r, &e[i], p + pos + 12 + vl, (size_t)klen, row_only, at, err));
+    pos += 12 + vl + (size_t)klen;
+  }
+  return HUDI_OK;
+}
+
+/* Reads a whole block of `size` on-disk bytes at off, checks its magic,
+ * and decodes its payload into out. */
+static hudi_status read_block(hudi_hfile_reader *r, uint64_t off, uint32_t size, const char *magic, hudi_buf *out,
+                              hudi_error *err) {
+  uint64_t end = r->src.size - HUDI_HFILE_TRAILER_SIZE;
+  if (size < HUDI_HFILE_HEADER_SIZE || off > end || size > end - off || size > HUDI_HFILE_MAX_BLOCK)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index points to a %u-byte %s block at byte offset %llu, outside the data section",
+                        r->name, size, magic, (unsigned long long)off);
+  HUDI_TRY(read_range(r, off, size, &r->raw, err));
+  hudi_hfile_block_header h;
+  HUDI_TRY(hudi_hfile_block_header_parse(&h, r->raw.data, r->raw.len, off, r->name, err));
+  if (memcmp(h.magic, magic, 8) != 0)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: expected a %s block at byte offset %llu, found %s", r->name,
+                        magic, (unsigned long long)off, h.magic);
+  return hudi_hfile_block_decode(&h, r->raw.data, r->gz, off, r->name, out, err);
+}
+
+/* Non-root (leaf and intermediate) index format: i32 n, (n+1) x i32
+ * offsets of the entries, then n x (i64 offset, i32 on-disk size, key). */
+static hudi_status parse_nonroot(hudi_hfile_reader *r, const uint8_t *p, size_t len, uint64_t at, idx_entry **vec,
+                                 size_t *n_vec, size_t *cap, hudi_error *err) {
+  unsigned long long o = (unsigned long long)at;
+  if (len < 4) return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index block at byte offset %llu is empty", r->name, o);
+  uint32_t n = hudi_be32(p);
+  if (n > (len - 4) / 4 - 1 || (size_t)n > MAX_INDEX_ENTRIES)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index block at byte offset %llu claims %u entries in %zu bytes",
+                        r->name, o, n, len);
+  size_t base = 4 + 4 * ((size_t)n + 1);
+  for (uint32_t i = 0; i < n; i++) {
+    size_t a = hudi_be32(p + 4 + 4 * (size_t)i), b = hudi_be32(p + 8 + 4 * (size_t)i);
+    if (a > b || b > len - base || b - a < 12)
+      return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index block at byte offset %llu: entry %u has bad bounds",
+                          r->name, o, i);
+    if (*n_vec == *cap) {
+      size_t nc = *cap ? *cap * 2 : 64;
+      if (nc > MAX_INDEX_ENTRIES)
+        return hudi_err_set(err, HUDI_ERR_LIMIT, "%s: more than %zu index entries", r->name, MAX_INDEX_ENTRIES);
+      idx_entry *nv = hudi_realloc(*vec, hudi_mul_size(nc, sizeof *nv));
+      if (!nv) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for index entries");
+      *vec = nv;
+      *cap = nc;
+    }
+    idx_entry *e = &(*vec)[(*n_vec)++];
+    const uint8_t *q = p + base + a;
+    e->off = hudi_be64(q);
+    e->size = hudi_be32(q + 8);
+    HUDI_TRY(add_key(r, e, q + 12, b - a - 12, 1, at + base + a, err));
+  }
+  return HUDI_OK;
+}
+
+/* Replaces the entries of one index level by the entries of the blocks
+ * they point to, until data_idx lists data blocks. */
+static hudi_status ensure_index(hudi_hfile_reader *r, hudi_error *err) {
+  while (r->levels_left > 0) {
+    idx_entry *next = NULL;
+    size_t n_next = 0, cap = 0;
+    const char *magic = r->levels_left == 1 ? HUDI_HFILE_MAGIC_LEAF : HUDI_HFILE_MAGIC_INTERMEDIATE;
+    hudi_status st = HUDI_OK;
+    for (size_t i = 0; i < r->n_data && st == HUDI_OK; i++) {
+      st = read_block(r, r->data_idx[i].off, r->data_idx[i].size, magic, &r->block, err);
+      if (st == HUDI_OK) {
+        r->stats.index_blocks_read++;
+        st = parse_nonroot(r, r->block.data, r->block.len, r->data_idx[i].off, &next, &n_next, &cap, err);
+      }
+    }
+    r->cur_block = -1;
+    if (st != HUDI_OK) {
+      hudi_free(next);
+      return st;
+    }
+    hudi_free(r->data_idx);
+    r->data_idx = next;
+    r->n_data = n_next;
+    r->levels_left--;
+  }
+  return HUDI_OK;
+}
+
+/* ---- file info -------------------------------------------------------- */
+
+static hudi_status parse_file_info(hudi_hfile_reader *r, uint64_t at, hudi_error *err) {
+  const uint8_t *p = r->file_info.data;
+  size_t len = r->file_info.len;
+  uint64_t base = at + HUDI_HFILE_HEADER_SIZE;
+  if (len < 4 || memcmp(p, "PBUF", 4) != 0)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: file info at byte offset %llu lacks the PBUF magic", r->name,
+                        (unsigned long long)at);
+  hudi_pb_reader pr;
+  hudi_pb_reader_init(&pr, p + 4, len - 4, base + 4);
+  const uint8_t *msg;
+  size_t msg_len;
+  HUDI_TRY(hudi_pb_read_bytes(&pr, &msg, &msg_len, err));
+  hudi_pb_reader_init(&pr, msg, msg_len, base + (uint64_t)(msg - p));
+  size_t cap = 0;
+  while (!hudi_pb_at_end(&pr)) {
+    uint32_t field;
+    int wire;
+    HUDI_TRY(hudi_pb_read_tag(&pr, &field, &wire, err));
+    if (field != 1 || wire != HUDI_PB_BYTES) {
+      HUDI_TRY(hudi_pb_skip(&pr, wire, err));
+      continue;
+    }
+    const uint8_t *pair;
+    size_t pair_len;
+    HUDI_TRY(hudi_pb_read_bytes(&pr, &pair, &pair_len, err));
+    hudi_pb_reader pp;
+    hudi_pb_reader_init(&pp, pair, pair_len, base + (uint64_t)(pair - p));
+    fi_entry e = {0, 0, 0, 0};
+    while (!hudi_pb_at_end(&pp)) {
+      const uint8_t *v;
+      size_t vl;
+      HUDI_TRY(hudi_pb_read_tag(&pp, &field, &wire, err));
+      if ((field == 1 || field == 2) && wire == HUDI_PB_BYTES) {
+        HUDI_TRY(hudi_pb_read_bytes(&pp, &v, &vl, err));
+        if (field == 1) {
+          e.key_off = (size_t)(v - p);
+          e.key_len = vl;
+        } else {
+          e.val_off = (size_t)(v - p);
+          e.val_len = vl;
+        }
+      } else {
+        HUDI_TRY(hudi_pb_skip(&pp, wire, err));
+      }
+    }
+    if (r->n_fi == cap) {
+      cap = cap ? cap * 2 : 16;
+      fi_entry *nf = hudi_realloc(r->fi, hudi_mul_size(cap, sizeof *nf));
+      if (!nf) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for file info");
+      r->fi = nf;
+    }
+    r->fi[r->n_fi++] = e;
+  }
+  const uint8_t *v;
+  size_t vl;
+  r->includes_tags = hudi_hfile_reader_file_info(r, "hfile.MAX_TAGS_LEN", &v, &vl);
+  return HUDI_OK;
+}
+
+/* ---- open ------------------------------------------------------------- */
+
+/* Decodes the block at region offset *pos (file offset base + *pos). */
+static hudi_status region_block(hudi_hfile_reader *r, const hudi_buf *region, uint64_t base, size_t *pos,
+                                const char *magic, hudi_buf *out, hudi_error *err) {
+  hudi_hfile_block_header h;
+  uint64_t at = base + *pos;
+  HUDI_TRY(hudi_hfile_block_header_parse(&h, region->data + *pos, region->len - *pos, at, r->name, err));
+  if (memcmp(h.magic, magic, 8) != 0)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: expected a %s block at byte offset %llu, found %s", r->name,
+                        magic, (unsigned long long)at, h.magic);
+  HUDI_TRY(hudi_hfile_block_decode(&h, region->data + *pos, r->gz, at, r->name, out, err));
+  *pos += HUDI_HFILE_HEADER_SIZE + h.on_disk_size_without_header;
+  return HUDI_OK;
+}
+
+static hudi_status load_on_open(hudi_hfile_reader *r, hudi_error *err) {
+  uint64_t end = r->src.size - HUDI_HFILE_TRAILER_SIZE, lo = r->t.load_on_open_offset;
+  if (lo >= end)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: load-on-open offset %llu is not before the trailer at %llu",
+                        r->name, (unsigned long long)lo, (unsigned long long)end);
+  if (end - lo > MAX_LOAD_ON_OPEN)
+    return hudi_err_set(err, HUDI_ERR_LIMIT, "%s: load-on-open section of %llu bytes exceeds the cap", r->name,
+                        (unsigned long long)(end - lo));
+  hudi_buf region;
+  hudi_buf_init(&region, HUDI_BUF_DEFAULT_MAX);
+  size_t pos = 0;
+  hudi_status st = read_range(r, lo, (size_t)(end - lo), &region, err);
+  if (st == HUDI_OK) st = region_block(r, &region, lo, &pos, HUDI_HFILE_MAGIC_ROOT, &r->block, err);
+  if (st == HUDI_OK)
+    st = parse_root_entries(r, r->block.data, r->block.len, lo, r->t.data_index_count, 1, &r->data_idx, err);
+  r->n_data = r->t.data_index_count;
+  r->levels_left = r->t.num_data_index_levels - 1;
+  uint64_t meta_at = lo + pos;
+  if (st == HUDI_OK) st = region_block(r, &region, lo, &pos, HUDI_HFILE_MAGIC_ROOT, &r->block, err);
+  if (st == HUDI_OK)
+    st = parse_root_entries(r, r->block.data, r->block.len, meta_at, r->t.meta_index_count, 0, &r->meta_idx, err);
+  if (st == HUDI_OK) r->n_meta = r->t.meta_index_count;
+  uint64_t fi_at = lo + pos;
+  if (st == HUDI_OK) st = region_block(r, &region, lo, &pos, HUDI_HFILE_MAGIC_FILE_INFO, &r->file_info, err);
+  if (st == HUDI_OK) st = parse_file_info(r, fi_at, err);
+  /* Further blocks (HBase bloom filter metadata) are not used by Hudi. */
+  hudi_buf_free(&region);
+  if (st != HUDI_OK) return st;
+  r->meta_names = hudi_calloc(r->n_meta ? r->n_meta : 1, sizeof *r->meta_names);
+  if (!r->meta_names) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; i < r->n_meta; i++) {
+    r->meta_names[i] = hudi_strndup((const char *)idx_key(r, &r->meta_idx[i]), r->meta_idx[i].key_len);
+    if (!r->meta_names[i]) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  return HUDI_OK;
+}
+
+hudi_status hudi_hfile_reader_open(hudi_hfile_reader **out, const hudi_hfile_source *src, hudi_error *err) {
+  *out = NULL;
+  if (!src || !src->read_range)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile source needs a read_range callback");
+  hudi_hfile_reader *r = hudi_calloc(1, sizeof *r);
+  if (!r) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for an HFile reader");
+  r->src = *src;
+  r->cur_block = -1;
+  hudi_buf_init(&r->keys, HUDI_BUF_DEFAULT_MAX);
+  hudi_buf_init(&r->file_info, HUDI_BUF_DEFAULT_MAX);
+  hudi_buf_init(&r->raw, HUDI_BUF_DEFAULT_MAX);
+  hudi_buf_init(&r->block, HUDI_BUF_DEFAULT_MAX);
+  r->name = hudi_strdup(src->name ? src->name : "HFile");
+  if (!r->name) {
+    hudi_hfile_reader_free(r);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for an HFile reader");
+  }
+  hudi_status st = HUDI_OK;
+  if (src->size < HUDI_HFILE_TRAILER_SIZE + HUDI_HFILE_HEADER_SIZE * 3)
+    st = hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: %llu bytes is too small for an HFile", r->name,
+                      (unsigned long long)src->size);
+  uint64_t toff = src->size - HUDI_HFILE_TRAILER_SIZE;
+  if (st == HUDI_OK) st = read_range(r, toff, HUDI_HFILE_TRAILER_SIZE, &r->raw, err);
+  if (st == HUDI_OK) st = parse_trailer(r, r->raw.data, toff, err);
+  if (st == HUDI_OK) st = load_on_open(r, err);
+  if (st != HUDI_OK) {
+    hudi_hfile_reader_free(r);
+    return st;
+  }
+  *out = r;
+  return HUDI_OK;
+}
+
+hudi_status hudi_hfile_reader_open_buffer(hudi_hfile_reader **out, const uint8_t *data, size_t len,
+                                          const char *name, hudi_error *err) {
+  /* mem_read reads through a reader's mem/src.size; during open a stack
+   * stand-in provides them, afterwards the reader itself. */
+  hudi_hfile_reader stand_in;
+  memset(&stand_in, 0, sizeof stand_in);
+  stand_in.mem = data;
+  stand_in.src.size = len;
+  hudi_hfile_source src = {mem_read, &stand_in, len, name};
+  hudi_status st = hudi_hfile_reader_open(out, &src, err);
+  if (st != HUDI_OK) return st;
+  (*out)->mem = data;
+  (*out)->src.ctx = *out;
+  return HUDI_OK;
+}
+
+void hudi_hfile_reader_free(hudi_hfile_reader *r) {
+  if (!r) return;
+  if (r->meta_names)
+    for (size_t i = 0; i < r->n_meta; i++) hudi_free(r->meta_names[i]);
+  hudi_free(r->meta_names);
+  hudi_free(r->meta_idx);
+  hudi_free(r->data_idx);
+  hudi_free(r->fi);
+  hudi_buf_free(&r->keys);
+  hudi_buf_free(&r->file_info);
+  hudi_buf_free(&r->raw);
+  hudi_buf_free(&r->block);
+  hudi_free(r->name);
+  hudi_free(r);
+}
+
+/* ---- accessors -------------------------------------------------------- */
+
+const hudi_hfile_trailer *hudi_hfile_reader_trailer(const hudi_hfile_reader *r) { return &r->t; }
+uint64_t hudi_hfile_reader_entry_count(const hudi_hfile_reader *r) { return r->t.entry_count; }
+void hudi_hfile_reader_stats(const hudi_hfile_reader *r, hudi_hfile_stats *out) { *out = r->stats; }
+size_t hudi_hfile_reader_file_info_count(const hudi_hfile_reader *r) { return r->n_fi; }
+
+void hudi_hfile_reader_file_info_at(const hudi_hfile_reader *r, size_t i, const uint8_t **key, size_t *key_len,
+                                    const uint8_t **value, size_t *value_len) {
+  const fi_entry *e = &r->fi[i];
+  *key = r->file_info.data + e->key_off;
+  *key_len = e->key_len;
+  *value = r->file_info.data + e->val_off;
+  *value_len = e->val_len;
+}
+
+bool hudi_hfile_reader_file_info(const hudi_hfile_reader *r, const char *name, const uint8_t **value,
+                                 size_t *value_len) {
+  size_t n = strlen(name);
+  for (size_t i = 0; i < r->n_fi; i++) {
+    const fi_entry *e = &r->fi[i];
+    if (e->key_len == n && memcmp(r->file_info.data + e->key_off, name, n) == 0) {
+      *value = r->file_info.data + e->val_off;
+      *value_len = e->val_len;
+      return true;
+    }
+  }
+  return false;
+}
+
+size_t hudi_hfile_reader_meta_count(const hudi_hfile_reader *r) { return r->n_meta; }
+const char *hudi_hfile_reader_meta_name(const hudi_hfile_reader *r, size_t i) { return r->meta_names[i]; }
+
+hudi_status hudi_hfile_reader_meta_block(hudi_hfile_reader *r, const char *name, hudi_buf *out, bool *found,
+                                         hudi_error *err) {
+  size_t n = strlen(name);
+  *found = false;
+  for (size_t i = 0; i < r->n_meta; i++) {
+    const idx_entry *e = &r->meta_idx[i];
+    if (e->key_len != n || memcmp(idx_key(r, e), name, n) != 0) continue;
+    r->cur_block = -1; /* r->block is reused */
+    HUDI_TRY(read_block(r, e->off, e->size, HUDI_HFILE_MAGIC_META, &r->block, err));
+    HUDI_TRY(hudi_buf_append(out, r->block.data, r->block.len, err));
+    *found = true;
+    return HUDI_OK;
+  }
+  return HUDI_OK;
+}
+
+/* ---- data blocks and key-values --------------------------------------- */
+
+typedef struct kv {
+  const uint8_t *row, *value;
+  size_t row_len, value_len;
+  size_t next; /* payload offset of the following key-value */
+} kv;
+
+/* Parses the key-value at payload offset pos:
+ *   i32 key length, i32 value length,
+ *   key = i16 row length, row, u8 family length, family, qualifier, i64 ts, u8 type,
+ *   value, [u16 tags length, tags] (when the file has tags), VLong mvcc. */
+static hudi_status kv_parse(const hudi_hfile_reader *r, size_t pos, kv *out, hudi_error *err) {
+  const uint8_t *b = r->block.data;
+  size_t n = r->block.len;
+  const idx_entry *blk = &r->data_idx[r->cur_block];
+  if (n - pos < 8) goto bad;
+  uint32_t klen = hudi_be32(b + pos), vlen = hudi_be32(b + pos + 4);
+  if (klen < 12 || klen > n - pos - 8 || vlen > n - pos - 8 - klen) goto bad;
+  const uint8_t *k = b + pos + 8;
+  uint16_t rlen = hudi_be16(k);
+  if ((size_t)rlen + 2 + 1 + 9 > klen || (size_t)k[2 + rlen] > klen - rlen - 12) goto bad;
+  out->row = k + 2;
+  out->row_len = rlen;
+  out->value = k + klen;
+  out->value_len = vlen;
+  size_t p = pos + 8 + (size_t)klen + vlen;
+  if (r->includes_tags) {
+    if (n - p < 2 || (size_t)hudi_be16(b + p) > n - p - 2) goto bad;
+    p += 2 + hudi_be16(b + p);
+  }
+  int64_t mvcc;
+  size_t used = hudi_hfile_vlong_read(b + p, n - p, &mvcc);
+  if (used == 0) goto bad;
+  out->next = p + used;
+  return HUDI_OK;
+bad:
+  return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: bad key-value at byte %zu of the data block at byte offset %llu",
+                      r->name, pos, (unsigned long long)blk->off);
+}
+
+static hudi_status load_data_block(hudi_hfile_reader *r, size_t i, hudi_error *err) {
+  if (r->cur_block == (long)i) return HUDI_OK;
+  r->cur_block = -1;
+  HUDI_TRY(read_block(r, r->data_idx[i].off, r->data_idx[i].size, HUDI_HFILE_MAGIC_DATA, &r->block, err));
+  r->cur_block = (long)i;
+  r->stats.data_blocks_read++;
+  return HUDI_OK;
+}
+
+/* Index of the last data block whose index key is <= key, or -1. */
+static long floor_block(const hudi_hfile_reader *r, const uint8_t *key, size_t len) {
+  size_t lo = 0, hi = r->n_data;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const idx_entry *e = &r->data_idx[mid];
+    if (key_cmp(idx_key(r, e), e->key_len, key, len) <= 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return (long)lo - 1;
+}
+
+hudi_status hudi_hfile_reader_lookup(hudi_hfile_reader *r, const hudi_hfile_key *keys, size_t n_keys,
+                                     hudi_hfile_found_fn found, void *ctx, hudi_error *err) {
+  for (size_t i = 1; i < n_keys; i++)
+    if (key_cmp(keys[i - 1].data, keys[i - 1].len, keys[i].data, keys[i].len) > 0)
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile lookup keys are not sorted (key %zu < key %zu)", i,
+                          i - 1);
+  HUDI_TRY(ensure_index(r, err));
+  /* A cursor (block, offset) sits on the first key-value >= the previous
+   * lookup key; sorted keys only move it forward, so no block is read twice. */
+  long blk = -1;
+  size_t pos = 0;
+  for (size_t i = 0; i < n_keys; i++) {
+    long s = floor_block(r, keys[i].data, keys[i].len);
+    if (s < 0) continue; /* before the first key of the file */
+    if (s > blk) {
+      blk = s;
+      pos = 0;
+    }
+    HUDI_TRY(load_data_block(r, (size_t)blk, err));
+    while (pos < r->block.len) {
+      kv e;
+      HUDI_TRY(kv_parse(r, pos, &e, err));
+      int c = key_cmp(e.row, e.row_len, keys[i].data, keys[i].len);
+      if (c > 0) break;
+      if (c == 0) {
+        if (found(ctx, i, e.value, e.value_len)) return HUDI_OK;
+        break;
+      }
+      pos = e.next;
+    }
+  }
+  return HUDI_OK;
+}
+
+static int has_prefix(const kv *e, const uint8_t *prefix, size_t len) {
+  return e->row_len >= len && (len == 0 || memcmp(e->row, prefix, len) == 0);
+}
+
+hudi_status hudi_hfile_reader_scan_prefix(hudi_hfile_reader *r, const uint8_t *prefix, size_t prefix_len,
+                                          hudi_hfile_kv_fn fn, void *ctx, hudi_error *err) {
+  HUDI_TRY(ensure_index(r, err));
+  long s = prefix_len ? floor_block(r, prefix, prefix_len) : 0;
+  for (size_t b = s < 0 ? 0 : (size_t)s; b < r->n_data; b++) {
+    HUDI_TRY(load_data_block(r, b, err));
+    size_t pos = 0;
+    while (pos < r->block.len) {
+      kv e;
+      HUDI_TRY(kv_parse(r, pos, &e, err));
+      if (has_prefix(&e, prefix, prefix_len)) {
+        if (fn(ctx, e.row, e.row_len, e.value, e.value_len)) return HUDI_OK;
+      } else if (key_cmp(e.row, e.row_len, prefix, prefix_len) > 0) {
+        return HUDI_OK; /* past every key with this prefix */
+      }
+      pos = e.next;
+    }
+  }
+  return HUDI_OK;
+}
+
+hudi_status hudi_hfile_reader_scan(hudi_hfile_reader *r, hudi_hfile_kv_fn fn, void *ctx, hudi_error *err) {
+  return hudi_hfile_reader_scan_prefix(r, NULL, 0, fn, ctx, err);
+}

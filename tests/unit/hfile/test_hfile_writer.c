@@ -1,0 +1,443 @@
+/* The HFile writer: round trips through our reader, a model of how the
+ * Java and hudi-rs readers bound a block (spec §3.9), byte-for-byte
+ * re-encoding of the HFiles Hudi 1.1's Java writer put in the v9 fixture
+ * tables, and corrupt or truncated input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "base/alloc.h"
+#include "hfile/block.h"
+#include "hfile/hfile.h"
+#include "hfile/hfile_test_util.h"
+
+#define TABLE_DIR HUDI_SHARED_DIR "/fixtures/hudi-rs/crates/test/data/"
+
+static uint8_t *write_file(size_t n, size_t block_size, hudi_hfile_compression c, size_t *len) {
+  hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
+  o.block_size = block_size;
+  o.compression = c;
+  o.create_time_ms = 1772922372542;
+  hudi_hfile_writer *w = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_OK);
+  for (size_t i = 0; i < n; i++) {
+    char k[64], v[256];
+    snprintf(k, sizeof k, "key-%08zu", i * 2);
+    int vl = snprintf(v, sizeof v, "value-%zu-", i);
+    for (size_t j = 0; j < i % 97; j++) v[vl++] = (char)('a' + (i + j) % 26); /* varied lengths */
+    assert_int_equal(hudi_hfile_writer_append(w, (const uint8_t *)k, strlen(k), (const uint8_t *)v, (size_t)vl, &err),
+                     HUDI_OK);
+  }
+  assert_int_equal(hudi_hfile_writer_add_file_info(w, "schema", (const uint8_t *)"{\"type\":\"null\"}", 15, &err),
+                   HUDI_OK);
+  assert_int_equal(hudi_hfile_writer_add_meta_block(w, "bloomFilter", (const uint8_t *)"bloom-bits", 10, &err),
+                   HUDI_OK);
+  uint8_t *out = NULL;
+  assert_int_equal(hudi_hfile_writer_finish(w, &out, len, &err), HUDI_OK);
+  hudi_hfile_writer_free(w);
+  return out;
+}
+
+static void expected_value(size_t i, char *v, size_t *vl) {
+  int n = snprintf(v, 256, "value-%zu-", i);
+  for (size_t j = 0; j < i % 97; j++) v[n++] = (char)('a' + (i + j) % 26);
+  *vl = (size_t)n;
+}
+
+/* What Java's HFileDataBlock sees: it stops scanning at
+ * 33 + usw - 4*ceil((33 + odsw)/16384), so a key-value starting at or past
+ * that offset is invisible. Also checks hudi-rs's gzip payload bound
+ * (odsw - the same checksum count) equals the stored payload. Walks the
+ * blocks from offset 0 to the load-on-open section; returns the number of
+ * key-values Java would see. */
+static uint64_t java_visible_entries(const uint8_t *f, size_t len, uint64_t load_on_open, int gz) {
+  uint64_t seen = 0;
+  size_t off = 0;
+  hudi_buf payload;
+  hudi_buf_init(&payload, HUDI_BUF_DEFAULT_MAX);
+  while (off < load_on_open) {
+    hudi_hfile_block_header h;
+    hudi_error err = HUDI_ERROR_INIT;
+    assert_int_equal(hudi_hfile_block_header_parse(&h, f + off, len - off, off, "t", &err), HUDI_OK);
+    uint64_t sums = hudi_hfile_checksum_bytes(33 + (uint64_t)h.on_disk_size_without_header, 16384);
+    if (gz) assert_int_equal(h.on_disk_size_without_header - sums, h.on_disk_data_size_with_header - 33);
+    if (memcmp(h.magic, "DATABLK*", 8) == 0) {
+      assert_int_equal(hudi_hfile_block_decode(&h, f + off, gz, off, "t", &payload, &err), HUDI_OK);
+      uint64_t end = 33 + (uint64_t)h.uncompressed_size_without_header - sums;
+      size_t p = 0;
+      while (p < payload.len) {
+        uint32_t kl = hudi_be32(payload.data + p), vl = hudi_be32(payload.data + p + 4);
+        if (33 + p < end) seen++;
+        p += 8 + kl + vl + 1;
+      }
+    }
+    off += 33 + h.on_disk_size_without_header;
+  }
+  hudi_buf_free(&payload);
+  return seen;
+}
+
+static void round_trip(size_t n, size_t block_size, hudi_hfile_compression c) {
+  size_t len;
+  uint8_t *f = write_file(n, block_size, c, &len);
+  hudi_hfile_reader *r = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_hfile_reader_open_buffer(&r, f, len, "round-trip", &err), HUDI_OK);
+  const hudi_hfile_trailer *t = hudi_hfile_reader_trailer(r);
+  assert_int_equal(t->entry_count, n);
+  assert_int_equal(t->compression_codec, (uint32_t)c);
+  assert_int_equal(t->major_version, 3);
+  assert_string_equal(t->comparator, "org.apache.hudi.io.storage.HoodieHBaseKVComparator");
+  if (n) {
+    assert_true(t->data_index_count >= 1);
+    if (block_size <= 1024 && n > 100) assert_true(t->data_index_count > 10);
+  }
+  assert_int_equal(java_visible_entries(f, len, t->load_on_open_offset, c == HUDI_HFILE_GZ), n);
+
+  tu_kvs all = {0};
+  assert_int_equal(hudi_hfile_reader_scan(r, tu_collect, &all, &err), HUDI_OK);
+  assert_int_equal(all.n, n);
+  char k[64], v[256];
+  size_t vl;
+  for (size_t i = 0; i < n; i++) {
+    snprintf(k, sizeof k, "key-%08zu", i * 2);
+    expected_value(i, v, &vl);
+    assert_string_equal(all.keys[i], k);
+    assert_int_equal(all.vlen[i], vl);
+    assert_memory_equal(all.vals[i], v, vl);
+  }
+  tu_kvs_free(&all);
+
+  /* Every key (even numbers) and every gap (odd numbers), one batch. */
+  size_t m = 2 * n + 1;
+  char (*store)[16] = calloc(m, 16);
+  hudi_hfile_key *keys = calloc(m, sizeof *keys);
+  for (size_t i = 0; i < m; i++) {
+    snprintf(store[i], 16, "key-%08zu", i);
+    keys[i] = (hudi_hfile_key){(const uint8_t *)store[i], strlen(store[i])};
+  }
+  tu_found fd;
+  tu_found_init(&fd, m);
+  hudi_hfile_stats s0, s1;
+  hudi_hfile_reader_stats(r, &s0);
+  assert_int_equal(hudi_hfile_reader_lookup(r, keys, m, tu_on_found, &fd, &err), HUDI_OK);
+  hudi_hfile_reader_stats(r, &s1);
+  assert_int_equal(fd.hits, n);
+  assert_true(s1.data_blocks_read - s0.data_blocks_read <= t->data_index_count);
+  for (size_t i = 0; i < m; i++) {
+    if (i % 2 == 0 && i / 2 < n) {
+      expected_value(i / 2, v, &vl);
+      assert_non_null(fd.vals[i]);
+      assert_int_equal(fd.vlen[i], vl);
+      assert_memory_equal(fd.vals[i], v, vl);
+    } else {
+      assert_null(fd.vals[i]);
+    }
+  }
+  tu_found_free(&fd);
+  free(keys);
+  free(store);
+
+  /* Prefix "key-000001" holds keys 100..198 (even). */
+  tu_kvs pre = {0};
+  assert_int_equal(hudi_hfile_reader_scan_prefix(r, (const uint8_t *)"key-000001", 10, tu_collect, &pre, &err),
+                   HUDI_OK);
+  size_t want = n <= 50 ? 0 : (n - 50 < 50 ? n - 50 : 50); /* even keys 100..198 */
+  assert_int_equal(pre.n, want);
+  tu_kvs_free(&pre);
+
+  /* File info: ours and the writer's. */
+  const uint8_t *fv;
+  size_t fl;
+  assert_true(hudi_hfile_reader_file_info(r, "schema", &fv, &fl));
+  assert_int_equal(fl, 15);
+  assert_true(hudi_hfile_reader_file_info(r, "hfile.LASTKEY", &fv, &fl));
+  if (n) {
+    snprintf(k, sizeof k, "key-%08zu", (n - 1) * 2);
+    assert_int_equal(fl, 2 + strlen(k));
+    assert_int_equal(hudi_be16(fv), strlen(k));
+    assert_memory_equal(fv + 2, k, strlen(k));
+  } else {
+    assert_int_equal(fl, 0);
+  }
+  assert_true(hudi_hfile_reader_file_info(r, "KEY_VALUE_VERSION", &fv, &fl));
+  assert_int_equal(fl, 4);
+  assert_int_equal(hudi_be32(fv), 1);
+  assert_true(hudi_hfile_reader_file_info(r, "MAX_MEMSTORE_TS_KEY", &fv, &fl));
+  assert_int_equal(fl, 8);
+  assert_int_equal(hudi_be64(fv), 0);
+  assert_true(hudi_hfile_reader_file_info(r, "hfile.CREATE_TIME_TS", &fv, &fl));
+  assert_int_equal(hudi_be64(fv), 1772922372542);
+  assert_true(hudi_hfile_reader_file_info(r, "hfile.AVG_KEY_LEN", &fv, &fl));
+  assert_int_equal(hudi_be32(fv), n ? 12 : 0);
+  hudi_buf mb;
+  hudi_buf_init(&mb, 1 << 20);
+  bool found = false;
+  assert_int_equal(hudi_hfile_reader_meta_block(r, "bloomFilter", &mb, &found, &err), HUDI_OK);
+  assert_true(found);
+  assert_int_equal(mb.len, 10);
+  assert_memory_equal(mb.data, "bloom-bits", 10);
+  hudi_buf_reset(&mb);
+  assert_int_equal(hudi_hfile_reader_meta_block(r, "nope", &mb, &found, &err), HUDI_OK);
+  assert_false(found);
+  hudi_buf_free(&mb);
+  hudi_hfile_reader_free(r);
+  hudi_free(f);
+}
+
+static void test_round_trips(void **s) {
+  (void)s;
+  size_t sizes[] = {64, 1024, 16384, 1 << 20};
+  for (size_t i = 0; i < 4; i++) {
+    round_trip(3000, sizes[i], HUDI_HFILE_GZ);
+    round_trip(3000, sizes[i], HUDI_HFILE_NONE);
+  }
+  round_trip(1, 1024, HUDI_HFILE_GZ);
+  round_trip(0, 1024, HUDI_HFILE_GZ);
+  round_trip(0, 1024, HUDI_HFILE_NONE);
+}
+
+/* A tiny last key-value in a block of more than 5 x 16 KiB would be
+ * dropped by Java's reader (it is no longer than the 24 checksum bytes);
+ * the writer moves it to the next block. */
+static void test_java_short_last_kv(void **s) {
+  (void)s;
+  hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
+  o.compression = HUDI_HFILE_NONE;
+  o.block_size = 1 << 20;
+  hudi_hfile_writer *w = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_OK);
+  static uint8_t big[1000];
+  memset(big, 'x', sizeof big);
+  char k[16];
+  for (int i = 0; i < 90; i++) {
+    snprintf(k, sizeof k, "a%03d", i);
+    assert_int_equal(hudi_hfile_writer_append(w, (const uint8_t *)k, 4, big, sizeof big, &err), HUDI_OK);
+  }
+  assert_int_equal(hudi_hfile_writer_append(w, (const uint8_t *)"b", 1, (const uint8_t *)"", 0, &err), HUDI_OK);
+  uint8_t *f;
+  size_t len;
+  assert_int_equal(hudi_hfile_writer_finish(w, &f, &len, &err), HUDI_OK);
+  hudi_hfile_writer_free(w);
+  hudi_hfile_reader *r = NULL;
+  assert_int_equal(hudi_hfile_reader_open_buffer(&r, f, len, "short-last", &err), HUDI_OK);
+  const hudi_hfile_trailer *t = hudi_hfile_reader_trailer(r);
+  assert_int_equal(t->entry_count, 91);
+  assert_int_equal(t->data_index_count, 2);
+  assert_int_equal(java_visible_entries(f, len, t->load_on_open_offset, 0), 91);
+  hudi_hfile_key key = {(const uint8_t *)"b", 1};
+  tu_found fd;
+  tu_found_init(&fd, 1);
+  assert_int_equal(hudi_hfile_reader_lookup(r, &key, 1, tu_on_found, &fd, &err), HUDI_OK);
+  assert_int_equal(fd.hits, 1);
+  assert_int_equal(fd.vlen[0], 0);
+  tu_found_free(&fd);
+  hudi_hfile_reader_free(r);
+  hudi_free(f);
+}
+
+static void test_writer_rejects(void **s) {
+  (void)s;
+  hudi_hfile_writer *w = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_hfile_writer_create(&w, NULL, &err), HUDI_OK);
+  assert_int_equal(hudi_hfile_writer_append(w, (const uint8_t *)"b", 1, NULL, 0, &err), HUDI_OK);
+  assert_int_equal(hudi_hfile_writer_append(w, (const uint8_t *)"a", 1, NULL, 0, &err), HUDI_ERR_INVALID_ARG);
+  static uint8_t huge[40000];
+  memset(huge, 'z', sizeof huge);
+  assert_int_equal(hudi_hfile_writer_append(w, huge, sizeof huge, NULL, 0, &err), HUDI_ERR_INVALID_ARG);
+  hudi_hfile_writer_free(w);
+  hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
+  o.compression = (hudi_hfile_compression)7;
+  assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_ERR_INVALID_ARG);
+}
+
+/* ---- byte-exact re-encoding of Hudi 1.1.1's own HFiles ------------------ */
+
+static const char *generated[] = {"hfile.LASTKEY",        "hfile.AVG_KEY_LEN", "hfile.AVG_VALUE_LEN",
+                                  "hfile.CREATE_TIME_TS", "KEY_VALUE_VERSION", "MAX_MEMSTORE_TS_KEY"};
+
+typedef struct exact_stats {
+  int files, identical;
+} exact_stats;
+
+static void reencode(void *ctx, const char *name, const uint8_t *data, size_t len) {
+  exact_stats *es = ctx;
+  /* Only files from Hudi's Java writer (version bytes 00 00 00 03). */
+  if (len < 4096 || memcmp(data + len - 4, "\0\0\0\3", 4) != 0) return;
+  hudi_hfile_reader *r = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_hfile_reader_open_buffer(&r, data, len, name, &err), HUDI_OK);
+  hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT; /* 1 MiB, GZ */
+  const uint8_t *v;
+  size_t vl;
+  assert_true(hudi_hfile_reader_file_info(r, "hfile.CREATE_TIME_TS", &v, &vl));
+  o.create_time_ms = (int64_t)hudi_be64(v);
+  hudi_hfile_writer *w = NULL;
+  assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_OK);
+  tu_kvs all = {0};
+  assert_int_equal(hudi_hfile_reader_scan(r, tu_collect, &all, &err), HUDI_OK);
+  for (size_t i = 0; i < all.n; i++)
+    assert_int_equal(hudi_hfile_writer_append(w, (const uint8_t *)all.keys[i], all.klen[i],
+                                              (const uint8_t *)all.vals[i], all.vlen[i], &err),
+                     HUDI_OK);
+  for (size_t i = 0; i < hudi_hfile_reader_file_info_count(r); i++) {
+    const uint8_t *k;
+    size_t kl;
+    hudi_hfile_reader_file_info_at(r, i, &k, &kl, &v, &vl);
+    char nm[256];
+    snprintf(nm, sizeof nm, "%.*s", (int)kl, (const char *)k);
+    int gen = 0;
+    for (size_t g = 0; g < 6; g++) gen |= strcmp(nm, generated[g]) == 0;
+    if (!gen) assert_int_equal(hudi_hfile_writer_add_file_info(w, nm, v, vl, &err), HUDI_OK);
+  }
+  hudi_buf mb;
+  hudi_buf_init(&mb, HUDI_BUF_DEFAULT_MAX);
+  for (size_t i = 0; i < hudi_hfile_reader_meta_count(r); i++) {
+    bool found;
+    hudi_buf_reset(&mb);
+    assert_int_equal(hudi_hfile_reader_meta_block(r, hudi_hfile_reader_meta_name(r, i), &mb, &found, &err), HUDI_OK);
+    assert_int_equal(
+        hudi_hfile_writer_add_meta_block(w, hudi_hfile_reader_meta_name(r, i), mb.data, mb.len, &err), HUDI_OK);
+  }
+  hudi_buf_free(&mb);
+  uint8_t *out;
+  size_t out_len;
+  assert_int_equal(hudi_hfile_writer_finish(w, &out, &out_len, &err), HUDI_OK);
+  size_t diff = 0;
+  while (diff < len && diff < out_len && out[diff] == data[diff]) diff++;
+  es->files++;
+  if (diff == len && out_len == len)
+    es->identical++;
+  else
+    print_message("%s: %zu vs %zu bytes, first difference at byte %zu\n", name, out_len, len, diff);
+  hudi_free(out);
+  hudi_hfile_writer_free(w);
+  tu_kvs_free(&all);
+  hudi_hfile_reader_free(r);
+}
+
+static void check_exact(const char *zip) {
+  size_t len = 0;
+  uint8_t *z = tu_read_file(zip, &len);
+  assert_non_null(z);
+  exact_stats es = {0, 0};
+  assert_true(tu_zip_each(z, len, "/.hoodie/metadata/", ".hfile", reencode, &es) > 0);
+  print_message("%s: %d of %d Hudi-written HFiles re-encoded byte for byte\n", zip, es.identical, es.files);
+  assert_true(es.files >= 12);
+  assert_int_equal(es.identical, es.files);
+  free(z);
+}
+
+/* MDT log files: "#HUDI#", i64 length, i32 version, i32 block type,
+ * header (i32 n, n x (i32 key, i32 len, bytes)), i64 content length,
+ * content, footer. HFILE blocks (type 4) hold a whole HFile. */
+static void reencode_log_blocks(void *ctx, const char *name, const uint8_t *data, size_t len) {
+  if (!strstr(name, "/.hoodie/metadata/") || !strstr(name, ".log.")) return;
+  size_t p = 0;
+  while (p + 6 + 8 <= len && memcmp(data + p, "#HUDI#", 6) == 0) {
+    uint64_t blen = hudi_be64(data + p + 6);
+    size_t start = p + 14, q = start + 4;
+    assert_true(blen <= len - start);
+    uint32_t type = hudi_be32(data + q);
+    q += 4;
+    uint32_t nh = hudi_be32(data + q);
+    q += 4;
+    for (uint32_t i = 0; i < nh; i++) q += 8 + hudi_be32(data + q + 4);
+    uint64_t clen = hudi_be64(data + q);
+    q += 8;
+    assert_true(clen <= len - q);
+    if (type == 4) reencode(ctx, name, data + q, (size_t)clen);
+    p = start + (size_t)blen;
+  }
+}
+
+static void test_exact_log_blocks(void **s) {
+  (void)s;
+  size_t len = 0;
+  const char *zip = TABLE_DIR "sample_table/mor/avro/v9_txns_simple_meta.zip";
+  uint8_t *z = tu_read_file(zip, &len);
+  assert_non_null(z);
+  exact_stats es = {0, 0};
+  assert_true(tu_zip_each(z, len, "/.hoodie/metadata/", "", reencode_log_blocks, &es) > 0);
+  print_message("%s: %d of %d HFiles in MDT log blocks re-encoded byte for byte\n", zip, es.identical, es.files);
+  assert_true(es.files >= 70);
+  assert_int_equal(es.identical, es.files);
+  free(z);
+}
+
+static void test_exact_v9(void **s) {
+  (void)s;
+  check_exact(TABLE_DIR "sample_table/mor/avro/v9_txns_simple_meta.zip");
+  check_exact(TABLE_DIR "sample_table/cow/v9_txns_nonpart_meta.zip");
+}
+
+/* ---- corrupt and truncated input ---------------------------------------- */
+
+static int ignore_kv(void *c, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl) { return 0; }
+static int ignore_found(void *c, size_t i, const uint8_t *v, size_t vl) { return 0; }
+
+/* Opens, scans, looks up and reads the meta block; returns the first error. */
+static hudi_status exercise(const uint8_t *f, size_t len, hudi_error *err) {
+  hudi_hfile_reader *r = NULL;
+  hudi_status st = hudi_hfile_reader_open_buffer(&r, f, len, "mutant", err);
+  if (st != HUDI_OK) return st;
+  st = hudi_hfile_reader_scan(r, ignore_kv, NULL, err);
+  hudi_hfile_key k = {(const uint8_t *)"key-00000100", 12};
+  if (st == HUDI_OK) st = hudi_hfile_reader_lookup(r, &k, 1, ignore_found, NULL, err);
+  hudi_buf mb;
+  hudi_buf_init(&mb, 1 << 20);
+  bool found;
+  if (st == HUDI_OK) st = hudi_hfile_reader_meta_block(r, "bloomFilter", &mb, &found, err);
+  hudi_buf_free(&mb);
+  hudi_hfile_reader_free(r);
+  return st;
+}
+
+static void test_corrupt(void **s) {
+  (void)s;
+  size_t len;
+  uint8_t *f = write_file(200, 1024, HUDI_HFILE_GZ, &len);
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(exercise(f, len, &err), HUDI_OK);
+  /* Every truncation fails cleanly. */
+  for (size_t n = 0; n < len; n += (n < 64 || len - n < 4200) ? 1 : 97) {
+    uint8_t *t = malloc(n ? n : 1);
+    memcpy(t, f, n);
+    assert_int_not_equal(exercise(t, n, &err), HUDI_OK);
+    free(t);
+  }
+  /* Every single-byte change either reads or fails; never crashes. */
+  uint8_t *m = malloc(len);
+  for (size_t i = 0; i < len; i += (len - i < 4200) ? 1 : 3) {
+    memcpy(m, f, len);
+    m[i] ^= 0x5a;
+    (void)exercise(m, len, &err);
+  }
+  /* Specific damage gives specific errors naming the offset. */
+  memcpy(m, f, len);
+  memcpy(m, "XXXXXXXX", 8); /* first data block magic */
+  assert_int_equal(exercise(m, len, &err), HUDI_ERR_CORRUPT);
+  assert_non_null(strstr(err.message, "byte offset 0"));
+  memcpy(m, f, len);
+  m[len - 1] = 2; /* version 2 */
+  assert_int_equal(exercise(m, len, &err), HUDI_ERR_UNSUPPORTED);
+  memcpy(m, f, len);
+  hudi_put_be32(m + 8, 0x7fffff00); /* first block claims a huge on-disk size */
+  assert_int_equal(exercise(m, len, &err), HUDI_ERR_CORRUPT);
+  free(m);
+  hudi_free(f);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_round_trips), cmocka_unit_test(test_java_short_last_kv),
+      cmocka_unit_test(test_writer_rejects), cmocka_unit_test(test_exact_v9), cmocka_unit_test(test_exact_log_blocks),
+      cmocka_unit_test(test_corrupt),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
