@@ -504,7 +504,7 @@ static void list_many_files(void **state) {
   assert_int_equal(hudi_storage_open(&fast, fx->dir, &opt, 1, &err), HUDI_OK);
   /* Written in descending order so sorting is what puts them in place. */
   for (int i = 299; i >= 0; i--) {
-    char p[64];
+    char p[64] = {0};
     snprintf(p, sizeof p, "p%d/f%04d", i % 3, i);
     assert_int_equal(hudi_storage_write(fast, p, p, (size_t)i % 17, 0, &err), HUDI_OK);
   }
