@@ -3,7 +3,9 @@
 #   1. C unit tests, fuzz-corpus replays and C examples (ctest, release build),
 #   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer,
 #   3. the same under valgrind (memcheck),
-#   4. the Python package (pip install . into .venv) and its pytest suite.
+#   4. interop: Apache Spark + Hudi and hudi-rs as oracles (tests/interop, set up by
+#      dev/setup-interop.sh outside the repo),
+#   5. the Python package (pip install . into .venv) and its pytest suite.
 # Exits non-zero when any tier fails; the last lines are the runners' summaries.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -54,6 +56,15 @@ valgrind_tests() {
 
 tier "C unit tests (ASan+UBSan)" asan_tests
 tier "C unit tests (valgrind)" valgrind_tests
+# Interop tests: hudi-c against Apache Spark + Apache Hudi and hudi-rs (tests/interop/), whose
+# oracles dev/setup-interop.sh installs outside the repo. Before "Python tests", so that pytest's
+# summary of tests/python stays the last line.
+interop_tests() {
+  dev/setup-interop.sh &&
+    .venv/bin/python -m pip install -q --no-build-isolation . &&
+    .venv/bin/python -m pytest -q -rs tests/interop
+}
+tier "Interop tests" interop_tests
 tier "Python tests" python_tests
 
 echo

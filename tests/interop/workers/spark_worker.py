@@ -1,0 +1,131 @@
+"""Oracle worker: one SparkSession with Apache Hudi's Spark bundle, serving JSON requests.
+
+Run under the Spark virtual env's python (see dev/setup-interop.sh), never imported by the tests:
+    python spark_worker.py --hudi-jar PATH --hudi-version V --work-dir DIR
+The session lives as long as the worker, so the JVM start-up is paid once per test session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Dict, List, Optional
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from protocol import open_protocol_stream, serve, to_json_value  # noqa: E402
+
+
+def start_session(hudi_jar: str, work_dir: str):
+    from pyspark.sql import SparkSession
+
+    # Hudi's quick start settings for Spark 3.5, plus a small local footprint: two cores, two
+    # shuffle partitions, no UI, and every scratch directory under work_dir (not the repo).
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("hudi-c-interop")
+        .config("spark.jars", hudi_jar)
+        .config("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
+        .config("spark.kryo.registrator", "org.apache.spark.HoodieSparkKryoRegistrar")
+        .config("spark.sql.extensions", "org.apache.spark.sql.hudi.HoodieSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.hudi.catalog.HoodieCatalog")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.memory", "2g")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
+        .config("spark.sql.warehouse.dir", os.path.join(work_dir, "warehouse"))
+        .config("spark.local.dir", os.path.join(work_dir, "local"))
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+    )
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+class Handlers:
+    def __init__(self, spark) -> None:
+        self.spark = spark
+        self.jvm = spark._jvm
+
+    def _frame(self, df) -> Dict[str, Any]:
+        rows = [to_json_value(r.asDict(recursive=True)) for r in df.collect()]
+        return {
+            "columns": list(df.columns),
+            "types": [f.dataType.simpleString() for f in df.schema.fields],
+            "rows": rows,
+        }
+
+    def read_table(self, path: str, options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+        """spark.read.format("hudi").options(**options).load(path), collected."""
+        reader = self.spark.read.format("hudi")
+        for k, v in (options or {}).items():
+            reader = reader.option(k, v)
+        return self._frame(reader.load(path))
+
+    def sql(self, query: str) -> Dict[str, Any]:
+        return self._frame(self.spark.sql(query))
+
+    def _meta_client(self, path: str):
+        conf = self.jvm.org.apache.hudi.storage.hadoop.HadoopStorageConfiguration(
+            self.spark._jsc.hadoopConfiguration()
+        )
+        builder = self.jvm.org.apache.hudi.common.table.HoodieTableMetaClient.builder()
+        return builder.setConf(conf).setBasePath(path).build()
+
+    def table_config(self, path: str) -> Dict[str, Any]:
+        """The table's config as Hudi's HoodieTableMetaClient loads it."""
+        tc = self._meta_client(path).getTableConfig()
+        props = tc.getProps()
+        layout = tc.getTimelineLayoutVersion()
+        return {
+            "name": tc.getTableName(),
+            "type": tc.getTableType().name(),
+            "version": tc.getTableVersion().versionCode(),
+            "timeline_layout": layout.get().getVersion() if layout.isPresent() else None,
+            "properties": {k: props.getProperty(k) for k in props.stringPropertyNames()},
+        }
+
+    def timeline(self, path: str) -> List[Dict[str, Any]]:
+        """Every instant of the active timeline, as Hudi's meta client reports it."""
+        active = self._meta_client(path).getActiveTimeline()
+        clustering = self.jvm.org.apache.hudi.common.util.ClusteringUtils
+        out = []
+        for i in active.getInstants():
+            out.append(
+                {
+                    "requested_time": i.requestedTime(),
+                    "completion_time": i.getCompletionTime(),
+                    "action": i.getAction(),
+                    "state": i.getState().name(),
+                    # Whether Hudi counts a completed replacecommit as clustering (it reads the
+                    # requested instant's plan / action to decide).
+                    "is_clustering": bool(
+                        i.isCompleted() and i.getAction() == "replacecommit"
+                        and clustering.isCompletedClusteringInstant(i, active)
+                    ),
+                }
+            )
+        return out
+
+
+def main(argv: List[str]) -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hudi-jar", required=True)
+    ap.add_argument("--hudi-version", required=True)
+    ap.add_argument("--work-dir", required=True)
+    args = ap.parse_args(argv)
+    proto = open_protocol_stream()
+    spark = start_session(args.hudi_jar, args.work_dir)
+    h = Handlers(spark)
+    ops = {"read_table": h.read_table, "sql": h.sql, "table_config": h.table_config, "timeline": h.timeline}
+    try:
+        serve(proto, ops, {"engine": "spark", "spark_version": spark.version, "hudi_version": args.hudi_version})
+    finally:
+        spark.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
