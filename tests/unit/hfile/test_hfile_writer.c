@@ -113,10 +113,10 @@ static void round_trip(size_t n, size_t block_size, hudi_hfile_compression c) {
 
   /* Every key (even numbers) and every gap (odd numbers), one batch. */
   size_t m = 2 * n + 1;
-  char (*store)[16] = calloc(m, 16);
+  char (*store)[32] = calloc(m, 32);
   hudi_hfile_key *keys = calloc(m, sizeof *keys);
   for (size_t i = 0; i < m; i++) {
-    snprintf(store[i], 16, "key-%08zu", i);
+    snprintf(store[i], 32, "key-%08zu", i);
     keys[i] = (hudi_hfile_key){(const uint8_t *)store[i], strlen(store[i])};
   }
   tu_found fd;
