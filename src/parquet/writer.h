@@ -1,0 +1,122 @@
+/* Parquet file writer over Arrow record batches.
+ *
+ *   hudi_pq_writer *w;
+ *   hudi_pq_writer_options o = HUDI_PQ_WRITER_OPTIONS_INIT;
+ *   hudi_pq_writer_open_storage(&w, schema, &o, storage, "p/f.parquet", &err);
+ *   hudi_pq_writer_write_batch(w, batch, 0, &err);       // any number of times
+ *   hudi_pq_writer_add_metadata(w, "hoodie_min_record_key", v, n, &err);
+ *   hudi_pq_writer_close(w, &summary, &err);             // footer, then the file appears
+ *   hudi_pq_writer_free(w);
+ *
+ * Memory: the rows of the row group being written are held encoded and
+ * compressed (one column chunk buffer per leaf column) until the row group
+ * is complete, then appended to the output. A batch that covers a whole row
+ * group (or, with HUDI_PQ_WRITE_LAST, the rest of the file) is written
+ * column by column, so only one compressed column chunk is held at a time
+ * (what pyarrow's write_table holds). Output to the local backend streams
+ * into a temporary file beside the target, renamed into place by close;
+ * other backends and hudi_pq_writer_open_buf hold the whole file. */
+#ifndef HUDI_PARQUET_WRITER_H
+#define HUDI_PARQUET_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "hudi/arrow_abi.h"
+#include "io/storage.h"
+#include "parquet/arrow_to_parquet.h"
+#include "parquet/metadata.h"
+
+typedef struct hudi_pq_writer_options {
+  int64_t row_group_rows;        /* rows per row group (pyarrow: 1Mi) */
+  int64_t row_group_bytes;       /* also close a row group once its encoded chunks reach this (0: no limit) */
+  int64_t page_bytes;            /* target encoded size of a data page (pyarrow: 1 MiB) */
+  int64_t dictionary_page_bytes; /* a dictionary past this falls back to PLAIN (pyarrow: 1 MiB) */
+  bool dictionary;               /* dictionary-encode columns (all but BOOLEAN) */
+  bool data_page_v2;             /* DataPageHeaderV2 instead of v1 */
+  bool statistics;               /* min/max/null_count per column chunk */
+  hudi_pq_codec codec;           /* UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4_RAW */
+  hudi_pq_schema_options schema;
+  const char *created_by;        /* NULL: "hudi-c version <v>" */
+} hudi_pq_writer_options;
+
+#define HUDI_PQ_WRITER_OPTIONS_INIT                                                                      \
+  {(int64_t)1 << 20, 0, (int64_t)1 << 20, (int64_t)1 << 20, true, false, true, HUDI_PQ_CODEC_SNAPPY, \
+   HUDI_PQ_SCHEMA_OPTIONS_INIT, NULL}
+
+typedef struct hudi_pq_writer hudi_pq_writer;
+
+/* A column's totals over the whole file (what commit metadata and the
+ * column-stats index need). min/max are the encoded statistics values
+ * (PLAIN bytes of the physical type), valid while the summary lives. */
+typedef struct hudi_pq_column_summary {
+  const char *path;           /* dotted path_in_schema */
+  hudi_pq_type type;
+  int64_t num_values;         /* levels, nulls included */
+  int64_t null_count;
+  int64_t uncompressed_size, compressed_size;
+  bool has_min_max;
+  hudi_pq_bytes min, max;
+} hudi_pq_column_summary;
+
+typedef struct hudi_pq_write_summary {
+  int64_t num_rows;
+  int64_t file_size;
+  uint32_t num_row_groups;
+  uint32_t num_columns;
+  hudi_pq_column_summary *columns;
+  hudi_pq_file_meta meta;     /* the whole footer as written */
+  hudi_pq_arena arena;        /* owns everything above */
+} hudi_pq_write_summary;
+
+void hudi_pq_write_summary_free(hudi_pq_write_summary *s);
+
+/* Opens a writer whose file is appended to *out (owned by the caller, which
+ * must outlive the writer) when it is closed. schema: a struct (the record
+ * batch schema), copied. */
+HUDI_NODISCARD hudi_status hudi_pq_writer_open_buf(hudi_pq_writer **w, const struct ArrowSchema *schema,
+                                                   const hudi_pq_writer_options *opts, hudi_buf *out,
+                                                   hudi_error *err);
+/* Opens a writer of storage path `path`; the object appears (atomically)
+ * at close. The storage must outlive the writer. */
+HUDI_NODISCARD hudi_status hudi_pq_writer_open_storage(hudi_pq_writer **w, const struct ArrowSchema *schema,
+                                                       const hudi_pq_writer_options *opts, hudi_storage *storage,
+                                                       const char *path, hudi_error *err);
+
+enum {
+  /* The caller writes no more rows after this batch: its last rows form
+   * the final row group, written column by column. */
+  HUDI_PQ_WRITE_LAST = 1u << 0
+};
+
+/* Writes the rows of a struct array of the writer's schema (offsets and
+ * slices honoured; the batch is only borrowed). After an error the writer
+ * is unusable (close fails; free it). */
+HUDI_NODISCARD hudi_status hudi_pq_writer_write_batch(hudi_pq_writer *w, const struct ArrowArray *batch,
+                                                      unsigned flags, hudi_error *err);
+/* Writes every batch of a stream (whose schema must match the writer's
+ * field for field) and releases the stream. */
+HUDI_NODISCARD hudi_status hudi_pq_writer_write_stream(hudi_pq_writer *w, struct ArrowArrayStream *stream,
+                                                       hudi_error *err);
+
+/* Adds (or replaces) a footer key/value pair (value bytes, not necessarily
+ * text; NULL value: the key without a value). */
+HUDI_NODISCARD hudi_status hudi_pq_writer_add_metadata(hudi_pq_writer *w, const char *key, const void *value,
+                                                       size_t value_len, hudi_error *err);
+
+/* The Parquet schema the writer writes (elements[0] is the root). */
+const hudi_pq_wschema *hudi_pq_writer_schema(const hudi_pq_writer *w);
+
+/* Flushes the last row group, writes the footer and publishes the file.
+ * summary (nullable) receives the totals; free it with
+ * hudi_pq_write_summary_free. */
+HUDI_NODISCARD hudi_status hudi_pq_writer_close(hudi_pq_writer *w, hudi_pq_write_summary *summary,
+                                                hudi_error *err);
+
+/* Frees the writer; an unclosed writer's temporary file is deleted. */
+void hudi_pq_writer_free(hudi_pq_writer *w);
+
+#endif

@@ -1,0 +1,226 @@
+/* Column chunk writer: pages, dictionary with PLAIN fallback, statistics. */
+#include "parquet/writer_column.h"
+
+#include <string.h>
+
+#include "base/alloc.h"
+#include "parquet/encoding.h"
+#include "parquet/page_writer.h"
+
+static void reset_page(hudi_pq_colw *c) {
+  hudi_buf_reset(&c->def);
+  hudi_buf_reset(&c->rep);
+  hudi_buf_reset(&c->vals);
+  hudi_buf_reset(&c->idx);
+  c->offs.len = sizeof(int32_t); /* offsets[0] = 0 stays */
+  c->page_levels = c->page_values = 0;
+  c->page_rows = 0;
+}
+
+hudi_status hudi_pq_colw_init(hudi_pq_colw *c, const hudi_pq_leaf_plan *plan, const hudi_pq_writer_options *opts,
+                              hudi_error *err) {
+  memset(c, 0, sizeof *c);
+  c->plan = plan;
+  c->opts = opts;
+  hudi_buf *bufs[] = {&c->def, &c->rep, &c->vals, &c->offs, &c->idx, &c->stage, &c->stage_offs,
+                      &c->idx_tmp, &c->chunk, &c->dict_page};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) hudi_buf_init(bufs[i], 0);
+  int32_t zero = 0;
+  HUDI_TRY(hudi_buf_append(&c->offs, &zero, sizeof zero, err));
+  HUDI_TRY(hudi_buf_append(&c->stage_offs, &zero, sizeof zero, err));
+  hudi_pq_dict_init(&c->dict, plan->type == HUDI_PQ_BYTE_ARRAY ? 0
+                                                             : (int32_t)hudi_pq_value_size(plan->type, plan->type_length));
+  hudi_pq_stats_init(&c->stats, opts->statistics ? plan->sort : HUDI_PQ_SORT_NONE, plan->type, plan->type_length);
+  c->dict_on = opts->dictionary && plan->dictionary_ok;
+  c->plain_encoding = plan->type == HUDI_PQ_BOOLEAN && opts->data_page_v2 ? HUDI_PQ_ENC_RLE : HUDI_PQ_ENC_PLAIN;
+  return HUDI_OK;
+}
+
+void hudi_pq_colw_free(hudi_pq_colw *c) {
+  if (!c->plan) return;
+  hudi_buf *bufs[] = {&c->def, &c->rep, &c->vals, &c->offs, &c->idx, &c->stage, &c->stage_offs,
+                      &c->idx_tmp, &c->chunk, &c->dict_page};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) hudi_buf_free(bufs[i]);
+  hudi_pq_dict_free(&c->dict);
+  hudi_pq_stats_free(&c->stats);
+  memset(c, 0, sizeof *c);
+}
+
+/* Encoded size of the open page, roughly (levels RLE-compress well). */
+static int64_t page_estimate(const hudi_pq_colw *c) {
+  int64_t levels = (int64_t)(c->def.len + c->rep.len) / 8;
+  if (c->dict_on) {
+    int bw = hudi_pq_bit_width(c->dict.n ? c->dict.n - 1 : 0);
+    return levels + (int64_t)(c->page_values * (size_t)(bw ? bw : 1) / 8) + 1;
+  }
+  int64_t v = (int64_t)c->vals.len;
+  if (c->plan->type == HUDI_PQ_BYTE_ARRAY) v += 4 * (int64_t)c->page_values;
+  if (c->plan->type == HUDI_PQ_BOOLEAN) v /= 8;
+  return levels + v;
+}
+
+int64_t hudi_pq_colw_buffered(const hudi_pq_colw *c) {
+  return (int64_t)c->chunk.len + (int64_t)c->dict.plain_size + page_estimate(c);
+}
+
+static hudi_status flush_page(hudi_pq_colw *c, hudi_error *err) {
+  if (c->page_levels == 0) return HUDI_OK;
+  const hudi_pq_leaf_plan *p = c->plan;
+  hudi_pq_page_input in = {.type = p->type, .type_length = p->type_length, .max_def = p->max_def,
+                           .max_rep = p->max_rep, .num_levels = c->page_levels,
+                           .def_levels = p->max_def ? (const int16_t *)(const void *)c->def.data : NULL,
+                           .rep_levels = p->max_rep ? (const int16_t *)(const void *)c->rep.data : NULL,
+                           .num_values = c->page_values, .v2 = c->opts->data_page_v2,
+                           .num_rows = (int32_t)c->page_rows, .codec = c->opts->codec};
+  if (c->dict_on) {
+    in.encoding = HUDI_PQ_ENC_RLE_DICTIONARY;
+    in.values = c->idx.data;
+    in.dict_size = (uint32_t)c->dict.n;
+    c->n_dict_data_pages++;
+    c->dict_used = true;
+  } else {
+    in.encoding = c->plain_encoding;
+    in.values = c->vals.data;
+    in.offsets = (const int32_t *)(const void *)c->offs.data;
+    c->n_plain_pages++;
+  }
+  if (c->page_rows > INT32_MAX) return hudi_err_set(err, HUDI_ERR_LIMIT, "column '%s': page too large", p->name);
+  hudi_status st = hudi_pq_data_page_write(&c->chunk, &in, &c->data_uncompressed, &c->data_compressed, err);
+  if (st != HUDI_OK) return hudi_err_context(err, st, "column '%s'", p->name);
+  c->num_levels += (int64_t)c->page_levels;
+  reset_page(c);
+  return HUDI_OK;
+}
+
+/* Dictionary mode: staged values -> indices; falls back to PLAIN once the
+ * dictionary outgrows its limit (the open page keeps its indices). */
+static hudi_status dict_encode_stage(hudi_pq_colw *c, size_t n, hudi_error *err) {
+  if (n) {
+    HUDI_TRY(hudi_buf_reserve(&c->idx, n * sizeof(uint32_t), err));
+    uint32_t *ix = (uint32_t *)(void *)(c->idx.data + c->idx.len);
+    HUDI_TRY(hudi_pq_dict_insert(&c->dict, c->stage.data, (const int32_t *)(const void *)c->stage_offs.data, n, ix,
+                                 err));
+    c->idx.len += n * sizeof(uint32_t);
+  }
+  hudi_buf_reset(&c->stage);
+  c->stage_offs.len = sizeof(int32_t);
+  if ((int64_t)c->dict.plain_size > c->opts->dictionary_page_bytes) {
+    HUDI_TRY(flush_page(c, err));
+    c->dict_on = false;
+  }
+  return HUDI_OK;
+}
+
+hudi_status hudi_pq_colw_write(hudi_pq_colw *c, const hudi_arrow_view *top, int64_t row, int64_t n,
+                               hudi_error *err) {
+  int64_t end = row + n;
+  int64_t page_bytes = c->opts->page_bytes > 0 ? c->opts->page_bytes : 1;
+  while (row < end) {
+    /* Slices sized to fill about the rest of the page. */
+    int64_t room = page_bytes - page_estimate(c);
+    int64_t k = c->bytes_per_row > 0 ? (int64_t)((double)(room > 0 ? room : 1) / c->bytes_per_row) : 1024;
+    if (k < 1) k = 1;
+    if (k > 65536) k = 65536;
+    if (k > end - row) k = end - row;
+    bool dict = c->dict_on;
+    c->out_vals = dict ? &c->stage : &c->vals;
+    c->out_offs = dict ? &c->stage_offs : &c->offs;
+    c->out_count = 0;
+    size_t vals_before = c->vals.len, offs_before = c->offs.len / sizeof(int32_t) - 1;
+    size_t levels_before = c->page_levels;
+    int64_t est_before = page_estimate(c);
+    HUDI_TRY(hudi_pq_shred(c, top, row, k, err));
+    size_t nv = c->out_count;
+    c->stats.null_count += (int64_t)(c->page_levels - levels_before) - (int64_t)nv;
+    if (c->stats.sort != HUDI_PQ_SORT_NONE && nv) {
+      const uint8_t *data = dict ? c->stage.data : c->vals.data + (c->plan->type == HUDI_PQ_BYTE_ARRAY ? 0 : vals_before);
+      const int32_t *offs = dict ? (const int32_t *)(const void *)c->stage_offs.data
+                                 : (const int32_t *)(const void *)c->offs.data + offs_before;
+      HUDI_TRY(hudi_pq_stats_update(&c->stats, data, offs, nv, err));
+    }
+    c->page_values += nv;
+    c->page_rows += k;
+    c->rows += k;
+    if (dict) HUDI_TRY(dict_encode_stage(c, nv, err));
+    int64_t est = page_estimate(c);
+    double per_row = (double)(est - est_before) / (double)k;
+    if (per_row > 0) c->bytes_per_row = c->bytes_per_row > 0 ? 0.5 * c->bytes_per_row + 0.5 * per_row : per_row;
+    if (est >= page_bytes) HUDI_TRY(flush_page(c, err));
+    row += k;
+  }
+  return HUDI_OK;
+}
+
+hudi_status hudi_pq_colw_finish(hudi_pq_colw *c, hudi_error *err) {
+  HUDI_TRY(flush_page(c, err));
+  hudi_buf_reset(&c->dict_page);
+  if (c->dict_used) {
+    hudi_status st = hudi_pq_dictionary_page_write(&c->dict_page, c->plan->type, c->plan->type_length,
+                                                   c->dict.values.data, c->dict.offsets, c->dict.n, c->opts->codec,
+                                                   &c->dict_uncompressed, &c->dict_compressed, err);
+    if (st != HUDI_OK) return hudi_err_context(err, st, "column '%s'", c->plan->name);
+    c->n_dict_pages = 1;
+  }
+  return HUDI_OK;
+}
+
+hudi_status hudi_pq_colw_meta(hudi_pq_colw *c, hudi_pq_column_chunk *out, int64_t offset, hudi_pq_arena *arena,
+                              hudi_error *err) {
+  const hudi_pq_leaf_plan *p = c->plan;
+  memset(out, 0, sizeof *out);
+  out->file_offset = offset;
+  out->has_meta_data = true;
+  hudi_pq_column_meta *m = &out->meta;
+  m->type = p->type;
+  m->codec = c->opts->codec;
+  m->path_in_schema = p->path;
+  m->path_len = p->path_len;
+  m->num_values = c->num_levels;
+  m->total_uncompressed_size = c->data_uncompressed + c->dict_uncompressed;
+  m->total_compressed_size = c->data_compressed + c->dict_compressed;
+  if (c->n_dict_pages) {
+    m->has_dictionary_page_offset = true;
+    m->dictionary_page_offset = offset;
+  }
+  m->data_page_offset = offset + (int64_t)c->dict_page.len;
+  /* Encodings: the dictionary page's, the levels', the data pages'. */
+  int32_t *enc = hudi_pq_arena_alloc(arena, sizeof(int32_t) * 4);
+  hudi_pq_page_encoding_stats *es = hudi_pq_arena_alloc(arena, sizeof *es * 3);
+  if (!enc || !es) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory writing column '%s'", p->name);
+  uint32_t ne = 0, ns = 0;
+  if (c->n_dict_pages) {
+    enc[ne++] = HUDI_PQ_ENC_PLAIN;
+    es[ns++] = (hudi_pq_page_encoding_stats){HUDI_PQ_PAGE_DICTIONARY, HUDI_PQ_ENC_PLAIN, c->n_dict_pages};
+  }
+  enc[ne++] = HUDI_PQ_ENC_RLE;
+  if (c->n_dict_data_pages) {
+    enc[ne++] = HUDI_PQ_ENC_RLE_DICTIONARY;
+    es[ns++] = (hudi_pq_page_encoding_stats){c->opts->data_page_v2 ? HUDI_PQ_PAGE_DATA_V2 : HUDI_PQ_PAGE_DATA,
+                                             HUDI_PQ_ENC_RLE_DICTIONARY, c->n_dict_data_pages};
+  }
+  if (c->n_plain_pages) {
+    if (c->plain_encoding != HUDI_PQ_ENC_RLE && (ne == 0 || enc[0] != HUDI_PQ_ENC_PLAIN)) enc[ne++] = c->plain_encoding;
+    es[ns++] = (hudi_pq_page_encoding_stats){c->opts->data_page_v2 ? HUDI_PQ_PAGE_DATA_V2 : HUDI_PQ_PAGE_DATA,
+                                             c->plain_encoding, c->n_plain_pages};
+  }
+  m->encodings = enc;
+  m->num_encodings = ne;
+  m->encoding_stats = es;
+  m->num_encoding_stats = ns;
+  m->has_encoding_stats = true;
+  if (c->stats.sort != HUDI_PQ_SORT_NONE) {
+    m->has_statistics = true;
+    HUDI_TRY(hudi_pq_stats_to_thrift(&m->statistics, &c->stats, arena, err));
+  }
+  /* Ready for the next row group. */
+  hudi_buf_reset(&c->chunk);
+  hudi_buf_reset(&c->dict_page);
+  hudi_pq_dict_reset(&c->dict);
+  hudi_pq_stats_reset(&c->stats);
+  c->dict_on = c->opts->dictionary && p->dictionary_ok;
+  c->dict_used = false;
+  c->data_uncompressed = c->data_compressed = c->dict_uncompressed = c->dict_compressed = 0;
+  c->num_levels = c->rows = 0;
+  c->n_dict_pages = c->n_dict_data_pages = c->n_plain_pages = 0;
+  return HUDI_OK;
+}

@@ -1,0 +1,75 @@
+/* One leaf column of the row group being written: shreds Arrow arrays into
+ * levels and values (writer_shred.c), cuts pages at the page size,
+ * dictionary-encodes until the dictionary grows past its limit (then falls
+ * back to PLAIN), gathers statistics, and keeps the chunk's compressed
+ * pages until the row group is written out. */
+#ifndef HUDI_PARQUET_WRITER_COLUMN_H
+#define HUDI_PARQUET_WRITER_COLUMN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arrow/view.h"
+#include "base/buf.h"
+#include "base/error.h"
+#include "parquet/arrow_to_parquet.h"
+#include "parquet/stats_write.h"
+#include "parquet/writer.h"
+#include "parquet/writer_dict.h"
+
+typedef struct hudi_pq_colw {
+  const hudi_pq_leaf_plan *plan;
+  const hudi_pq_writer_options *opts;
+  /* the page being filled */
+  hudi_buf def, rep;          /* int16 levels */
+  hudi_buf vals, offs;        /* PLAIN values; byte arrays: int32 offsets (count + 1) */
+  hudi_buf idx;               /* dictionary indices (uint32) */
+  size_t page_levels, page_values;
+  int64_t page_rows;
+  /* where the shredder puts values: vals/offs, or the stage in dictionary mode */
+  hudi_buf stage, stage_offs;
+  hudi_buf *out_vals, *out_offs;
+  size_t out_count;           /* values the shredder appended */
+  /* dictionary */
+  bool dict_on, dict_used;
+  hudi_pq_dict dict;
+  hudi_buf idx_tmp;
+  /* the chunk */
+  hudi_buf chunk;             /* compressed data pages */
+  hudi_buf dict_page;         /* the dictionary page, made at finish */
+  int64_t data_uncompressed, data_compressed, dict_uncompressed, dict_compressed;
+  int64_t num_levels, rows;
+  int32_t n_dict_pages, n_dict_data_pages, n_plain_pages;
+  int32_t plain_encoding;     /* PLAIN, or RLE for v2 booleans */
+  hudi_pq_stats_acc stats;
+  double bytes_per_row;       /* running estimate for slice sizes */
+} hudi_pq_colw;
+
+HUDI_NODISCARD hudi_status hudi_pq_colw_init(hudi_pq_colw *c, const hudi_pq_leaf_plan *plan,
+                                             const hudi_pq_writer_options *opts, hudi_error *err);
+void hudi_pq_colw_free(hudi_pq_colw *c);
+
+/* Appends rows [row, row + n) of the top-level column view `top`
+ * (logical indices of that view). */
+HUDI_NODISCARD hudi_status hudi_pq_colw_write(hudi_pq_colw *c, const hudi_arrow_view *top, int64_t row, int64_t n,
+                                              hudi_error *err);
+
+/* Encoded bytes held for the chunk so far (pages written + the open page). */
+int64_t hudi_pq_colw_buffered(const hudi_pq_colw *c);
+
+/* Ends the chunk: flushes the open page and makes the dictionary page.
+ * Then dict_page + chunk are the chunk's bytes, in that order. */
+HUDI_NODISCARD hudi_status hudi_pq_colw_finish(hudi_pq_colw *c, hudi_error *err);
+
+/* Fills the chunk's metadata, placed at file offset `offset`, allocating
+ * in arena; then resets the column for the next row group. */
+HUDI_NODISCARD hudi_status hudi_pq_colw_meta(hudi_pq_colw *c, hudi_pq_column_chunk *out, int64_t offset,
+                                             hudi_pq_arena *arena, hudi_error *err);
+
+/* ---- shredding (writer_shred.c) ----
+ * Appends the levels and values of top-level rows [row, row + n) to the
+ * page buffers (values to c->out_vals / c->out_offs). */
+HUDI_NODISCARD hudi_status hudi_pq_shred(hudi_pq_colw *c, const hudi_arrow_view *top, int64_t row, int64_t n,
+                                         hudi_error *err);
+
+#endif

@@ -1,0 +1,123 @@
+/* Writer dictionary: hash index over first-seen distinct values. */
+#include "parquet/writer_dict.h"
+
+#include <limits.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "base/alloc.h"
+
+void hudi_pq_dict_init(hudi_pq_dict *d, int32_t width) {
+  memset(d, 0, sizeof *d);
+  d->width = width;
+  hudi_buf_init(&d->values, 0);
+}
+
+void hudi_pq_dict_free(hudi_pq_dict *d) {
+  hudi_buf_free(&d->values);
+  hudi_free(d->offsets);
+  hudi_free(d->slots);
+  memset(d, 0, sizeof *d);
+}
+
+void hudi_pq_dict_reset(hudi_pq_dict *d) {
+  hudi_buf_reset(&d->values);
+  if (d->slots) memset(d->slots, 0, sizeof(uint32_t) * (size_t)(d->mask + 1));
+  d->n = 0;
+  d->plain_size = 0;
+  if (d->offsets) d->offsets[0] = 0;
+}
+
+static uint64_t hash_of(const uint8_t *p, size_t len) {
+  if (len == 4) {
+    uint32_t x;
+    memcpy(&x, p, 4);
+    return (x * 0x9E3779B97F4A7C15ull) ^ ((x * 0x9E3779B97F4A7C15ull) >> 29);
+  }
+  if (len == 8) {
+    uint64_t x;
+    memcpy(&x, p, 8);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+  }
+  return XXH3_64bits(p, len);
+}
+
+static const uint8_t *entry(const hudi_pq_dict *d, uint32_t k, size_t *len) {
+  if (d->width) {
+    *len = (size_t)d->width;
+    return d->values.data + (size_t)k * (size_t)d->width;
+  }
+  *len = (size_t)(d->offsets[k + 1] - d->offsets[k]);
+  return d->values.data + d->offsets[k];
+}
+
+static hudi_status grow(hudi_pq_dict *d, hudi_error *err) {
+  size_t nslots = d->slots ? (size_t)(d->mask + 1) * 2 : 1024;
+  uint32_t *s = hudi_calloc(nslots, sizeof *s);
+  if (!s) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory growing a dictionary of %zu entries", d->n);
+  uint64_t mask = nslots - 1;
+  for (size_t k = 0; k < d->n; k++) {
+    size_t len;
+    const uint8_t *p = entry(d, (uint32_t)k, &len);
+    uint64_t h = hash_of(p, len) & mask;
+    while (s[h]) h = (h + 1) & mask;
+    s[h] = (uint32_t)k + 1;
+  }
+  hudi_free(d->slots);
+  d->slots = s;
+  d->mask = mask;
+  return HUDI_OK;
+}
+
+static hudi_status add(hudi_pq_dict *d, const uint8_t *p, size_t len, uint64_t slot, hudi_error *err) {
+  if (d->n >= (size_t)INT32_MAX - 1)
+    return hudi_err_set(err, HUDI_ERR_LIMIT, "a dictionary of more than 2^31 entries");
+  if (!d->width) {
+    if (d->n + 2 > d->cap_offsets) {
+      size_t cap = d->cap_offsets ? d->cap_offsets * 2 : 256;
+      int32_t *o = hudi_realloc(d->offsets, hudi_mul_size(cap, sizeof *o));
+      if (!o) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory growing a dictionary");
+      if (!d->offsets) o[0] = 0;
+      d->offsets = o;
+      d->cap_offsets = cap;
+    }
+    if (d->values.len + len > (size_t)INT32_MAX)
+      return hudi_err_set(err, HUDI_ERR_LIMIT, "a dictionary of more than 2 GiB");
+  }
+  HUDI_TRY(hudi_buf_append(&d->values, p, len, err));
+  if (!d->width) d->offsets[d->n + 1] = (int32_t)d->values.len;
+  d->slots[slot] = (uint32_t)(++d->n);
+  d->plain_size += len + (d->width ? 0 : 4);
+  return HUDI_OK;
+}
+
+hudi_status hudi_pq_dict_insert(hudi_pq_dict *d, const uint8_t *data, const int32_t *offsets, size_t n,
+                                uint32_t *indices, hudi_error *err) {
+  if (!d->slots) HUDI_TRY(grow(d, err));
+  size_t w = (size_t)d->width;
+  for (size_t i = 0; i < n; i++) {
+    if ((d->n + 1) * 2 > d->mask + 1) HUDI_TRY(grow(d, err));
+    const uint8_t *p = w ? data + i * w : data + offsets[i];
+    size_t len = w ? w : (size_t)(offsets[i + 1] - offsets[i]);
+    uint64_t h = hash_of(p, len) & d->mask;
+    for (;;) {
+      uint32_t s = d->slots[h];
+      if (!s) {
+        HUDI_TRY(add(d, p, len, h, err));
+        indices[i] = (uint32_t)(d->n - 1);
+        break;
+      }
+      size_t el;
+      const uint8_t *e = entry(d, s - 1, &el);
+      if (el == len && (len == 0 || memcmp(e, p, len) == 0)) {
+        indices[i] = s - 1;
+        break;
+      }
+      h = (h + 1) & d->mask;
+    }
+  }
+  return HUDI_OK;
+}

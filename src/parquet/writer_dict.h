@@ -1,0 +1,33 @@
+/* The writer's dictionary: distinct values of one column chunk in first-
+ * seen order, with an open-addressing hash index, so a value becomes its
+ * dictionary index in O(1) and no allocation per value. */
+#ifndef HUDI_PARQUET_WRITER_DICT_H
+#define HUDI_PARQUET_WRITER_DICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+
+typedef struct hudi_pq_dict {
+  int32_t width;         /* bytes per value; 0 for byte arrays */
+  hudi_buf values;       /* the entries (fixed: n * width; byte arrays: concatenated) */
+  int32_t *offsets;      /* byte arrays: n + 1 offsets into values */
+  size_t n, cap_offsets;
+  uint32_t *slots;       /* 0: empty, else index + 1 */
+  uint64_t mask;         /* slots - 1 (a power of two) */
+  size_t plain_size;     /* bytes of the PLAIN-encoded dictionary page */
+} hudi_pq_dict;
+
+void hudi_pq_dict_init(hudi_pq_dict *d, int32_t width);
+void hudi_pq_dict_free(hudi_pq_dict *d);
+/* Forgets the entries, keeps the memory. */
+void hudi_pq_dict_reset(hudi_pq_dict *d);
+
+/* Looks up (inserting when new) n values in the page writer's form
+ * (fixed-width, or bytes + n + 1 offsets) and writes their indices. */
+HUDI_NODISCARD hudi_status hudi_pq_dict_insert(hudi_pq_dict *d, const uint8_t *data, const int32_t *offsets, size_t n,
+                                               uint32_t *indices, hudi_error *err);
+
+#endif
