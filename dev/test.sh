@@ -10,6 +10,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 dev/setup.sh || exit 1
+# Loopback object-store servers (moto, the S3 stub) for the storage tests.
+dev/setup-objstore.sh || exit 1
 
 JOBS=$(nproc 2>/dev/null || echo 2)
 status=0

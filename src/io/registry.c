@@ -8,6 +8,7 @@
 
 #include "base/alloc.h"
 #include "io/backend.h"
+#include "io/s3.h"
 
 #define SCHEME_MAX 32
 #define REGISTRY_MAX 16
@@ -19,6 +20,9 @@ typedef struct scheme_entry {
 
 static const scheme_entry g_builtin[] = {
     {"file", hudi_local_storage_open},
+    {"s3", hudi_s3_storage_open},
+    {"s3a", hudi_s3_storage_open},
+    {"gs", hudi_gcs_storage_open},
 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -96,8 +100,8 @@ hudi_status hudi_storage_open(hudi_storage **out, const char *base_uri,
   pthread_mutex_unlock(&g_lock);
   if (!open_fn)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "storage scheme '%s' (in '%s') is not supported; this build reads file: "
-                        "URIs and plain paths",
+                        "storage scheme '%s' (in '%s') is not supported; this build reads file:, "
+                        "s3:, s3a: and gs: URIs and plain paths",
                         scheme, base_uri);
   return open_fn(out, base_uri, options, n_options, err);
 }
