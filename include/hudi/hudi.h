@@ -7,5 +7,6 @@
 #include "hudi/alloc.h"
 #include "hudi/arrow_abi.h"
 #include "hudi/table.h"
+#include "hudi/read.h"
 
 #endif

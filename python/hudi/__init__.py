@@ -14,6 +14,7 @@ from hudi._hudi import (
     HudiNotFoundError,
     HudiUnsupportedError,
 )
+from hudi.read import HudiFileSlice, HudiQueryType, HudiReadOptions, HudiRecordBatchStream
 from hudi.table import HudiInstant, HudiTable, HudiTableBuilder, HudiTimeline
 
 __version__: str = _hudi.version()
@@ -31,4 +32,8 @@ __all__ = [
     "HudiTableBuilder",
     "HudiTimeline",
     "HudiInstant",
+    "HudiReadOptions",
+    "HudiQueryType",
+    "HudiRecordBatchStream",
+    "HudiFileSlice",
 ]

@@ -7,9 +7,14 @@ the other. Everything here wraps libhudi's C API (include/hudi/table.h).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 from hudi import _hudi
+
+if TYPE_CHECKING:
+    import pyarrow as pa  # type: ignore[import-untyped]
+
+    from hudi.read import HudiFileSlice, HudiReadOptions, HudiRecordBatchStream
 
 
 @dataclass(frozen=True)
@@ -126,6 +131,36 @@ class HudiTable:
     def get_timeline(self) -> HudiTimeline:
         """The active timeline as loaded when the table was opened."""
         return HudiTimeline([HudiInstant(*t) for t in self._table.instants()])
+
+    def get_schema(self) -> "pa.Schema":
+        """The table's data schema (no meta fields), as hudi-rs resolves it."""
+        from hudi import read
+
+        return read.get_schema(self._table, False)
+
+    def get_schema_with_meta_fields(self) -> "pa.Schema":
+        """The table's schema with the five ``_hoodie_*`` columns first."""
+        from hudi import read
+
+        return read.get_schema(self._table, True)
+
+    def read(self, options: "Optional[HudiReadOptions]" = None) -> "List[pa.RecordBatch]":
+        """Reads the table (snapshot by default) into a list of pyarrow RecordBatches."""
+        from hudi import read
+
+        return read.read(self._table, options)
+
+    def read_stream(self, options: "Optional[HudiReadOptions]" = None) -> "HudiRecordBatchStream":
+        """Reads the table as a stream of batches (``__arrow_c_stream__``), one file slice in memory at a time."""
+        from hudi import read
+
+        return read.read_stream(self._table, options)
+
+    def get_file_slices(self, options: "Optional[HudiReadOptions]" = None) -> "List[HudiFileSlice]":
+        """The file slices a read with these options reads."""
+        from hudi import read
+
+        return read.get_file_slices(self._table, options)
 
 
 @dataclass

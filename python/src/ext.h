@@ -27,6 +27,16 @@ PyObject *hudi_py_stream_capsule(struct ArrowArrayStream *stream);
 /* Adds the Table type (table.c). */
 int hudi_py_add_table_type(PyObject *module);
 
+/* The hudi_table of a hudi._hudi.Table (borrowed), or NULL with a
+ * TypeError set. */
+struct hudi_table;
+struct hudi_table *hudi_py_table_handle(PyObject *obj);
+
+/* Methods implemented in read.c. */
+PyObject *hudi_py_read(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_get_schema(PyObject *self, PyObject *args);
+PyObject *hudi_py_file_slices(PyObject *self, PyObject *args, PyObject *kwargs);
+
 /* Methods implemented in arrow_capsule.c. */
 PyObject *hudi_py_arrow_roundtrip(PyObject *self, PyObject *obj);
 

@@ -74,12 +74,25 @@ static PyObject *py_raise_status(PyObject *self, PyObject *args) {
   return hudi_py_raise(&err);
 }
 
+/* Defined in parquet.c and parquet_write.c (the Parquet layer's test hooks). */
+PyObject *hudi_py_parquet_read(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_parquet_write(PyObject *self, PyObject *args);
+
 static PyMethodDef methods[] = {
     {"version", py_version, METH_NOARGS, "The libhudi version string."},
     {"_raise_status", py_raise_status, METH_VARARGS, "Test hook: raise the error for a status code."},
     {"_arrow_roundtrip", hudi_py_arrow_roundtrip, METH_O,
      "Imports an Arrow stream/array through libhudi's Arrow layer, rebuilds every batch with its "
      "builders and returns the result as an 'arrow_array_stream' PyCapsule."},
+    {"_parquet_read", (PyCFunction)(void (*)(void))hudi_py_parquet_read, METH_VARARGS | METH_KEYWORDS,
+     "Reads a Parquet file through libhudi's reader (test hook): an 'arrow_array_stream' capsule."},
+    {"_parquet_write", hudi_py_parquet_write, METH_VARARGS, "Writes a Parquet file with libhudi's writer (test hook)."},
+    {"_read", (PyCFunction)(void (*)(void))hudi_py_read, METH_VARARGS | METH_KEYWORDS,
+     "_read(table, options, filters, sql, projection): an 'arrow_array_stream' capsule."},
+    {"_get_schema", hudi_py_get_schema, METH_VARARGS,
+     "_get_schema(table, with_meta_fields): an 'arrow_schema' capsule."},
+    {"_file_slices", (PyCFunction)(void (*)(void))hudi_py_file_slices, METH_VARARGS | METH_KEYWORDS,
+     "_file_slices(table, options, filters, sql): list of (partition, file_id, base_instant, base_file, log_files)."},
     {NULL, NULL, 0, NULL},
 };
 

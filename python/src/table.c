@@ -186,10 +186,23 @@ static PyType_Slot table_slots[] = {
 
 static PyType_Spec table_spec = {"hudi._hudi.Table", sizeof(TableObject), 0, Py_TPFLAGS_DEFAULT, table_slots};
 
+static PyObject *table_type_obj; /* the Table type, for hudi_py_table_handle */
+
 int hudi_py_add_table_type(PyObject *module) {
   PyObject *type = PyType_FromSpec(&table_spec);
   if (!type) return -1;
   int rc = PyModule_AddObjectRef(module, "Table", type);
+  if (rc == 0) table_type_obj = type; /* the module keeps it alive */
   Py_DECREF(type);
   return rc;
+}
+
+hudi_table *hudi_py_table_handle(PyObject *obj) {
+  if (!table_type_obj || !PyObject_TypeCheck(obj, (PyTypeObject *)table_type_obj)) {
+    PyErr_SetString(PyExc_TypeError, "expected a hudi._hudi.Table");
+    return NULL;
+  }
+  hudi_table *h = ((TableObject *)obj)->table;
+  if (!h) PyErr_SetString(PyExc_ValueError, "the table is closed");
+  return h;
 }

@@ -16,7 +16,11 @@ export PKG_CONFIG_PATH=$libdir
 cc -std=c11 -Wall -Wextra -Werror "$src/tests/install/consumer.c" -o "$prefix/consumer_pc" \
   $(pkg-config --cflags --libs hudi)
 LD_LIBRARY_PATH="$(dirname "$libdir")" "$prefix/consumer_pc"
+# libhudi.a with the shared system libraries it needs (Requires.private):
+# `pkg-config --static` would also ask for the static archives of curl's own
+# dependencies, which Debian's -dev packages do not all ship.
 cc -std=c11 "$src/tests/install/consumer.c" -o "$prefix/consumer_pc_static" \
-  $(pkg-config --cflags hudi) "$(dirname "$libdir")/libhudi.a" $(pkg-config --libs --static hudi | sed 's/-lhudi//')
+  $(pkg-config --cflags hudi) "$(dirname "$libdir")/libhudi.a" \
+  $(pkg-config --libs $(pkg-config --print-requires-private hudi)) -lpthread -lm
 "$prefix/consumer_pc_static"
 echo "install test: find_package and pkg-config consumers ran"

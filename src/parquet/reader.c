@@ -1,0 +1,470 @@
+/* The Parquet reader (see reader.h). */
+#include "parquet/reader.h"
+
+#include <string.h>
+
+#include "arrow/metadata.h"
+#include "arrow/stream.h"
+#include "base/alloc.h"
+#include "parquet/assemble.h"
+#include "parquet/schema_arrow.h"
+
+#define TAIL_READ ((size_t)64 << 10)
+#define DEFAULT_BATCH 65536
+
+struct hudi_pq_reader {
+  hudi_storage *storage; /* NULL: memory */
+  char *path;
+  const uint8_t *mem;
+  size_t size;
+  hudi_pq_reader_options opts;
+  hudi_pq_arena arena;
+  hudi_buf footer;
+  hudi_pq_file_meta meta;
+  hudi_pq_arrow_schema schema;
+  const hudi_pq_node **leaf_nodes; /* by leaf */
+  bool *selected;                  /* by leaf */
+  hudi_arrow_field field;          /* projected */
+  /* Iteration. */
+  uint32_t rg;          /* next row group to load */
+  bool loaded;
+  int64_t rows_left;    /* in the loaded row group */
+  uint32_t skipped;
+  hudi_pq_column_data *data; /* by leaf */
+  hudi_buf *raw;             /* by leaf: chunk bytes (storage only) */
+  hudi_pq_leaf_cursor *cur;  /* by leaf */
+};
+
+/* ---- byte access ---- */
+
+/* Reads [off, off+len) into b (storage) or points *p at it (memory). */
+static hudi_status read_range(hudi_pq_reader *r, size_t off, size_t len, hudi_buf *b, const uint8_t **p,
+                              hudi_error *err) {
+  if (off > r->size || len > r->size - off)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "byte range %zu+%zu lies outside the file of %zu bytes", off, len,
+                        r->size);
+  if (!r->storage) {
+    *p = r->mem + off;
+    return HUDI_OK;
+  }
+  hudi_buf_reset(b);
+  HUDI_TRY(hudi_storage_read_buf(r->storage, r->path, off, len, b, NULL, err));
+  *p = b->data;
+  return HUDI_OK;
+}
+
+/* ---- opening ---- */
+
+static void collect_leaf_nodes(const hudi_pq_node *n, const hudi_pq_node **out) {
+  if (n->kind == HUDI_PQ_NODE_LEAF) {
+    out[n->leaf_begin] = n;
+    return;
+  }
+  for (uint32_t i = 0; i < n->n_children; i++) collect_leaf_nodes(&n->children[i], out);
+}
+
+/* A map is read whole when any of its leaves is selected. */
+static void expand_maps(const hudi_pq_node *n, bool *sel) {
+  if (n->kind == HUDI_PQ_NODE_MAP && hudi_pq_node_has_selected(n, sel)) {
+    for (uint32_t i = n->leaf_begin; i < n->leaf_end; i++) sel[i] = true;
+    return;
+  }
+  for (uint32_t i = 0; i < n->n_children; i++) expand_maps(&n->children[i], sel);
+}
+
+static hudi_status select_columns(hudi_pq_reader *r, hudi_error *err) {
+  uint32_t nl = r->schema.num_leaves;
+  for (uint32_t i = 0; i < nl; i++) r->selected[i] = r->opts.columns == NULL;
+  if (!r->opts.columns) return HUDI_OK;
+  for (size_t c = 0; c < r->opts.n_columns; c++) {
+    const char *want = r->opts.columns[c];
+    size_t wl = strlen(want);
+    bool found = false;
+    for (uint32_t i = 0; i < nl; i++) {
+      const char *p = r->schema.leaves[i].path;
+      if (strncmp(p, want, wl) == 0 && (p[wl] == '\0' || p[wl] == '.')) {
+        r->selected[i] = true;
+        found = true;
+      }
+    }
+    if (!found) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "no column '%s' in the parquet file", want);
+  }
+  expand_maps(&r->schema.root, r->selected);
+  return HUDI_OK;
+}
+
+/* The projected struct field, carrying the footer key/values. */
+static hudi_status make_field(hudi_pq_reader *r, hudi_error *err) {
+  HUDI_TRY(hudi_pq_node_field(&r->field, &r->schema.root, r->selected, err));
+  uint32_t n = r->meta.num_key_value;
+  if (n == 0) return HUDI_OK;
+  hudi_arrow_kv *kv = hudi_calloc(n, sizeof *kv);
+  if (!kv) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  int32_t k = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const hudi_pq_key_value *p = &r->meta.key_value[i];
+    if (strcmp(p->key, "ARROW:schema") == 0 || strlen(p->key) > INT32_MAX / 2 || p->value_len > INT32_MAX / 2) continue;
+    kv[k++] = (hudi_arrow_kv){p->key, (int32_t)strlen(p->key), p->value ? p->value : "", (int32_t)p->value_len};
+  }
+  hudi_buf b;
+  hudi_buf_init(&b, 0);
+  hudi_status st = k ? hudi_arrow_metadata_encode(&b, kv, k, err) : HUDI_OK;
+  if (st == HUDI_OK && k) st = hudi_arrow_field_set_metadata(&r->field, (const char *)b.data, err);
+  hudi_buf_free(&b);
+  hudi_free(kv);
+  return st;
+}
+
+static hudi_status read_footer(hudi_pq_reader *r, hudi_error *err) {
+  size_t tail_len = r->size < TAIL_READ ? r->size : TAIL_READ;
+  if (r->size < 12) return hudi_err_set(err, HUDI_ERR_CORRUPT, "file of %zu bytes is too small for parquet", r->size);
+  const uint8_t *tail;
+  HUDI_TRY(read_range(r, r->size - tail_len, tail_len, &r->footer, &tail, err));
+  size_t foff, flen;
+  HUDI_TRY(hudi_pq_footer_locate(&foff, &flen, tail, tail_len, r->size, err));
+  if (flen > r->opts.max_footer)
+    return hudi_err_set(err, HUDI_ERR_LIMIT, "footer of %zu bytes at byte offset %zu exceeds the cap of %zu", flen,
+                        foff, r->opts.max_footer);
+  const uint8_t *f;
+  if (foff >= r->size - tail_len) {
+    f = tail + (foff - (r->size - tail_len));
+  } else {
+    HUDI_TRY(read_range(r, foff, flen, &r->footer, &f, err));
+  }
+  if (r->size == tail_len && memcmp(tail, "PAR1", 4) != 0)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "no PAR1 magic at byte offset 0");
+  return hudi_pq_file_meta_decode(&r->meta, &r->arena, f, flen, foff, err);
+}
+
+static hudi_status reader_init(hudi_pq_reader *r, hudi_error *err) {
+  HUDI_TRY(read_footer(r, err));
+  HUDI_TRY(hudi_pq_arrow_schema_make(&r->schema, &r->meta, &r->arena, err));
+  uint32_t nl = r->schema.num_leaves;
+  r->leaf_nodes = hudi_calloc(nl ? nl : 1, sizeof *r->leaf_nodes);
+  r->selected = hudi_calloc(nl ? nl : 1, sizeof *r->selected);
+  r->data = hudi_calloc(nl ? nl : 1, sizeof *r->data);
+  r->raw = hudi_calloc(nl ? nl : 1, sizeof *r->raw);
+  r->cur = hudi_calloc(nl ? nl : 1, sizeof *r->cur);
+  if (!r->leaf_nodes || !r->selected || !r->data || !r->raw || !r->cur)
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory opening parquet");
+  for (uint32_t i = 0; i < nl; i++) {
+    hudi_pq_column_data_init(&r->data[i]);
+    hudi_buf_init(&r->raw[i], (size_t)1 << 31);
+  }
+  collect_leaf_nodes(&r->schema.root, r->leaf_nodes);
+  for (uint32_t g = 0; g < r->meta.num_row_groups; g++) {
+    const hudi_pq_row_group *rg = &r->meta.row_groups[g];
+    if (rg->num_columns != nl || rg->num_rows < 0)
+      return hudi_err_set(err, HUDI_ERR_CORRUPT, "row group %u has %u columns and %lld rows; the schema has %u leaves",
+                          g, rg->num_columns, (long long)rg->num_rows, nl);
+  }
+  HUDI_TRY(select_columns(r, err));
+  return make_field(r, err);
+}
+
+static hudi_status open_common(hudi_pq_reader **out, hudi_pq_reader *r, const hudi_pq_reader_options *opts,
+                               hudi_error *err) {
+  static const hudi_pq_reader_options defaults = HUDI_PQ_READER_OPTIONS_INIT;
+  r->opts = opts ? *opts : defaults;
+  if (r->opts.batch_size <= 0) r->opts.batch_size = DEFAULT_BATCH;
+  if (r->opts.max_footer == 0) r->opts.max_footer = defaults.max_footer;
+  if (r->opts.limits.max_levels == 0) r->opts.limits = defaults.limits;
+  hudi_pq_arena_init(&r->arena, HUDI_PQ_ARENA_DEFAULT_MAX);
+  hudi_buf_init(&r->footer, (size_t)1 << 31);
+  hudi_status st = reader_init(r, err);
+  if (st != HUDI_OK) {
+    st = hudi_err_context(err, st, "parquet file %s", r->path);
+    hudi_pq_reader_free(r);
+    return st;
+  }
+  *out = r;
+  return HUDI_OK;
+}
+
+hudi_status hudi_pq_reader_open(hudi_pq_reader **out, hudi_storage *s, const char *path,
+                                const hudi_pq_reader_options *opts, hudi_error *err) {
+  *out = NULL;
+  hudi_file_stat fs = {0};
+  if (opts && opts->file_size) fs.size = opts->file_size;
+  else HUDI_TRY(hudi_storage_stat(s, path, &fs, err));
+  if (fs.size > SIZE_MAX / 2) return hudi_err_set(err, HUDI_ERR_LIMIT, "%s: file too large", path);
+  hudi_pq_reader *r = hudi_calloc(1, sizeof *r);
+  if (!r || !(r->path = hudi_strdup(path))) {
+    hudi_free(r);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory opening %s", path);
+  }
+  r->storage = s;
+  r->size = (size_t)fs.size;
+  return open_common(out, r, opts, err);
+}
+
+hudi_status hudi_pq_reader_open_memory(hudi_pq_reader **out, const uint8_t *data, size_t len, const char *name,
+                                       const hudi_pq_reader_options *opts, hudi_error *err) {
+  *out = NULL;
+  hudi_pq_reader *r = hudi_calloc(1, sizeof *r);
+  if (!r || !(r->path = hudi_strdup(name ? name : "<memory>"))) {
+    hudi_free(r);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory opening parquet");
+  }
+  r->mem = data;
+  r->size = len;
+  return open_common(out, r, opts, err);
+}
+
+/* Forgets the loaded row group. The buffers keep their memory for the
+ * next one (so are freed only by hudi_pq_reader_free): large allocations
+ * would otherwise be returned to the kernel and faulted in again for
+ * every row group. */
+static void unload(hudi_pq_reader *r) {
+  if (!r->data || !r->raw || !r->cur) return;
+  for (uint32_t i = 0; i < r->schema.num_leaves; i++) {
+    hudi_pq_column_data *d = &r->data[i];
+    hudi_buf_reset(&d->def_levels);
+    hudi_buf_reset(&d->rep_levels);
+    hudi_buf_reset(&d->values);
+    hudi_buf_reset(&d->offsets);
+    hudi_buf_reset(&d->page_offsets);
+    d->num_levels = d->num_values = d->num_data_pages = d->num_dictionary_pages = 0;
+    hudi_buf_reset(&r->raw[i]);
+    r->cur[i] = (hudi_pq_leaf_cursor){0};
+  }
+  r->loaded = false;
+}
+
+static void release_buffers(hudi_pq_reader *r) {
+  if (!r->data || !r->raw) return;
+  for (uint32_t i = 0; i < r->schema.num_leaves; i++) {
+    hudi_pq_column_data_free(&r->data[i]);
+    hudi_buf_free(&r->raw[i]);
+  }
+}
+
+void hudi_pq_reader_free(hudi_pq_reader *r) {
+  if (!r) return;
+  release_buffers(r);
+  hudi_free(r->data);
+  hudi_free(r->raw);
+  hudi_free(r->cur);
+  hudi_free(r->leaf_nodes);
+  hudi_free(r->selected);
+  hudi_arrow_field_clear(&r->field);
+  hudi_pq_arrow_schema_free(&r->schema);
+  hudi_buf_free(&r->footer);
+  hudi_pq_arena_free(&r->arena);
+  hudi_free(r->path);
+  hudi_free(r);
+}
+
+/* ---- accessors ---- */
+
+const hudi_pq_file_meta *hudi_pq_reader_meta(const hudi_pq_reader *r) { return &r->meta; }
+const hudi_arrow_field *hudi_pq_reader_schema(const hudi_pq_reader *r) { return &r->field; }
+uint32_t hudi_pq_reader_num_leaves(const hudi_pq_reader *r) { return r->schema.num_leaves; }
+const hudi_pq_leaf *hudi_pq_reader_leaf(const hudi_pq_reader *r, uint32_t i) { return &r->schema.leaves[i]; }
+bool hudi_pq_reader_leaf_selected(const hudi_pq_reader *r, uint32_t i) { return r->selected[i]; }
+uint32_t hudi_pq_reader_row_groups_skipped(const hudi_pq_reader *r) { return r->skipped; }
+
+const char *hudi_pq_reader_kv(const hudi_pq_reader *r, const char *key, size_t *len) {
+  for (uint32_t i = 0; i < r->meta.num_key_value; i++) {
+    const hudi_pq_key_value *p = &r->meta.key_value[i];
+    if (strcmp(p->key, key) == 0 && p->value) {
+      if (len) *len = p->value_len;
+      return p->value;
+    }
+  }
+  return NULL;
+}
+
+int64_t hudi_pq_reader_find_leaf(const hudi_pq_reader *r, const char *path) {
+  for (uint32_t i = 0; i < r->schema.num_leaves; i++)
+    if (strcmp(r->schema.leaves[i].path, path) == 0) return i;
+  return -1;
+}
+
+void hudi_pq_reader_stats(hudi_pq_col_stats *out, const hudi_pq_reader *r, uint32_t rg, uint32_t i) {
+  hudi_pq_col_stats_decode(out, &r->meta, i, &r->schema.leaves[i], r->leaf_nodes[i],
+                           &r->meta.row_groups[rg].columns[i]);
+}
+
+/* ---- row groups ---- */
+
+typedef struct load_ctx {
+  hudi_pq_reader *r;
+  const hudi_pq_row_group *rg;
+  uint32_t *leaves; /* selected leaf numbers */
+} load_ctx;
+
+static hudi_status load_leaf(void *arg, size_t k, hudi_error *err) {
+  load_ctx *c = arg;
+  hudi_pq_reader *r = c->r;
+  uint32_t i = c->leaves[k];
+  const hudi_pq_column_chunk *cc = &c->rg->columns[i];
+  size_t off, len;
+  HUDI_TRY(hudi_pq_column_chunk_range(&off, &len, cc, r->size, err));
+  const uint8_t *p = NULL;
+  if (len) HUDI_TRY(read_range(r, off, len, &r->raw[i], &p, err));
+  HUDI_TRY(hudi_pq_column_chunk_read(&r->data[i], &r->schema.leaves[i], &cc->meta, p, len, off, &r->opts.limits,
+                                     err));
+  HUDI_TRY(hudi_pq_check_chunk_start(&r->schema.leaves[i], &r->data[i], err));
+  r->cur[i].data = &r->data[i];
+  return HUDI_OK;
+}
+
+static hudi_status load_row_group(hudi_pq_reader *r, uint32_t g, hudi_error *err) {
+  uint32_t nl = r->schema.num_leaves;
+  uint32_t *leaves = hudi_calloc(nl ? nl : 1, sizeof *leaves);
+  if (!leaves) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  size_t n = 0;
+  for (uint32_t i = 0; i < nl; i++)
+    if (r->selected[i]) leaves[n++] = i;
+  load_ctx c = {r, &r->meta.row_groups[g], leaves};
+  hudi_status st = hudi_parallel_for(r->opts.pool, n, load_leaf, &c, err);
+  hudi_free(leaves);
+  r->loaded = true;
+  r->rows_left = r->meta.row_groups[g].num_rows;
+  if (st != HUDI_OK) st = hudi_err_context(err, st, "row group %u", g);
+  return st;
+}
+
+/* Loads the next row group with rows to read; false at the end. */
+static hudi_status advance(hudi_pq_reader *r, bool *have, hudi_error *err) {
+  while (!r->loaded || r->rows_left == 0) {
+    unload(r);
+    if (r->rg >= r->meta.num_row_groups) {
+      *have = false;
+      return HUDI_OK;
+    }
+    uint32_t g = r->rg++;
+    if (r->meta.row_groups[g].num_rows == 0) continue;
+    if (r->opts.filter && !r->opts.filter(r->opts.filter_ctx, r, g)) {
+      r->skipped++;
+      continue;
+    }
+    HUDI_TRY(load_row_group(r, g, err));
+  }
+  *have = true;
+  return HUDI_OK;
+}
+
+typedef struct batch_ctx {
+  hudi_pq_reader *r;
+  const hudi_pq_node **cols; /* selected top-level columns */
+  struct ArrowArray *out;
+  int64_t n_rows;
+} batch_ctx;
+
+/* Columns touch only their own leaves' cursors: they assemble in parallel. */
+static hudi_status assemble_column(void *arg, size_t i, hudi_error *err) {
+  batch_ctx *c = arg;
+  return hudi_pq_assemble(&c->out[i], c->cols[i], c->r->selected, c->r->cur, c->r->schema.leaves, c->n_rows, err);
+}
+
+/* At a row group's end every chunk must be used up: more entries than
+ * the group's rows is corrupt. On failure *out is released. */
+static hudi_status check_consumed(hudi_pq_reader *r, struct ArrowArray *out, hudi_error *err) {
+  for (uint32_t i = 0; i < r->schema.num_leaves; i++) {
+    if (!r->selected[i] || r->cur[i].level == r->data[i].num_levels) continue;
+    out->release(out);
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "parquet column %s holds more rows than its row group (%lld)",
+                        r->schema.leaves[i].path, (long long)r->meta.row_groups[r->rg - 1].num_rows);
+  }
+  return HUDI_OK;
+}
+
+static hudi_status next_batch(hudi_pq_reader *r, struct ArrowArray *out, bool *eof, hudi_error *err) {
+  bool have;
+  HUDI_TRY(advance(r, &have, err));
+  if (!have) {
+    *eof = true;
+    return HUDI_OK;
+  }
+  int64_t n = r->rows_left < r->opts.batch_size ? r->rows_left : r->opts.batch_size;
+  const hudi_pq_node *root = &r->schema.root;
+  size_t k = 0;
+  struct ArrowArray *arrays = hudi_calloc(root->n_children ? root->n_children : 1, sizeof *arrays);
+  const hudi_pq_node **cols = hudi_calloc(root->n_children ? root->n_children : 1, sizeof *cols);
+  hudi_status st = HUDI_OK;
+  if (!arrays || !cols) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  for (uint32_t i = 0; st == HUDI_OK && i < root->n_children; i++)
+    if (hudi_pq_node_has_selected(&root->children[i], r->selected)) cols[k++] = &root->children[i];
+  batch_ctx c = {r, cols, arrays, n};
+  if (st == HUDI_OK) {
+    st = hudi_parallel_for(k > 1 ? r->opts.pool : NULL, k, assemble_column, &c, err);
+    if (st != HUDI_OK) st = hudi_err_context(err, st, "row group %u", r->rg - 1);
+  }
+  if (st == HUDI_OK) {
+    st = hudi_pq_struct_array(out, arrays, (int64_t)k, n, err);
+  } else {
+    for (size_t j = 0; arrays && j < k; j++)
+      if (arrays[j].release) arrays[j].release(&arrays[j]);
+  }
+  hudi_free(arrays);
+  hudi_free(cols);
+  if (st == HUDI_OK) {
+    r->rows_left -= n;
+    *eof = false;
+  }
+  if (st == HUDI_OK && r->rows_left == 0) st = check_consumed(r, out, err);
+  return st;
+}
+
+hudi_status hudi_pq_reader_next(hudi_pq_reader *r, struct ArrowArray *out, bool *eof, hudi_error *err) {
+  hudi_status st = next_batch(r, out, eof, err);
+  if (st != HUDI_OK) {
+    unload(r);
+    r->rg = r->meta.num_row_groups; /* a failed reader reads no further */
+    st = hudi_err_context(err, st, "parquet file %s", r->path);
+  }
+  return st;
+}
+
+/* ---- stream ---- */
+
+typedef struct stream_priv {
+  hudi_pq_reader *r;
+  hudi_error err;
+} stream_priv;
+
+static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
+  stream_priv *p = s->private_data;
+  hudi_status st = hudi_arrow_field_export(out, &p->r->field, &p->err);
+  return hudi_arrow_status_errno(st);
+}
+
+static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
+  stream_priv *p = s->private_data;
+  bool eof = false;
+  hudi_error_clear(&p->err);
+  hudi_status st = hudi_pq_reader_next(p->r, out, &eof, &p->err);
+  if (st == HUDI_OK && eof) out->release = NULL;
+  return hudi_arrow_status_errno(st);
+}
+
+static const char *stream_get_last_error(struct ArrowArrayStream *s) {
+  stream_priv *p = s->private_data;
+  return p->err.code == HUDI_OK ? NULL : p->err.message;
+}
+
+static void stream_release(struct ArrowArrayStream *s) {
+  if (!s || !s->release) return;
+  stream_priv *p = s->private_data;
+  hudi_pq_reader_free(p->r);
+  hudi_free(p);
+  s->release = NULL;
+}
+
+hudi_status hudi_pq_reader_stream(struct ArrowArrayStream *out, hudi_pq_reader *r, hudi_error *err) {
+  stream_priv *p = hudi_calloc(1, sizeof *p);
+  if (!p) {
+    hudi_pq_reader_free(r);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  p->r = r;
+  memset(out, 0, sizeof *out);
+  out->get_schema = stream_get_schema;
+  out->get_next = stream_get_next;
+  out->get_last_error = stream_get_last_error;
+  out->release = stream_release;
+  out->private_data = p;
+  return HUDI_OK;
+}

@@ -1,0 +1,103 @@
+/* The Parquet reader: a file (through hudi_storage, or bytes in memory) ->
+ * Arrow record batches.
+ *
+ * Opening reads the footer with one ranged read of the file's last 64 KiB
+ * (a second read when the footer is larger) and maps the schema
+ * (parquet/schema_arrow.h). Reading decodes one row group at a time: only
+ * the projected column chunks are read (one ranged read each) and decoded
+ * (parquet/column_reader.h; in parallel on a thread pool when given), then
+ * assembled (parquet/assemble.h) into batches of at most batch_size rows.
+ * Memory is bounded by one row group's projected chunks (raw, then
+ * decoded) plus the batch being built. Batches never span row groups: the
+ * last batch of a row group may be short.
+ *
+ * Row groups can be skipped before they are read: the filter callback sees
+ * each row group's typed statistics (parquet/stats.h). */
+#ifndef HUDI_PARQUET_READER_H
+#define HUDI_PARQUET_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arrow/field.h"
+#include "base/error.h"
+#include "base/threadpool.h"
+#include "hudi/arrow_abi.h"
+#include "io/storage.h"
+#include "parquet/column_reader.h"
+#include "parquet/metadata.h"
+#include "parquet/stats.h"
+
+typedef struct hudi_pq_reader hudi_pq_reader;
+
+/* Returns false to skip row group rg (its statistics through
+ * hudi_pq_reader_stats). */
+typedef bool (*hudi_pq_rg_filter)(void *ctx, const hudi_pq_reader *r, uint32_t rg);
+
+typedef struct hudi_pq_reader_options {
+  int64_t batch_size; /* rows per batch; 0: 65536 */
+  /* Projection: NULL reads every column. Each entry is a top-level column
+   * name or a Parquet dotted path ("s.x", "l.list.element.y") selecting a
+   * nested part; the output keeps file order. Unknown names are
+   * HUDI_ERR_INVALID_ARG. A map is read whole when any part is selected. */
+  const char *const *columns;
+  size_t n_columns;
+  hudi_pq_rg_filter filter; /* NULL: read every row group */
+  void *filter_ctx;
+  hudi_threadpool *pool;    /* NULL: decode serially */
+  hudi_pq_read_limits limits;
+  size_t max_footer;        /* bytes; larger footers are HUDI_ERR_LIMIT */
+  uint64_t file_size;       /* when known (listings, the metadata table): saves a stat; 0: stat */
+} hudi_pq_reader_options;
+
+#define HUDI_PQ_READER_OPTIONS_INIT {0, NULL, 0, NULL, NULL, NULL, HUDI_PQ_READ_LIMITS_DEFAULT, (size_t)1 << 26, 0}
+
+/* Opens path on storage s (which must outlive the reader). opts may be
+ * NULL (defaults). *out is owned by the caller (hudi_pq_reader_free).
+ * Errors name the path and the byte offset. */
+HUDI_NODISCARD hudi_status hudi_pq_reader_open(hudi_pq_reader **out, hudi_storage *s, const char *path,
+                                               const hudi_pq_reader_options *opts, hudi_error *err);
+
+/* Opens a file held in memory (borrowed: data must outlive the reader);
+ * name is used in error messages. */
+HUDI_NODISCARD hudi_status hudi_pq_reader_open_memory(hudi_pq_reader **out, const uint8_t *data, size_t len,
+                                                      const char *name, const hudi_pq_reader_options *opts,
+                                                      hudi_error *err);
+
+void hudi_pq_reader_free(hudi_pq_reader *r);
+
+/* The decoded footer. */
+const hudi_pq_file_meta *hudi_pq_reader_meta(const hudi_pq_reader *r);
+
+/* The footer key/value metadata entry for key: its value (not
+ * NUL-terminated when binary; *len bytes) or NULL when absent. */
+const char *hudi_pq_reader_kv(const hudi_pq_reader *r, const char *key, size_t *len);
+
+/* The projected schema: a struct field whose children are the columns
+ * (metadata: the footer's key/values except ARROW:schema). Borrowed. */
+const hudi_arrow_field *hudi_pq_reader_schema(const hudi_pq_reader *r);
+
+/* Leaves (Parquet columns) in column order, and which are projected. */
+uint32_t hudi_pq_reader_num_leaves(const hudi_pq_reader *r);
+const hudi_pq_leaf *hudi_pq_reader_leaf(const hudi_pq_reader *r, uint32_t i);
+bool hudi_pq_reader_leaf_selected(const hudi_pq_reader *r, uint32_t i);
+/* The leaf whose dotted Parquet path is path, or -1. */
+int64_t hudi_pq_reader_find_leaf(const hudi_pq_reader *r, const char *path);
+
+/* Typed statistics of leaf i in row group rg (see stats.h). */
+void hudi_pq_reader_stats(hudi_pq_col_stats *out, const hudi_pq_reader *r, uint32_t rg, uint32_t i);
+
+/* Row groups kept after filtering so far (counted as they are reached). */
+uint32_t hudi_pq_reader_row_groups_skipped(const hudi_pq_reader *r);
+
+/* The next batch: a struct array (no nulls) of the projected columns, or
+ * *eof = true (out untouched) after the last one. */
+HUDI_NODISCARD hudi_status hudi_pq_reader_next(hudi_pq_reader *r, struct ArrowArray *out, bool *eof,
+                                               hudi_error *err);
+
+/* Moves r into a stream of its remaining batches (schema: the projected
+ * one). On failure r is freed. */
+HUDI_NODISCARD hudi_status hudi_pq_reader_stream(struct ArrowArrayStream *out, hudi_pq_reader *r, hudi_error *err);
+
+#endif

@@ -1,0 +1,511 @@
+/* Planning and streaming table reads (include/hudi/read.h, read_plan.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow/stream.h"
+#include "base/alloc.h"
+#include "base/hashmap.h"
+#include "base/instant.h"
+#include "expr/ast.h"
+#include "hudi/read.h"
+#include "table/read_plan.h"
+#include "table/schema_resolve.h"
+
+/* ---- instants ------------------------------------------------------------ */
+
+bool hudi_read_instant_visible(const hudi_read_plan *p, const char *instant) {
+  if (p->end[0] && strcmp(instant, p->end) > 0) return false;
+  if (p->start[0] && strcmp(instant, p->start) <= 0) return false;
+  const hudi_timeline *tl = &p->t->timeline;
+  const hudi_instant *in = hudi_timeline_find(tl, instant);
+  if (in) return in->state == HUDI_INSTANT_COMPLETED;
+  /* Older than the active timeline: archived, hence completed. */
+  return tl->count && strcmp(instant, tl->items[0].requested_time) < 0;
+}
+
+static const char *latest_write(const hudi_table *t) {
+  for (size_t i = t->timeline.count; i-- > 0;)
+    if (hudi_instant_is_write(&t->timeline.items[i])) return t->timeline.items[i].requested_time;
+  return NULL;
+}
+
+/* ---- options ----------------------------------------------------------------- */
+
+static const char *opt(const hudi_table *t, const hudi_read_options *o, const char *key) {
+  const char *v = NULL;
+  for (size_t i = 0; o && i < o->n_options; i++)
+    if (o->options[i].key && strcmp(o->options[i].key, key) == 0) v = o->options[i].value;
+  if (!v) v = hudi_table_option(t, key);
+  return v && *v ? v : NULL;
+}
+
+static hudi_status parse_ts(char out[HUDI_INSTANT_TIME_MAX], const char *key, const char *v, hudi_error *err) {
+  char buf[HUDI_INSTANT_TIME_BUF];
+  hudi_status st = hudi_timestamp_parse(buf, NULL, v, strlen(v), err);
+  if (st != HUDI_OK) return hudi_err_context(err, st, "%s", key);
+  snprintf(out, HUDI_INSTANT_TIME_MAX, "%s", buf);
+  return HUDI_OK;
+}
+
+static hudi_status parse_options(hudi_read_plan *p, const hudi_read_options *o, hudi_error *err) {
+  hudi_table *t = p->t;
+  const char *qt = opt(t, o, "hoodie.read.query.type");
+  if (qt && strcasecmp(qt, "incremental") == 0) p->incremental = true;
+  else if (qt && strcasecmp(qt, "snapshot") != 0)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                        "hoodie.read.query.type: '%s' is not a query type (snapshot or incremental)", qt);
+  const char *ro = opt(t, o, "hoodie.read.use.read_optimized.mode");
+  if (ro && strcasecmp(ro, "true") == 0) p->read_optimized = true;
+  else if (ro && strcasecmp(ro, "false") != 0)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hoodie.read.use.read_optimized.mode: '%s' is not a boolean", ro);
+  p->batch_size = HUDI_READ_DEFAULT_BATCH;
+  const char *bs = opt(t, o, "hoodie.read.stream.batch_size");
+  if (bs) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(bs, &end, 10);
+    if (errno || *end || v <= 0 || v > ((long long)1 << 30))
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hoodie.read.stream.batch_size: '%s' is not a positive integer",
+                          bs);
+    p->batch_size = v;
+  }
+  const char *ip = opt(t, o, "hoodie.read.input.partitions");
+  if (ip) {
+    char *end;
+    long long v = strtoll(ip, &end, 10);
+    if (*end || v < 0)
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hoodie.read.input.partitions: '%s' is not a count", ip);
+  }
+  const char *latest = latest_write(t);
+  if (p->incremental) {
+    const char *s = opt(t, o, "hoodie.read.start.timestamp"), *e = opt(t, o, "hoodie.read.end.timestamp");
+    if (s) HUDI_TRY(parse_ts(p->start, "hoodie.read.start.timestamp", s, err));
+    if (e) HUDI_TRY(parse_ts(p->end, "hoodie.read.end.timestamp", e, err));
+    else if (latest) snprintf(p->end, sizeof p->end, "%s", latest);
+  } else {
+    const char *a = opt(t, o, "hoodie.read.as.of.timestamp");
+    if (a) HUDI_TRY(parse_ts(p->end, "hoodie.read.as.of.timestamp", a, err));
+    else if (latest) snprintf(p->end, sizeof p->end, "%s", latest);
+  }
+  return HUDI_OK;
+}
+
+/* ---- schemas ------------------------------------------------------------------ */
+
+static int64_t col_index(const hudi_arrow_field *f, const char *name) {
+  for (int64_t i = 0; i < f->n_children; i++)
+    if (f->children[i].name && strcmp(f->children[i].name, name) == 0) return i;
+  return -1;
+}
+
+/* The ordering field, unless the table orders by commit time. */
+static const char *ordering_field(const hudi_table *t, char *buf, size_t cap) {
+  const char *mode = hudi_props_get(&t->props, "hoodie.record.merge.mode");
+  if (mode && strcmp(mode, "COMMIT_TIME_ORDERING") == 0) return NULL;
+  const char *f = hudi_props_get(&t->props, "hoodie.table.ordering.fields");
+  if (!f || !*f) f = hudi_props_get(&t->props, "hoodie.table.precombine.field");
+  if (!f || !*f) return NULL;
+  size_t n = strcspn(f, ",");
+  if (n >= cap) n = cap - 1;
+  memcpy(buf, f, n);
+  buf[n] = 0;
+  return buf;
+}
+
+static hudi_status build_filter(hudi_expr **out, const hudi_read_options *o, hudi_error *err) {
+  *out = NULL;
+  if (!o || (!o->n_filters && !o->filter_sql)) return HUDI_OK;
+  hudi_expr *e = NULL;
+  if (o->n_filters) {
+    const char **f = hudi_calloc(o->n_filters * 3, sizeof *f);
+    if (!f) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < o->n_filters; i++) {
+      f[i] = o->filters[i].field ? o->filters[i].field : "";
+      f[o->n_filters + i] = o->filters[i].op ? o->filters[i].op : "";
+      f[2 * o->n_filters + i] = o->filters[i].value ? o->filters[i].value : "";
+    }
+    hudi_status st = hudi_expr_from_filters(&e, f, f + o->n_filters, f + 2 * o->n_filters, o->n_filters, err);
+    hudi_free(f);
+    HUDI_TRY(st);
+  }
+  if (o->filter_sql && *o->filter_sql) {
+    hudi_expr *s = NULL;
+    hudi_status st = hudi_expr_parse(&s, o->filter_sql, strlen(o->filter_sql), err);
+    if (st != HUDI_OK) {
+      hudi_expr_free(e);
+      return st;
+    }
+    if (e) HUDI_TRY(hudi_expr_and(&e, e, s, err));
+    else e = s;
+  }
+  *out = e;
+  return HUDI_OK;
+}
+
+/* Picks the columns to read and to return, binds the filter. */
+static hudi_status plan_columns(hudi_read_plan *p, const hudi_read_options *o, hudi_error *err) {
+  const hudi_arrow_field *ts = &p->table_schema;
+  int64_t n = ts->n_children;
+  bool *need = hudi_calloc((size_t)n + 1, sizeof *need);
+  int64_t *proj = NULL;
+  hudi_expr *e = NULL;
+  hudi_pred *full = NULL;
+  hudi_status st = need ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  size_t n_out = o && o->projection ? o->n_projection : (size_t)n;
+  if (st == HUDI_OK && !(proj = hudi_calloc(n_out + 1, sizeof *proj)))
+    st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  for (size_t k = 0; st == HUDI_OK && k < n_out; k++) {
+    if (o && o->projection) {
+      const char *name = o->projection[k] ? o->projection[k] : "";
+      proj[k] = col_index(ts, name);
+      if (proj[k] < 0) st = hudi_err_set(err, HUDI_ERR_INVALID_ARG, "projection: unknown column '%s'", name);
+    } else {
+      proj[k] = (int64_t)k;
+    }
+    if (st == HUDI_OK) need[proj[k]] = true;
+  }
+  if (st == HUDI_OK) st = build_filter(&e, o, err);
+  if (st == HUDI_OK && e) {
+    st = hudi_pred_bind(&full, e, ts, err);
+    if (st != HUDI_OK) hudi_err_context(err, st, "filter");
+    for (size_t k = 0; st == HUDI_OK && k < hudi_pred_n_columns(full); k++) {
+      size_t depth;
+      const int32_t *path = hudi_pred_column_path(full, k, &depth);
+      if (depth) need[path[0]] = true;
+    }
+  }
+  char obuf[256];
+  const char *ord = ordering_field(p->t, obuf, sizeof obuf);
+  const char *merge_cols[] = {"_hoodie_record_key", "_hoodie_commit_seqno", "_hoodie_commit_time", ord};
+  for (size_t i = 0; st == HUDI_OK && i < 4; i++) {
+    int64_t c = merge_cols[i] ? col_index(ts, merge_cols[i]) : -1;
+    if (c >= 0) need[c] = true;
+  }
+  /* read_schema: needed columns in table order. */
+  int64_t n_read = 0;
+  for (int64_t i = 0; i < n && st == HUDI_OK; i++) n_read += need[i];
+  if (st == HUDI_OK) st = hudi_arrow_field_init(&p->read_schema, "", "+s", 0, err);
+  if (st == HUDI_OK) st = hudi_arrow_field_alloc_children(&p->read_schema, n_read, err);
+  int64_t k = 0;
+  for (int64_t i = 0; i < n && st == HUDI_OK; i++)
+    if (need[i]) st = hudi_arrow_field_copy(&p->read_schema.children[k++], &ts->children[i], false, err);
+  if (st == HUDI_OK) st = hudi_arrow_field_init(&p->out_schema, "", "+s", 0, err);
+  if (st == HUDI_OK) st = hudi_arrow_field_alloc_children(&p->out_schema, (int64_t)n_out, err);
+  if (st == HUDI_OK && !(p->out_cols = hudi_calloc(n_out + 1, sizeof *p->out_cols)))
+    st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  for (size_t j = 0; j < n_out && st == HUDI_OK; j++) {
+    st = hudi_arrow_field_copy(&p->out_schema.children[j], &ts->children[proj[j]], false, err);
+    p->out_cols[j] = col_index(&p->read_schema, ts->children[proj[j]].name);
+  }
+  if (st == HUDI_OK && e) st = hudi_pred_bind(&p->pred, e, &p->read_schema, err);
+  if (st == HUDI_OK) {
+    p->key_col = col_index(&p->read_schema, "_hoodie_record_key");
+    p->seqno_col = col_index(&p->read_schema, "_hoodie_commit_seqno");
+    p->commit_col = col_index(&p->read_schema, "_hoodie_commit_time");
+    p->ordering_col = ord ? col_index(&p->read_schema, ord) : -1;
+  }
+  hudi_pred_free(full);
+  hudi_expr_free(e);
+  hudi_free(need);
+  hudi_free(proj);
+  return st;
+}
+
+/* ---- file slices -------------------------------------------------------------- */
+
+static hudi_status group_key(hudi_buf *b, const char *partition, const char *file_id, hudi_error *err) {
+  hudi_buf_reset(b);
+  HUDI_TRY(hudi_buf_append_str(b, partition ? partition : "", err));
+  HUDI_TRY(hudi_buf_append_byte(b, 0, err));
+  return hudi_buf_append_str(b, file_id ? file_id : "", err);
+}
+
+/* File groups replaced by completed replacecommits at or before the end,
+ * and (incremental) the groups written in (start, end]. */
+static hudi_status collect_groups(hudi_read_plan *p, hudi_hashmap *replaced, hudi_hashmap *touched,
+                                  hudi_error *err) {
+  hudi_buf key;
+  hudi_buf_init(&key, 1 << 20);
+  hudi_status st = HUDI_OK;
+  const hudi_timeline *tl = &p->t->timeline;
+  for (size_t i = 0; st == HUDI_OK && i < tl->count; i++) {
+    const hudi_instant *in = &tl->items[i];
+    if (!hudi_instant_is_write(in)) continue;
+    if (p->end[0] && strcmp(in->requested_time, p->end) > 0) continue;
+    bool is_replace = strcmp(in->action, "replacecommit") == 0;
+    bool in_range = p->incremental && (!p->start[0] || strcmp(in->requested_time, p->start) > 0);
+    if (!is_replace && !in_range) continue;
+    hudi_commit_metadata *m = NULL;
+    st = hudi_table_instant_metadata(&m, p->t, in, err);
+    if (st != HUDI_OK) break;
+    hudi_hashmap_value one = {.u64 = 1};
+    if (is_replace) {
+      const hudi_tl_strs_entry *e = m->partition_to_replace_file_ids.items;
+      for (size_t a = 0; st == HUDI_OK && a < m->partition_to_replace_file_ids.n; a++) {
+        char **ids = e[a].value.items;
+        for (size_t b = 0; st == HUDI_OK && b < e[a].value.n; b++) {
+          st = group_key(&key, e[a].key, ids[b], err);
+          if (st == HUDI_OK) st = hudi_hashmap_put(replaced, key.data, key.len, one, NULL, NULL, err);
+        }
+      }
+    }
+    if (in_range) {
+      size_t np;
+      const hudi_partition_write_stats *ps = hudi_commit_metadata_partitions(m, &np);
+      for (size_t a = 0; st == HUDI_OK && a < np; a++) {
+        size_t ns;
+        const hudi_write_stat *ws = hudi_partition_stats(&ps[a], &ns);
+        for (size_t b = 0; st == HUDI_OK && b < ns; b++) {
+          st = group_key(&key, ws[b].partition_path ? ws[b].partition_path : ps[a].key, ws[b].file_id, err);
+          if (st == HUDI_OK) st = hudi_hashmap_put(touched, key.data, key.len, one, NULL, NULL, err);
+        }
+      }
+    }
+    hudi_commit_metadata_free(m);
+  }
+  hudi_buf_free(&key);
+  return st;
+}
+
+static hudi_status plan_slices(hudi_read_plan *p, hudi_error *err) {
+  if (!p->end[0]) return HUDI_OK; /* no completed write: nothing to read */
+  hudi_fsview_options fo = {p->end, p->t->version};
+  HUDI_TRY(hudi_fsview_build_from_listing(&p->view, p->t->storage, &p->t->timeline, &fo, err));
+  hudi_partition_spec spec;
+  HUDI_TRY(hudi_partition_spec_init(&spec, &p->t->props, err));
+  hudi_hashmap replaced, touched;
+  hudi_hashmap_init(&replaced, 0);
+  hudi_hashmap_init(&touched, 0);
+  hudi_buf key;
+  hudi_buf_init(&key, 1 << 20);
+  hudi_status st = collect_groups(p, &replaced, &touched, err);
+  if (st == HUDI_OK && !(p->slices = hudi_calloc(p->view.n_groups + 1, sizeof *p->slices)))
+    st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  for (size_t g = 0; st == HUDI_OK && g < p->view.n_groups; g++) {
+    const hudi_file_group *fg = &p->view.groups[g];
+    const hudi_file_slice *s = hudi_file_group_latest_slice(fg);
+    if (!s) continue;
+    if (p->read_optimized && !s->base) continue;
+    st = group_key(&key, fg->partition, fg->file_id, err);
+    if (st != HUDI_OK) break;
+    if (hudi_hashmap_get(&replaced, key.data, key.len, NULL)) continue;
+    if (p->incremental && !hudi_hashmap_get(&touched, key.data, key.len, NULL)) continue;
+    bool might = true;
+    st = hudi_partition_might_match(&might, &spec, p->pred, fg->partition, err);
+    if (st != HUDI_OK || !might) continue;
+    p->slices[p->n_slices].group = fg;
+    p->slices[p->n_slices].slice = s;
+    p->n_slices++;
+  }
+  hudi_buf_free(&key);
+  hudi_hashmap_free(&replaced);
+  hudi_hashmap_free(&touched);
+  hudi_partition_spec_free(&spec);
+  return st;
+}
+
+static void plan_free(hudi_read_plan *p) {
+  if (!p) return;
+  hudi_arrow_field_clear(&p->table_schema);
+  hudi_arrow_field_clear(&p->read_schema);
+  hudi_arrow_field_clear(&p->out_schema);
+  hudi_free(p->out_cols);
+  hudi_pred_free(p->pred);
+  hudi_fsview_free(&p->view);
+  hudi_free(p->slices);
+  hudi_free(p);
+}
+
+static hudi_status plan_create(hudi_read_plan **out, hudi_table *t, const hudi_read_options *o, hudi_error *err) {
+  *out = NULL;
+  if (!t) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "table is NULL");
+  hudi_read_plan *p = hudi_calloc(1, sizeof *p);
+  if (!p) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  p->t = t;
+  hudi_status st = parse_options(p, o, err);
+  if (st == HUDI_OK) {
+    /* Tables written without meta fields read without them (hudi-rs). */
+    const char *pm = hudi_props_get(&t->props, "hoodie.populate.meta.fields");
+    bool meta = !(pm && strcasecmp(pm, "false") == 0);
+    st = hudi_table_resolve_schema(&p->table_schema, t, meta, err);
+    /* A table without any write and without a create schema reads as
+     * nothing, as hudi-rs does. */
+    if (st == HUDI_ERR_NOT_FOUND && !latest_write(t)) st = hudi_arrow_field_init(&p->table_schema, "", "+s", 0, err);
+  }
+  if (st == HUDI_OK) st = plan_columns(p, o, err);
+  if (st == HUDI_OK) st = plan_slices(p, err);
+  if (st != HUDI_OK) {
+    plan_free(p);
+    return st;
+  }
+  *out = p;
+  return HUDI_OK;
+}
+
+/* ---- the stream --------------------------------------------------------------- */
+
+typedef struct read_stream {
+  hudi_read_plan *plan;
+  bool own_plan;
+  size_t next, end; /* slices [next, end) remain */
+  hudi_slice_reader *cur;
+  char last_error[1024];
+  bool failed;
+} read_stream;
+
+static int rs_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
+  read_stream *rs = s->private_data;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_status st = hudi_arrow_field_export(out, &rs->plan->out_schema, &err);
+  if (st != HUDI_OK) snprintf(rs->last_error, sizeof rs->last_error, "%s", err.message);
+  return hudi_arrow_status_errno(st);
+}
+
+static int rs_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
+  read_stream *rs = s->private_data;
+  if (rs->failed) return EIO;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_status st = HUDI_OK;
+  for (;;) {
+    if (!rs->cur) {
+      if (rs->next >= rs->end) {
+        memset(out, 0, sizeof *out);
+        out->release = NULL;
+        return 0;
+      }
+      st = hudi_slice_reader_open(&rs->cur, rs->plan, &rs->plan->slices[rs->next++], &err);
+      if (st != HUDI_OK) break;
+    }
+    bool eof = false;
+    st = hudi_slice_reader_next(rs->cur, out, &eof, &err);
+    if (st != HUDI_OK) break;
+    if (!eof) return 0;
+    hudi_slice_reader_free(rs->cur);
+    rs->cur = NULL;
+  }
+  rs->failed = true;
+  snprintf(rs->last_error, sizeof rs->last_error, "%s", err.message);
+  return hudi_arrow_status_errno(st);
+}
+
+static const char *rs_last_error(struct ArrowArrayStream *s) {
+  read_stream *rs = s->private_data;
+  return rs->last_error[0] ? rs->last_error : NULL;
+}
+
+static void rs_release(struct ArrowArrayStream *s) {
+  read_stream *rs = s->private_data;
+  if (rs) {
+    hudi_slice_reader_free(rs->cur);
+    if (rs->own_plan) plan_free(rs->plan);
+    hudi_free(rs);
+  }
+  s->release = NULL;
+}
+
+static hudi_status make_stream(struct ArrowArrayStream *out, hudi_read_plan *p, bool own, size_t from, size_t to,
+                               hudi_error *err) {
+  read_stream *rs = hudi_calloc(1, sizeof *rs);
+  if (!rs) {
+    if (own) plan_free(p);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  rs->plan = p;
+  rs->own_plan = own;
+  rs->next = from;
+  rs->end = to;
+  out->get_schema = rs_get_schema;
+  out->get_next = rs_get_next;
+  out->get_last_error = rs_last_error;
+  out->release = rs_release;
+  out->private_data = rs;
+  return HUDI_OK;
+}
+
+/* ---- public API -------------------------------------------------------------- */
+
+hudi_status hudi_table_get_schema(struct ArrowSchema *out, hudi_table *table, bool with_meta_fields,
+                                  hudi_error *err) {
+  if (!table) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "table is NULL");
+  hudi_arrow_field f;
+  HUDI_TRY(hudi_table_resolve_schema(&f, table, with_meta_fields, err));
+  hudi_status st = hudi_arrow_field_export(out, &f, err);
+  hudi_arrow_field_clear(&f);
+  return st;
+}
+
+hudi_status hudi_table_read(struct ArrowArrayStream *out, hudi_table *table, const hudi_read_options *opts,
+                            hudi_error *err) {
+  hudi_read_plan *p;
+  HUDI_TRY(plan_create(&p, table, opts, err));
+  return make_stream(out, p, true, 0, p->n_slices, err);
+}
+
+struct hudi_file_slice_list {
+  hudi_read_plan *plan;
+  char **log_paths; /* flattened, per slice from log_start[i] */
+  size_t *log_start;
+};
+
+hudi_status hudi_table_file_slices(hudi_file_slice_list **out, hudi_table *table, const hudi_read_options *opts,
+                                   hudi_error *err) {
+  *out = NULL;
+  hudi_file_slice_list *l = hudi_calloc(1, sizeof *l);
+  if (!l) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  hudi_status st = plan_create(&l->plan, table, opts, err);
+  size_t total = 0;
+  if (st == HUDI_OK) {
+    for (size_t i = 0; i < l->plan->n_slices; i++) total += l->plan->slices[i].slice->n_logs;
+    l->log_paths = hudi_calloc(total + 1, sizeof *l->log_paths);
+    l->log_start = hudi_calloc(l->plan->n_slices + 1, sizeof *l->log_start);
+    if (!l->log_paths || !l->log_start) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  if (st == HUDI_OK) {
+    size_t k = 0;
+    for (size_t i = 0; i < l->plan->n_slices; i++) {
+      const hudi_file_slice *s = l->plan->slices[i].slice;
+      l->log_start[i] = k;
+      if (!l->plan->read_optimized)
+        for (size_t j = 0; j < s->n_logs; j++) l->log_paths[k++] = s->logs[j].path;
+    }
+    l->log_start[l->plan->n_slices] = k;
+  }
+  if (st != HUDI_OK) {
+    hudi_file_slice_list_free(l);
+    return st;
+  }
+  *out = l;
+  return HUDI_OK;
+}
+
+size_t hudi_file_slice_list_count(const hudi_file_slice_list *l) { return l ? l->plan->n_slices : 0; }
+
+void hudi_file_slice_list_at(const hudi_file_slice_list *l, size_t i, hudi_file_slice_info *out) {
+  memset(out, 0, sizeof *out);
+  if (!l || i >= l->plan->n_slices) return;
+  const hudi_read_slice_ref *r = &l->plan->slices[i];
+  out->partition = r->group->partition;
+  out->file_id = r->group->file_id;
+  out->base_instant = r->slice->base_instant;
+  out->base_file = r->slice->base ? r->slice->base->path : NULL;
+  out->n_log_files = l->log_start[i + 1] - l->log_start[i];
+  out->log_files = (const char *const *)&l->log_paths[l->log_start[i]];
+}
+
+void hudi_file_slice_list_free(hudi_file_slice_list *l) {
+  if (!l) return;
+  plan_free(l->plan);
+  hudi_free(l->log_paths);
+  hudi_free(l->log_start);
+  hudi_free(l);
+}
+
+hudi_status hudi_table_read_file_slice(struct ArrowArrayStream *out, hudi_table *table,
+                                       const hudi_file_slice_list *l, size_t i, hudi_error *err) {
+  if (!l || !table || l->plan->t != table || i >= l->plan->n_slices)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "file slice %zu is not in the list", i);
+  return make_stream(out, l->plan, false, i, i + 1, err);
+}

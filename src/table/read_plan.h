@@ -1,0 +1,56 @@
+/* A planned read: the schemas involved, the bound filter, the time range
+ * and the file slices to read (read.c), and the reading of one file slice
+ * into output batches (read_slice.c, merging base and log records as
+ * hudi-rs's FileGroupReader does). */
+#ifndef HUDI_TABLE_READ_PLAN_H
+#define HUDI_TABLE_READ_PLAN_H
+
+#include <stdbool.h>
+
+#include "arrow/field.h"
+#include "expr/pred.h"
+#include "hudi/read.h"
+#include "table/fsview.h"
+#include "table/partition.h"
+#include "table/table.h"
+
+#define HUDI_READ_DEFAULT_BATCH 8192
+
+typedef struct hudi_read_slice_ref {
+  const hudi_file_group *group;
+  const hudi_file_slice *slice;
+} hudi_read_slice_ref;
+
+typedef struct hudi_read_plan {
+  hudi_table *t;
+  hudi_arrow_field table_schema; /* with meta fields */
+  hudi_arrow_field read_schema;  /* the columns read: a subset of table_schema, in its order */
+  hudi_arrow_field out_schema;   /* what the caller gets */
+  int64_t *out_cols;             /* out column k = read_schema column out_cols[k] */
+  hudi_pred *pred;               /* bound to read_schema; NULL: no filter */
+  char start[HUDI_INSTANT_TIME_MAX]; /* incremental: exclusive start; "" none */
+  char end[HUDI_INSTANT_TIME_MAX];   /* snapshot as-of / incremental end; "" latest */
+  bool incremental;
+  bool read_optimized;
+  int64_t batch_size;
+  int64_t key_col, seqno_col, commit_col, ordering_col; /* in read_schema; -1 absent */
+  hudi_fsview view;
+  hudi_read_slice_ref *slices;
+  size_t n_slices;
+} hudi_read_plan;
+
+/* Output batches of one slice, produced incrementally. */
+typedef struct hudi_slice_reader hudi_slice_reader;
+
+HUDI_NODISCARD hudi_status hudi_slice_reader_open(hudi_slice_reader **out, const hudi_read_plan *p,
+                                                  const hudi_read_slice_ref *ref, hudi_error *err);
+/* The next non-empty output batch (out_schema shape) or *eof. */
+HUDI_NODISCARD hudi_status hudi_slice_reader_next(hudi_slice_reader *r, struct ArrowArray *out, bool *eof,
+                                                  hudi_error *err);
+void hudi_slice_reader_free(hudi_slice_reader *r);
+
+/* Whether an instant's writes are visible to p: completed (or archived),
+ * at or before p->end, after p->start. */
+bool hudi_read_instant_visible(const hudi_read_plan *p, const char *instant);
+
+#endif

@@ -1,0 +1,777 @@
+/* Reading one file slice (see read_plan.h).
+ *
+ * Without log files (COW, read-optimized, or a slice with only a base
+ * file) the base file is streamed one Parquet batch at a time, with
+ * row-group pruning from its statistics. With log files, the whole slice
+ * is merged in memory as hudi-rs's RecordMerger does:
+ *   - every record (base rows, then log data blocks in log order) competes
+ *     per record key; the winner has the greatest ordering-field value
+ *     (EVENT_TIME_ORDERING), ties broken by _hoodie_commit_seqno, later
+ *     records winning full ties; without an ordering field the latest
+ *     record wins (COMMIT_TIME_ORDERING);
+ *   - a key's deletes (from delete blocks) remove its winner when their
+ *     greatest ordering value is greater than the winner's, or equal with a
+ *     later commit; a delete whose ordering value is 0 (or null) compares by
+ *     commit time only, so a plain DELETE always wins over older writes;
+ *   - log blocks are read only when their instant is visible to the query
+ *     and not the target of a rollback command block (table version 6). */
+#include <string.h>
+
+#include "arrow/builder.h"
+#include "arrow/view.h"
+#include "avro/arrow_decode.h"
+#include "avro/schema.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/hashmap.h"
+#include "parquet/reader.h"
+#include "table/log_command_block.h"
+#include "table/log_delete_block.h"
+#include "table/log_reader.h"
+#include "table/read_plan.h"
+
+/* A batch of the read schema's shape, with its imported view. */
+typedef struct src_batch {
+  struct ArrowArray arr;
+  hudi_arrow_view view;
+  uint64_t *keep; /* rows that are still candidates; NULL before merging */
+} src_batch;
+
+typedef struct del_info {
+  hudi_value ordering; /* ordering value as the column's class (bytes copied into key storage) */
+  bool has_ordering;   /* false: compare commit times only */
+  char commit[HUDI_INSTANT_TIME_MAX];
+  uint8_t *bytes;      /* owned copy of a bytes ordering value */
+} del_info;
+
+struct hudi_slice_reader {
+  const hudi_read_plan *p;
+  const hudi_read_slice_ref *ref;
+  struct ArrowSchema read_export; /* read_schema exported once, for views */
+  /* streaming base file */
+  hudi_pq_reader *pq;
+  /* queued output batches */
+  struct ArrowArray *queue;
+  size_t n_queue, pos_queue, cap_queue;
+  bool merged; /* the merge ran (or there was nothing to merge) */
+};
+
+/* ---- helpers ------------------------------------------------------- */
+
+static hudi_status push_out(hudi_slice_reader *r, struct ArrowArray *a, hudi_error *err) {
+  if (r->n_queue == r->cap_queue) {
+    size_t c = r->cap_queue ? r->cap_queue * 2 : 8;
+    void *q = hudi_realloc(r->queue, c * sizeof *r->queue);
+    if (!q) {
+      a->release(a);
+      return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    }
+    r->queue = q;
+    r->cap_queue = c;
+  }
+  r->queue[r->n_queue++] = *a;
+  a->release = NULL;
+  return HUDI_OK;
+}
+
+static int64_t find_child(const hudi_arrow_field *f, const char *name) {
+  for (int64_t i = 0; i < f->n_children; i++)
+    if (f->children[i].name && strcmp(f->children[i].name, name) == 0) return i;
+  return -1;
+}
+
+static const char *view_str(const hudi_arrow_view *v, int64_t i, int64_t *len) {
+  if (hudi_arrow_view_is_null(v, i)) return NULL;
+  return (const char *)hudi_arrow_view_bytes(v, i, len);
+}
+
+/* A value whose file type differs from the table schema's, cast the way
+ * hudi-rs (arrow-rs cast) does for the cases Hudi tables produce: integers
+ * to strings (a timestamp-based key generator's source field), integer and
+ * float widening. Others are HUDI_ERR_UNSUPPORTED naming the column. */
+static hudi_status append_cast(hudi_arrow_builder *b, const hudi_arrow_field *to, const hudi_arrow_view *v, int64_t i,
+                               hudi_error *err) {
+  if (hudi_arrow_view_is_null(v, i)) return hudi_arrow_builder_append_null(b, err);
+  hudi_value x;
+  hudi_value_from_view(&x, v, i);
+  hudi_vclass tc = hudi_vclass_of(&to->type);
+  bool to_string = to->type.id == HUDI_ARROW_STRING || to->type.id == HUDI_ARROW_LARGE_STRING;
+  char buf[64];
+  if (to_string && x.cls == HUDI_VC_INT) {
+    snprintf(buf, sizeof buf, "%lld", (long long)x.v.i);
+    return hudi_arrow_builder_append_str(b, buf, err);
+  }
+  if (to_string && x.cls == HUDI_VC_UINT) {
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)x.v.u);
+    return hudi_arrow_builder_append_str(b, buf, err);
+  }
+  if (tc == HUDI_VC_INT && x.cls == HUDI_VC_INT) return hudi_arrow_builder_append_int(b, x.v.i, err);
+  if (tc == HUDI_VC_DOUBLE && x.cls == HUDI_VC_INT) return hudi_arrow_builder_append_double(b, (double)x.v.i, err);
+  if (tc == HUDI_VC_DOUBLE && x.cls == HUDI_VC_DOUBLE) return hudi_arrow_builder_append_double(b, x.v.d, err);
+  return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "column '%s': cannot read %s values as %s", to->name ? to->name : "",
+                      hudi_arrow_type_name(v->type.id), hudi_arrow_type_name(to->type.id));
+}
+
+/* Rebuilds a batch of src_field's shape as one of the read schema's
+ * (columns by name; absent ones null). Releases *src. */
+static hudi_status conform(const hudi_read_plan *p, const hudi_arrow_field *src_field, struct ArrowArray *src,
+                           struct ArrowArray *dst, hudi_error *err) {
+  const hudi_arrow_field *target = &p->read_schema;
+  struct ArrowSchema ss;
+  memset(&ss, 0, sizeof ss);
+  hudi_arrow_view v;
+  memset(&v, 0, sizeof v);
+  hudi_arrow_batch_builder *bb = NULL;
+  int64_t *map = NULL;
+  hudi_status st = hudi_arrow_field_export(&ss, src_field, err);
+  if (st == HUDI_OK) st = hudi_arrow_view_init(&v, &ss, src, err);
+  if (st == HUDI_OK) st = hudi_arrow_batch_builder_create(&bb, target, err);
+  if (st == HUDI_OK && !(map = hudi_calloc((size_t)target->n_children + 1, sizeof *map)))
+    st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  bool all = true;
+  for (int64_t k = 0; st == HUDI_OK && k < target->n_children; k++) {
+    map[k] = find_child(src_field, target->children[k].name);
+    if (map[k] < 0 || strcmp(src_field->children[map[k]].format, target->children[k].format) != 0) all = false;
+  }
+  if (st == HUDI_OK && all) {
+    /* Every column is there: copy whole columns through a reordered view. */
+    hudi_arrow_view *kids = hudi_calloc((size_t)target->n_children + 1, sizeof *kids);
+    if (!kids) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    if (st == HUDI_OK) {
+      hudi_arrow_view pv = v;
+      for (int64_t k = 0; k < target->n_children; k++) kids[k] = v.children[map[k]];
+      pv.children = kids;
+      pv.n_children = target->n_children;
+      st = hudi_arrow_batch_builder_append_rows(bb, &pv, 0, v.length, err);
+    }
+    hudi_free(kids);
+  } else {
+    for (int64_t i = 0; st == HUDI_OK && i < v.length; i++) {
+      for (int64_t k = 0; st == HUDI_OK && k < target->n_children; k++) {
+        hudi_arrow_builder *b = hudi_arrow_batch_builder_column(bb, k);
+        if (map[k] < 0) st = hudi_arrow_builder_append_null(b, err);
+        else if (strcmp(src_field->children[map[k]].format, target->children[k].format) != 0)
+          st = append_cast(b, &target->children[k], &v.children[map[k]], hudi_arrow_view_struct_row(&v, i), err);
+        else st = hudi_arrow_builder_append_view(b, &v.children[map[k]], hudi_arrow_view_struct_row(&v, i), err);
+      }
+      if (st == HUDI_OK) st = hudi_arrow_batch_builder_end_row(bb, err);
+    }
+  }
+  if (st == HUDI_OK) st = hudi_arrow_batch_builder_finish(bb, dst, err);
+  hudi_free(map);
+  hudi_arrow_batch_builder_free(bb);
+  hudi_arrow_view_clear(&v);
+  if (ss.release) ss.release(&ss);
+  if (src->release) src->release(src);
+  return st;
+}
+
+/* Output rows of v (read-schema shape) that are in keep (NULL: all), pass
+ * the filter, and (incremental, base rows) lie in the commit range. */
+static hudi_status emit(hudi_slice_reader *r, const hudi_arrow_view *v, const uint64_t *keep, hudi_error *err) {
+  const hudi_read_plan *p = r->p;
+  int64_t n = v->length;
+  if (n == 0) return HUDI_OK;
+  hudi_selection sel = {0};
+  if (p->pred) HUDI_TRY(hudi_pred_eval(&sel, p->pred, v, err));
+  hudi_arrow_batch_builder *bb = NULL;
+  hudi_arrow_view *kids = hudi_calloc((size_t)p->out_schema.n_children + 1, sizeof *kids);
+  hudi_status st = kids ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  if (st == HUDI_OK) st = hudi_arrow_batch_builder_create(&bb, &p->out_schema, err);
+  hudi_arrow_view pv = *v;
+  if (st == HUDI_OK) {
+    for (int64_t k = 0; k < p->out_schema.n_children; k++) kids[k] = v->children[p->out_cols[k]];
+    pv.children = kids;
+    pv.n_children = p->out_schema.n_children;
+  }
+  int64_t i = 0;
+  while (st == HUDI_OK && i < n) {
+#define ROW_OK(j) ((!keep || ((keep[(j) >> 6] >> ((j) & 63)) & 1)) && (!p->pred || hudi_selection_get(&sel, (j))))
+    if (!ROW_OK(i)) {
+      i++;
+      continue;
+    }
+    int64_t j = i + 1;
+    while (j < n && ROW_OK(j)) j++;
+#undef ROW_OK
+    st = hudi_arrow_batch_builder_append_rows(bb, &pv, i, j - i, err);
+    i = j;
+  }
+  if (st == HUDI_OK && hudi_arrow_batch_builder_n_rows(bb) > 0) {
+    struct ArrowArray out;
+    st = hudi_arrow_batch_builder_finish(bb, &out, err);
+    if (st == HUDI_OK) st = push_out(r, &out, err);
+  }
+  hudi_arrow_batch_builder_free(bb);
+  hudi_free(kids);
+  if (p->pred) hudi_selection_free(&sel);
+  return st;
+}
+
+/* Incremental reads keep base rows whose commit time lies in (start, end]. */
+static hudi_status commit_range_mask(const hudi_read_plan *p, const hudi_arrow_view *v, uint64_t **keep,
+                                     hudi_error *err) {
+  *keep = NULL;
+  if (!p->incremental || p->commit_col < 0) return HUDI_OK;
+  size_t words = (size_t)(v->length + 63) / 64 + 1;
+  uint64_t *k = hudi_calloc(words, sizeof *k);
+  if (!k) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  const hudi_arrow_view *c = &v->children[p->commit_col];
+  for (int64_t i = 0; i < v->length; i++) {
+    int64_t len;
+    const char *s = view_str(c, hudi_arrow_view_struct_row(v, i), &len);
+    if (!s || len >= HUDI_INSTANT_TIME_MAX) continue;
+    char t[HUDI_INSTANT_TIME_MAX];
+    memcpy(t, s, (size_t)len);
+    t[len] = 0;
+    if ((!p->start[0] || strcmp(t, p->start) > 0) && (!p->end[0] || strcmp(t, p->end) <= 0))
+      k[i >> 6] |= (uint64_t)1 << (i & 63);
+  }
+  *keep = k;
+  return HUDI_OK;
+}
+
+/* ---- row-group pruning --------------------------------------------- */
+
+static bool rg_filter(void *ctx, const hudi_pq_reader *r, uint32_t rg) {
+  const hudi_read_plan *p = ctx;
+  size_t n = hudi_pred_n_columns(p->pred);
+  hudi_col_stats stats[64];
+  if (n > 64) return true;
+  for (size_t k = 0; k < n; k++) {
+    hudi_col_stats s = HUDI_COL_STATS_UNKNOWN;
+    int64_t leaf = hudi_pq_reader_find_leaf(r, hudi_pred_column_name(p->pred, k));
+    hudi_vclass cls = hudi_vclass_of(&hudi_pred_column_field(p->pred, k)->type);
+    if (leaf >= 0) {
+      hudi_pq_col_stats ps;
+      hudi_pq_reader_stats(&ps, r, rg, (uint32_t)leaf);
+      static const hudi_vclass kind_cls[] = {HUDI_VC_NONE, HUDI_VC_BOOL,    HUDI_VC_INT,  HUDI_VC_UINT,
+                                             HUDI_VC_DOUBLE, HUDI_VC_DECIMAL, HUDI_VC_BYTES};
+      if (ps.kind != HUDI_PQ_STAT_NONE && kind_cls[ps.kind] == cls) {
+        s.has_min = ps.has_min;
+        s.has_max = ps.has_max;
+        s.min.cls = s.max.cls = cls;
+        memcpy(&s.min.v, &ps.min.v, sizeof s.min.v < sizeof ps.min.v ? sizeof s.min.v : sizeof ps.min.v);
+        memcpy(&s.max.v, &ps.max.v, sizeof s.max.v < sizeof ps.max.v ? sizeof s.max.v : sizeof ps.max.v);
+        if (cls == HUDI_VC_BYTES) {
+          s.min.v.bytes.data = ps.min.v.bytes.data;
+          s.min.v.bytes.len = ps.min.v.bytes.len;
+          s.max.v.bytes.data = ps.max.v.bytes.data;
+          s.max.v.bytes.len = ps.max.v.bytes.len;
+        }
+        s.null_count = ps.null_count;
+        s.nan_count = ps.nan_count;
+      }
+    }
+    stats[k] = s;
+  }
+  bool might = true;
+  hudi_pred_prune(&might, p->pred, stats, -1);
+  return might;
+}
+
+/* ---- log scanning ------------------------------------------------------ */
+
+typedef struct log_state {
+  hudi_log_reader **readers;
+  size_t n_readers;
+  hudi_log_block *blocks;
+  size_t *block_reader;
+  size_t n_blocks, cap_blocks;
+  char (*rolled_back)[HUDI_INSTANT_TIME_MAX];
+  size_t n_rolled_back;
+} log_state;
+
+static void log_state_free(log_state *ls) {
+  for (size_t i = 0; i < ls->n_blocks; i++) hudi_log_block_free(&ls->blocks[i]);
+  for (size_t i = 0; i < ls->n_readers; i++) hudi_log_reader_free(ls->readers[i]);
+  hudi_free(ls->readers);
+  hudi_free(ls->blocks);
+  hudi_free(ls->block_reader);
+  hudi_free(ls->rolled_back);
+}
+
+static hudi_status log_state_load(log_state *ls, const hudi_read_plan *p, const hudi_file_slice *s,
+                                  hudi_error *err) {
+  memset(ls, 0, sizeof *ls);
+  ls->readers = hudi_calloc(s->n_logs + 1, sizeof *ls->readers);
+  ls->rolled_back = hudi_calloc(64, sizeof *ls->rolled_back);
+  if (!ls->readers || !ls->rolled_back) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  size_t cap_rb = 64;
+  for (size_t l = 0; l < s->n_logs; l++) {
+    HUDI_TRY(hudi_log_reader_open(&ls->readers[l], p->t->storage, s->logs[l].path, err));
+    ls->n_readers++;
+    for (;;) {
+      if (ls->n_blocks == ls->cap_blocks) {
+        size_t c = ls->cap_blocks ? ls->cap_blocks * 2 : 16;
+        void *b = hudi_realloc(ls->blocks, c * sizeof *ls->blocks);
+        if (!b) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+        ls->blocks = b;
+        void *br = hudi_realloc(ls->block_reader, c * sizeof *ls->block_reader);
+        if (!br) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+        ls->block_reader = br;
+        ls->cap_blocks = c;
+      }
+      bool has = false;
+      hudi_log_block *b = &ls->blocks[ls->n_blocks];
+      HUDI_TRY(hudi_log_reader_next(ls->readers[l], b, &has, err));
+      if (!has) break;
+      ls->block_reader[ls->n_blocks++] = l;
+      if (b->type == HUDI_LOG_BLOCK_COMMAND) {
+        hudi_log_command cmd;
+        HUDI_TRY(hudi_log_command_block_read(&cmd, b, s->logs[l].path, err));
+        /* The target never completed (that is why it was rolled back):
+         * its blocks are invisible whenever the query is planned. */
+        {
+          if (ls->n_rolled_back == cap_rb) {
+            void *q = hudi_realloc(ls->rolled_back, cap_rb * 2 * sizeof *ls->rolled_back);
+            if (!q) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+            ls->rolled_back = q;
+            cap_rb *= 2;
+          }
+          snprintf(ls->rolled_back[ls->n_rolled_back++], HUDI_INSTANT_TIME_MAX, "%s", cmd.target_instant);
+        }
+      }
+    }
+  }
+  return HUDI_OK;
+}
+
+static bool block_visible(const hudi_read_plan *p, const log_state *ls, const hudi_log_block *b) {
+  const char *instant = hudi_log_meta_get(&b->header, HUDI_LOG_HEADER_INSTANT_TIME, NULL);
+  if (!instant) return false;
+  for (size_t i = 0; i < ls->n_rolled_back; i++)
+    if (strcmp(ls->rolled_back[i], instant) == 0) return false;
+  return hudi_read_instant_visible(p, instant);
+}
+
+/* ---- merging ------------------------------------------------------------ */
+
+typedef struct merge_state {
+  src_batch *batches;
+  size_t n, cap;
+  hudi_hashmap winners; /* key -> (batch << 32 | row) + 1 */
+  hudi_hashmap deletes; /* key -> del_info * */
+} merge_state;
+
+static hudi_status add_batch(merge_state *m, const hudi_slice_reader *r, struct ArrowArray *a, hudi_error *err) {
+  if (m->n == m->cap) {
+    size_t c = m->cap ? m->cap * 2 : 8;
+    void *b = hudi_realloc(m->batches, c * sizeof *m->batches);
+    if (!b) {
+      a->release(a);
+      return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    }
+    m->batches = b;
+    m->cap = c;
+  }
+  src_batch *sb = &m->batches[m->n];
+  memset(sb, 0, sizeof *sb);
+  sb->arr = *a;
+  a->release = NULL;
+  m->n++;
+  return hudi_arrow_view_init(&sb->view, &r->read_export, &sb->arr, err);
+}
+
+/* > 0 when row (bi, i) beats row (bj, j). */
+static int compare_records(const hudi_read_plan *p, const merge_state *m, size_t bi, int64_t i, size_t bj,
+                           int64_t j) {
+  const hudi_arrow_view *a = &m->batches[bi].view, *b = &m->batches[bj].view;
+  int64_t ra = hudi_arrow_view_struct_row(a, i), rb = hudi_arrow_view_struct_row(b, j);
+  if (p->ordering_col >= 0) {
+    hudi_value x, y;
+    hudi_value_from_view(&x, &a->children[p->ordering_col], ra);
+    hudi_value_from_view(&y, &b->children[p->ordering_col], rb);
+    if (x.is_null != y.is_null) return x.is_null ? -1 : 1;
+    if (!x.is_null && x.cls != HUDI_VC_NONE) {
+      int c = hudi_value_cmp(&x, &y);
+      if (c) return c;
+    }
+    if (p->seqno_col >= 0) {
+      int64_t la, lb;
+      const char *sa = view_str(&a->children[p->seqno_col], ra, &la);
+      const char *sb = view_str(&b->children[p->seqno_col], rb, &lb);
+      if (sa && sb) {
+        int c = memcmp(sa, sb, (size_t)(la < lb ? la : lb));
+        if (c) return c;
+        if (la != lb) return la < lb ? -1 : 1;
+      }
+    }
+  }
+  /* Equal, or commit-time ordering: the later record wins. */
+  return 1;
+}
+
+static hudi_status merge_rows(const hudi_read_plan *p, merge_state *m, size_t bi, hudi_error *err) {
+  src_batch *sb = &m->batches[bi];
+  const hudi_arrow_view *v = &sb->view;
+  size_t words = (size_t)(v->length + 63) / 64 + 1;
+  if (!sb->keep) {
+    sb->keep = hudi_calloc(words, sizeof *sb->keep);
+    if (!sb->keep) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < v->length; i++) sb->keep[i >> 6] |= (uint64_t)1 << (i & 63);
+  }
+  for (int64_t i = 0; i < v->length; i++) {
+    if (!((sb->keep[i >> 6] >> (i & 63)) & 1)) continue;
+    int64_t len;
+    const char *key = view_str(&v->children[p->key_col], hudi_arrow_view_struct_row(v, i), &len);
+    if (!key) continue; /* no key: kept as it is */
+    hudi_hashmap_value cur;
+    uint64_t packed = (((uint64_t)bi << 32) | (uint64_t)i) + 1;
+    if (hudi_hashmap_get(&m->winners, key, (size_t)len, &cur)) {
+      size_t cb = (size_t)((cur.u64 - 1) >> 32);
+      int64_t ci = (int64_t)((cur.u64 - 1) & 0xffffffffu);
+      if (compare_records(p, m, bi, i, cb, ci) > 0) {
+        m->batches[cb].keep[ci >> 6] &= ~((uint64_t)1 << (ci & 63));
+      } else {
+        sb->keep[i >> 6] &= ~((uint64_t)1 << (i & 63));
+        continue;
+      }
+    }
+    hudi_hashmap_value nv = {.u64 = packed};
+    HUDI_TRY(hudi_hashmap_put(&m->winners, key, (size_t)len, nv, NULL, NULL, err));
+  }
+  return HUDI_OK;
+}
+
+/* The delete's ordering value as the ordering column's class; false when
+ * it is absent, zero, or not comparable (then commit times decide). */
+static bool delete_ordering(hudi_value *out, const hudi_log_ordering_val *o, hudi_vclass cls) {
+  memset(out, 0, sizeof *out);
+  out->cls = cls;
+  switch (o->kind) {
+    case HUDI_LOG_ORDERING_INT:
+    case HUDI_LOG_ORDERING_DATE:
+      if (o->v.i == 0) return false;
+      if (cls == HUDI_VC_INT) { out->v.i = o->v.i; return true; }
+      if (cls == HUDI_VC_DOUBLE) { out->v.d = o->v.i; return true; }
+      return false;
+    case HUDI_LOG_ORDERING_LONG:
+    case HUDI_LOG_ORDERING_TIME_MICROS:
+    case HUDI_LOG_ORDERING_TIMESTAMP_MICROS:
+      if (o->v.l == 0) return false;
+      if (cls == HUDI_VC_INT) { out->v.i = o->v.l; return true; }
+      if (cls == HUDI_VC_DOUBLE) { out->v.d = (double)o->v.l; return true; }
+      return false;
+    case HUDI_LOG_ORDERING_FLOAT:
+    case HUDI_LOG_ORDERING_DOUBLE: {
+      double d = o->kind == HUDI_LOG_ORDERING_FLOAT ? o->v.f : o->v.d;
+      if (cls != HUDI_VC_DOUBLE) return false;
+      out->v.d = d;
+      return true;
+    }
+    case HUDI_LOG_ORDERING_STRING:
+    case HUDI_LOG_ORDERING_BYTES:
+      if (cls != HUDI_VC_BYTES) return false;
+      out->v.bytes.data = o->v.bytes.p;
+      out->v.bytes.len = o->v.bytes.len;
+      return true;
+    default: return false;
+  }
+}
+
+static void free_deletes(hudi_hashmap *dm) {
+  size_t pos = 0;
+  const uint8_t *k;
+  size_t kl;
+  hudi_hashmap_value v;
+  while (hudi_hashmap_next(dm, &pos, &k, &kl, &v)) {
+    del_info *d = v.ptr;
+    if (d) hudi_free(d->bytes);
+    hudi_free(d);
+  }
+  hudi_hashmap_free(dm);
+}
+
+static hudi_status add_deletes(const hudi_read_plan *p, merge_state *m, const hudi_log_delete_list *dl,
+                               const char *instant, hudi_error *err) {
+  hudi_vclass cls = p->ordering_col >= 0 ? hudi_vclass_of(&p->read_schema.children[p->ordering_col].type)
+                                         : HUDI_VC_NONE;
+  for (size_t i = 0; i < dl->count; i++) {
+    const hudi_log_delete_record *d = &dl->records[i];
+    if (!d->record_key) continue;
+    del_info nd;
+    memset(&nd, 0, sizeof nd);
+    nd.has_ordering = p->ordering_col >= 0 && delete_ordering(&nd.ordering, &d->ordering, cls);
+    snprintf(nd.commit, sizeof nd.commit, "%s", instant);
+    hudi_hashmap_value cur;
+    del_info *di;
+    if (hudi_hashmap_get(&m->deletes, d->record_key, d->record_key_len, &cur)) {
+      di = cur.ptr;
+      /* Keep the greatest ordering value and the latest commit (hudi-rs). */
+      if (nd.has_ordering && (!di->has_ordering || hudi_value_cmp(&nd.ordering, &di->ordering) > 0)) {
+        hudi_free(di->bytes);
+        di->bytes = NULL;
+        di->ordering = nd.ordering;
+        di->has_ordering = true;
+      }
+      if (strcmp(nd.commit, di->commit) > 0) memcpy(di->commit, nd.commit, sizeof di->commit);
+    } else {
+      di = hudi_malloc(sizeof *di);
+      if (!di) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+      *di = nd;
+      hudi_hashmap_value nv = {.ptr = di};
+      hudi_status st = hudi_hashmap_put(&m->deletes, d->record_key, d->record_key_len, nv, NULL, NULL, err);
+      if (st != HUDI_OK) {
+        hudi_free(di);
+        return st;
+      }
+    }
+    if (di->has_ordering && di->ordering.cls == HUDI_VC_BYTES && !di->bytes) {
+      size_t l = di->ordering.v.bytes.len;
+      di->bytes = hudi_malloc(l + 1);
+      if (!di->bytes) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+      if (l) memcpy(di->bytes, di->ordering.v.bytes.data, l);
+      di->ordering.v.bytes.data = di->bytes;
+    }
+  }
+  return HUDI_OK;
+}
+
+/* Whether the delete removes record (b, i). */
+static bool delete_wins(const hudi_read_plan *p, const del_info *d, const hudi_arrow_view *v, int64_t i) {
+  int64_t row = hudi_arrow_view_struct_row(v, i);
+  int c_commit = 1;
+  if (p->commit_col >= 0) {
+    int64_t len;
+    const char *ct = view_str(&v->children[p->commit_col], row, &len);
+    if (ct) {
+      char t[HUDI_INSTANT_TIME_MAX] = {0};
+      memcpy(t, ct, (size_t)(len < HUDI_INSTANT_TIME_MAX - 1 ? len : HUDI_INSTANT_TIME_MAX - 1));
+      c_commit = strcmp(d->commit, t);
+    }
+  }
+  if (!d->has_ordering) return c_commit > 0;
+  hudi_value rv;
+  hudi_value_from_view(&rv, &v->children[p->ordering_col], row);
+  if (rv.is_null) return true;
+  int c = hudi_value_cmp(&d->ordering, &rv);
+  return c > 0 || (c == 0 && c_commit > 0);
+}
+
+static hudi_status decode_avro_block(const hudi_slice_reader *r, merge_state *m, const hudi_log_block *b,
+                                     const uint8_t *content, size_t len, const char *where, hudi_error *err) {
+  size_t slen;
+  const char *schema = hudi_log_meta_get(&b->header, HUDI_LOG_HEADER_SCHEMA, &slen);
+  if (!schema) return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: data block at offset %llu has no schema", where,
+                                   (unsigned long long)b->offset);
+  hudi_avro_schema *s = NULL;
+  HUDI_TRY(hudi_avro_schema_parse(&s, schema, slen, err));
+  hudi_avro_decoder *d = NULL;
+  hudi_status st = hudi_avro_decoder_create(&d, s->root, NULL, &r->p->read_schema, err);
+  if (st == HUDI_OK) st = hudi_avro_decoder_decode_data_block(d, content, len, b->content_offset, NULL, err);
+  struct ArrowArray a;
+  memset(&a, 0, sizeof a);
+  if (st == HUDI_OK) st = hudi_avro_decoder_finish(d, &a, err);
+  if (st == HUDI_OK) st = add_batch(m, r, &a, err);
+  if (st != HUDI_OK) hudi_err_context(err, st, "%s: block at offset %llu", where, (unsigned long long)b->offset);
+  hudi_avro_decoder_free(d);
+  hudi_avro_schema_free(s);
+  return st;
+}
+
+static hudi_status decode_parquet_block(const hudi_slice_reader *r, merge_state *m, const hudi_log_block *b,
+                                        const uint8_t *content, size_t len, const char *where, hudi_error *err) {
+  hudi_pq_reader *pq = NULL;
+  HUDI_TRY(hudi_pq_reader_open_memory(&pq, content, len, where, NULL, err));
+  hudi_status st = HUDI_OK;
+  for (;;) {
+    struct ArrowArray a, c;
+    bool eof = false;
+    st = hudi_pq_reader_next(pq, &a, &eof, err);
+    if (st != HUDI_OK || eof) break;
+    st = conform(r->p, hudi_pq_reader_schema(pq), &a, &c, err);
+    if (st == HUDI_OK) st = add_batch(m, r, &c, err);
+    if (st != HUDI_OK) break;
+  }
+  if (st != HUDI_OK) hudi_err_context(err, st, "%s: block at offset %llu", where, (unsigned long long)b->offset);
+  hudi_pq_reader_free(pq);
+  return st;
+}
+
+static hudi_status read_base_into(const hudi_slice_reader *r, merge_state *m, hudi_error *err) {
+  const hudi_file_slice *s = r->ref->slice;
+  if (!s->base) return HUDI_OK;
+  hudi_pq_reader_options o = HUDI_PQ_READER_OPTIONS_INIT;
+  o.batch_size = r->p->batch_size;
+  hudi_pq_reader *pq = NULL;
+  HUDI_TRY(hudi_pq_reader_open(&pq, r->p->t->storage, s->base->path, &o, err));
+  hudi_status st = HUDI_OK;
+  for (;;) {
+    struct ArrowArray a, c;
+    bool eof = false;
+    st = hudi_pq_reader_next(pq, &a, &eof, err);
+    if (st != HUDI_OK || eof) break;
+    st = conform(r->p, hudi_pq_reader_schema(pq), &a, &c, err);
+    if (st == HUDI_OK) st = add_batch(m, r, &c, err);
+    if (st != HUDI_OK) break;
+    src_batch *sb = &m->batches[m->n - 1];
+    st = commit_range_mask(r->p, &sb->view, &sb->keep, err);
+    if (st != HUDI_OK) break;
+  }
+  hudi_pq_reader_free(pq);
+  return st;
+}
+
+static hudi_status run_merge(hudi_slice_reader *r, hudi_error *err) {
+  const hudi_read_plan *p = r->p;
+  merge_state m;
+  memset(&m, 0, sizeof m);
+  hudi_hashmap_init(&m.winners, 0);
+  hudi_hashmap_init(&m.deletes, 0);
+  log_state ls;
+  hudi_buf content;
+  hudi_buf_init(&content, HUDI_BUF_DEFAULT_MAX);
+  hudi_status st = read_base_into(r, &m, err);
+  if (st == HUDI_OK) st = log_state_load(&ls, p, r->ref->slice, err);
+  else memset(&ls, 0, sizeof ls);
+  for (size_t bi = 0; st == HUDI_OK && bi < ls.n_blocks; bi++) {
+    const hudi_log_block *b = &ls.blocks[bi];
+    if (b->type == HUDI_LOG_BLOCK_CORRUPT || b->type == HUDI_LOG_BLOCK_COMMAND) continue;
+    if (!block_visible(p, &ls, b)) continue;
+    const char *where = r->ref->slice->logs[ls.block_reader[bi]].path;
+    hudi_buf_reset(&content);
+    const uint8_t *data = b->content;
+    size_t len = (size_t)b->content_len;
+    if (!data) {
+      st = hudi_log_reader_content(ls.readers[ls.block_reader[bi]], b, &content, err);
+      if (st != HUDI_OK) break;
+      data = content.data ? content.data : (const uint8_t *)"";
+      len = content.len;
+    }
+    size_t before = m.n;
+    switch (b->type) {
+      case HUDI_LOG_BLOCK_AVRO_DATA: st = decode_avro_block(r, &m, b, data, len, where, err); break;
+      case HUDI_LOG_BLOCK_PARQUET_DATA: st = decode_parquet_block(r, &m, b, data, len, where, err); break;
+      case HUDI_LOG_BLOCK_DELETE: {
+        hudi_log_delete_list dl;
+        memset(&dl, 0, sizeof dl);
+        st = hudi_log_delete_block_decode(&dl, data, len, b->content_offset, where, err);
+        if (st == HUDI_OK)
+          st = add_deletes(p, &m, &dl, hudi_log_meta_get(&b->header, HUDI_LOG_HEADER_INSTANT_TIME, NULL), err);
+        hudi_log_delete_list_free(&dl);
+        break;
+      }
+      default:
+        st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: %s blocks are not supported yet", where,
+                          hudi_log_block_type_name(b->type));
+    }
+    (void)before;
+  }
+  /* Compete per key, in order: base rows first, then log blocks. */
+  if (st == HUDI_OK && p->key_col < 0 && m.n)
+    st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "merging log files needs the _hoodie_record_key column");
+  for (size_t bi = 0; st == HUDI_OK && bi < m.n; bi++) st = merge_rows(p, &m, bi, err);
+  /* Deletes remove winners they beat. */
+  if (st == HUDI_OK && m.deletes.count) {
+    size_t pos = 0;
+    const uint8_t *k;
+    size_t kl;
+    hudi_hashmap_value v;
+    while (hudi_hashmap_next(&m.winners, &pos, &k, &kl, &v)) {
+      hudi_hashmap_value dv;
+      if (!hudi_hashmap_get(&m.deletes, k, kl, &dv)) continue;
+      size_t cb = (size_t)((v.u64 - 1) >> 32);
+      int64_t ci = (int64_t)((v.u64 - 1) & 0xffffffffu);
+      if (delete_wins(p, dv.ptr, &m.batches[cb].view, ci))
+        m.batches[cb].keep[ci >> 6] &= ~((uint64_t)1 << (ci & 63));
+    }
+  }
+  for (size_t bi = 0; st == HUDI_OK && bi < m.n; bi++) st = emit(r, &m.batches[bi].view, m.batches[bi].keep, err);
+  for (size_t bi = 0; bi < m.n; bi++) {
+    hudi_arrow_view_clear(&m.batches[bi].view);
+    if (m.batches[bi].arr.release) m.batches[bi].arr.release(&m.batches[bi].arr);
+    hudi_free(m.batches[bi].keep);
+  }
+  hudi_free(m.batches);
+  hudi_hashmap_free(&m.winners);
+  free_deletes(&m.deletes);
+  log_state_free(&ls);
+  hudi_buf_free(&content);
+  return st;
+}
+
+/* ---- the reader --------------------------------------------------------- */
+
+hudi_status hudi_slice_reader_open(hudi_slice_reader **out, const hudi_read_plan *p, const hudi_read_slice_ref *ref,
+                                   hudi_error *err) {
+  hudi_slice_reader *r = hudi_calloc(1, sizeof *r);
+  if (!r) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  r->p = p;
+  r->ref = ref;
+  hudi_status st = hudi_arrow_field_export(&r->read_export, &p->read_schema, err);
+  bool base_only = p->read_optimized || ref->slice->n_logs == 0;
+  if (st == HUDI_OK && base_only && ref->slice->base) {
+    hudi_pq_reader_options o = HUDI_PQ_READER_OPTIONS_INIT;
+    o.batch_size = p->batch_size;
+    /* Statistics describe the base file only: prune by them only when no
+     * log can change its rows. */
+    if (p->pred) {
+      o.filter = rg_filter;
+      o.filter_ctx = (void *)p;
+    }
+    st = hudi_pq_reader_open(&r->pq, p->t->storage, ref->slice->base->path, &o, err);
+    r->merged = true;
+  } else if (base_only) {
+    r->merged = true; /* read-optimized slice without a base file: nothing */
+  }
+  if (st != HUDI_OK) {
+    hudi_slice_reader_free(r);
+    return st;
+  }
+  *out = r;
+  return HUDI_OK;
+}
+
+hudi_status hudi_slice_reader_next(hudi_slice_reader *r, struct ArrowArray *out, bool *eof, hudi_error *err) {
+  *eof = false;
+  for (;;) {
+    if (r->pos_queue < r->n_queue) {
+      *out = r->queue[r->pos_queue];
+      r->queue[r->pos_queue++].release = NULL;
+      return HUDI_OK;
+    }
+    r->pos_queue = r->n_queue = 0;
+    if (r->pq) {
+      struct ArrowArray a, c;
+      bool done = false;
+      HUDI_TRY(hudi_pq_reader_next(r->pq, &a, &done, err));
+      if (done) {
+        hudi_pq_reader_free(r->pq);
+        r->pq = NULL;
+        continue;
+      }
+      HUDI_TRY(conform(r->p, hudi_pq_reader_schema(r->pq), &a, &c, err));
+      hudi_arrow_view v;
+      hudi_status st = hudi_arrow_view_init(&v, &r->read_export, &c, err);
+      uint64_t *keep = NULL;
+      if (st == HUDI_OK) st = commit_range_mask(r->p, &v, &keep, err);
+      if (st == HUDI_OK) st = emit(r, &v, keep, err);
+      hudi_free(keep);
+      hudi_arrow_view_clear(&v);
+      c.release(&c);
+      if (st != HUDI_OK) return st;
+      continue;
+    }
+    if (!r->merged) {
+      r->merged = true;
+      hudi_status st = run_merge(r, err);
+      if (st != HUDI_OK)
+        return hudi_err_context(err, st, "reading file group %s in partition '%s'", r->ref->group->file_id,
+                                r->ref->group->partition);
+      continue;
+    }
+    *eof = true;
+    return HUDI_OK;
+  }
+}
+
+void hudi_slice_reader_free(hudi_slice_reader *r) {
+  if (!r) return;
+  hudi_pq_reader_free(r->pq);
+  for (size_t i = r->pos_queue; i < r->n_queue; i++)
+    if (r->queue[i].release) r->queue[i].release(&r->queue[i]);
+  hudi_free(r->queue);
+  if (r->read_export.release) r->read_export.release(&r->read_export);
+  hudi_free(r);
+}
