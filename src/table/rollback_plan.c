@@ -1,10 +1,10 @@
 #include "table/rollback_plan.h"
 
 static const hudi_tl_field info_fields[] = {
-    HUDI_TL_FIELD(hudi_instant_info, commit_time, "commitTime", hudi_tl_t_str),
-    HUDI_TL_FIELD(hudi_instant_info, action, "action", hudi_tl_t_str),
+    HUDI_TL_FIELD(hudi_rollback_instant, commit_time, "commitTime", hudi_tl_t_str),
+    HUDI_TL_FIELD(hudi_rollback_instant, action, "action", hudi_tl_t_str),
 };
-static const hudi_tl_type info_type = HUDI_TL_REC_TYPE(hudi_instant_info, info_fields, "HoodieInstantInfo");
+static const hudi_tl_type info_type = HUDI_TL_REC_TYPE(hudi_rollback_instant, info_fields, "HoodieInstantInfo");
 static const hudi_tl_type info_list = HUDI_TL_ARRAY_TYPE(info_type);
 
 #define RQ(c, a, t) HUDI_TL_FIELD(hudi_rollback_request, c, a, t)

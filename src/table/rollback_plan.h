@@ -5,9 +5,9 @@
 
 #include "table/timeline_record.h"
 
-typedef struct hudi_instant_info {
+typedef struct hudi_rollback_instant {
   char *commit_time, *action; /* required */
-} hudi_instant_info;
+} hudi_rollback_instant;
 
 typedef struct hudi_rollback_request {
   char *partition_path; /* required */
@@ -18,7 +18,7 @@ typedef struct hudi_rollback_request {
 
 typedef struct hudi_rollback_plan {
   hudi_tl_doc doc;
-  hudi_instant_info *instant_to_rollback;
+  hudi_rollback_instant *instant_to_rollback;
   hudi_tl_list rollback_requests; /* hudi_rollback_request ("RollbackRequests") */
   hudi_tl_int version;            /* 1 */
 } hudi_rollback_plan;
@@ -42,7 +42,7 @@ typedef struct hudi_rollback_metadata {
   hudi_tl_list commits_rollback;     /* char *, required */
   hudi_tl_list partition_metadata;   /* hudi_rollback_partition_entry, required */
   hudi_tl_int version;
-  hudi_tl_list instants_rollback; /* hudi_instant_info */
+  hudi_tl_list instants_rollback; /* hudi_rollback_instant */
 } hudi_rollback_metadata;
 
 extern const hudi_tl_type hudi_rollback_plan_type, hudi_rollback_metadata_type;

@@ -323,7 +323,7 @@ static void rollback_values(void **state) {
   assert_int_equal(pe->value.success_delete_files.n, 1);
   assert_true(pe->value.failed_delete_files.has && pe->value.failed_delete_files.n == 0);
   assert_int_equal(rm->instants_rollback.n, 1);
-  assert_string_equal(((hudi_instant_info *)rm->instants_rollback.items)->action, "deltacommit");
+  assert_string_equal(((hudi_rollback_instant *)rm->instants_rollback.items)->action, "deltacommit");
   hudi_rollback_metadata_free(rm);
   free(data);
 }

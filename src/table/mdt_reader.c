@@ -1,0 +1,564 @@
+/* Opening the metadata table and merging the records of its file groups. */
+#include "table/mdt_reader.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hashmap.h"
+#include "table/log_delete_block.h"
+#include "table/log_reader.h"
+
+#define MAX_SCHEMAS 8
+/* Largest MDT log file or timeline file we read whole. */
+#define MAX_LOG_FILE ((size_t)1 << 30)
+
+typedef struct cached_schema {
+  char *json;
+  size_t len;
+  hudi_avro_schema *schema;
+} cached_schema;
+
+struct hudi_mdt {
+  hudi_table *data;
+  hudi_table *mdt;
+  hudi_fsview view;
+  hudi_mdt_instants valid;
+  cached_schema schemas[MAX_SCHEMAS];
+  size_t n_schemas;
+};
+
+bool hudi_mdt_instant_valid(const hudi_mdt *m, const char *instant) {
+  return hudi_mdt_instants_has(&m->valid, instant);
+}
+
+/* ---- open / free ---- */
+
+static hudi_status open_mdt_table(hudi_mdt *m, hudi_error *err) {
+  hudi_table *t = m->data;
+  bool exists = false;
+  HUDI_TRY(hudi_storage_exists(t->storage, HUDI_MDT_DIR "/.hoodie/hoodie.properties", &exists, err));
+  if (!exists) return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "%s: no metadata table", t->base_uri);
+  size_t n = strlen(t->base_uri);
+  while (n > 1 && t->base_uri[n - 1] == '/') n--;
+  hudi_buf uri;
+  hudi_buf_init(&uri, 1 << 16);
+  hudi_option *opts = hudi_calloc(t->options.len ? t->options.len : 1, sizeof *opts);
+  hudi_status st = opts ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; st == HUDI_OK && i < t->options.len; i++) {
+    opts[i].key = t->options.entries[i].key;
+    opts[i].value = t->options.entries[i].value;
+  }
+  if (st == HUDI_OK) st = hudi_buf_append(&uri, t->base_uri, n, err);
+  if (st == HUDI_OK) st = hudi_buf_append(&uri, "/" HUDI_MDT_DIR, strlen(HUDI_MDT_DIR) + 2, err); /* with NUL */
+  if (st == HUDI_OK) st = hudi_table_open(&m->mdt, (const char *)uri.data, opts, t->options.len, err);
+  hudi_free(opts);
+  hudi_buf_free(&uri);
+  return st;
+}
+
+hudi_status hudi_mdt_open(hudi_mdt **out, hudi_table *t, hudi_error *err) {
+  *out = NULL;
+  hudi_mdt *m = hudi_calloc(1, sizeof *m);
+  if (!m) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  m->data = t;
+  hudi_status st = open_mdt_table(m, err);
+  if (st == HUDI_OK) {
+    hudi_fsview_options o = {NULL, m->mdt->version};
+    st = hudi_fsview_build_from_listing(&m->view, m->mdt->storage, &m->mdt->timeline, &o, err);
+  }
+  if (st == HUDI_OK)
+    st = hudi_mdt_instants_build(&m->valid, m->data->storage, &m->data->timeline, &m->mdt->timeline, err);
+  if (st != HUDI_OK) {
+    hudi_err_context(err, st, "opening the metadata table of %s", t->base_uri);
+    hudi_mdt_free(m);
+    return st;
+  }
+  *out = m;
+  return HUDI_OK;
+}
+
+void hudi_mdt_free(hudi_mdt *m) {
+  if (!m) return;
+  for (size_t i = 0; i < m->n_schemas; i++) {
+    hudi_free(m->schemas[i].json);
+    hudi_avro_schema_free(m->schemas[i].schema);
+  }
+  hudi_mdt_instants_free(&m->valid);
+  hudi_fsview_free(&m->view);
+  if (m->mdt) hudi_table_free(m->mdt);
+  hudi_free(m);
+}
+
+const hudi_table *hudi_mdt_table(const hudi_mdt *m) { return m->mdt; }
+const hudi_table *hudi_mdt_data_table(const hudi_mdt *m) { return m->data; }
+
+bool hudi_mdt_partition_available(const hudi_mdt *m, const char *partition) {
+  const char *list = hudi_props_get(&m->data->props, "hoodie.table.metadata.partitions");
+  size_t n = strlen(partition);
+  for (const char *p = list; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == n && memcmp(p, partition, n) == 0) return true;
+    p = end ? end + 1 : p + len;
+  }
+  return false;
+}
+
+const hudi_file_group *hudi_mdt_groups(const hudi_mdt *m, const char *partition, size_t *n) {
+  size_t i = 0;
+  while (i < m->view.n_groups && strcmp(m->view.groups[i].partition, partition) != 0) i++;
+  size_t j = i;
+  while (j < m->view.n_groups && strcmp(m->view.groups[j].partition, partition) == 0) j++;
+  *n = j - i;
+  return *n ? &m->view.groups[i] : NULL;
+}
+
+/* ---- schemas ---- */
+
+static hudi_status get_schema(hudi_mdt *m, const uint8_t *json, size_t len, const hudi_avro_node **out,
+                              const char *where, hudi_error *err) {
+  for (size_t i = 0; i < m->n_schemas; i++)
+    if (m->schemas[i].len == len && memcmp(m->schemas[i].json, json, len) == 0) {
+      *out = m->schemas[i].schema->root;
+      return HUDI_OK;
+    }
+  hudi_avro_schema *s;
+  hudi_status st = hudi_avro_schema_parse(&s, (const char *)json, len, err);
+  if (st != HUDI_OK) return hudi_err_context(err, st, "%s: the payload schema", where);
+  if (m->n_schemas == MAX_SCHEMAS) {
+    m->n_schemas--;
+    hudi_free(m->schemas[m->n_schemas].json);
+    hudi_avro_schema_free(m->schemas[m->n_schemas].schema);
+  }
+  char *copy = hudi_malloc(len + 1);
+  if (!copy) {
+    hudi_avro_schema_free(s);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  memcpy(copy, json, len);
+  copy[len] = 0;
+  m->schemas[m->n_schemas++] = (cached_schema){copy, len, s};
+  *out = s->root;
+  return HUDI_OK;
+}
+
+/* The writer schema of an HFile: its file info "schema", else the block's
+ * SCHEMA header. */
+static hudi_status hfile_schema(hudi_mdt *m, hudi_hfile_reader *r, const hudi_log_block *b,
+                                const hudi_avro_node **out, const char *where, hudi_error *err) {
+  const uint8_t *v;
+  size_t len;
+  if (hudi_hfile_reader_file_info(r, "schema", &v, &len)) return get_schema(m, v, len, out, where, err);
+  const char *h = b ? hudi_log_meta_get(&b->header, HUDI_LOG_HEADER_SCHEMA, &len) : NULL;
+  if (h) return get_schema(m, (const uint8_t *)h, len, out, where, err);
+  return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: HFile without a schema", where);
+}
+
+/* ---- merging ---- */
+
+enum { ABSENT = 0, PRESENT, DELETED };
+
+typedef struct slot {
+  char *key; /* scan mode: owned copy; lookup mode: NULL (keys[i]) */
+  size_t key_len;
+  int state; /* of the log records */
+  hudi_mdt_record rec;
+} slot;
+
+typedef struct merge {
+  hudi_mdt *m;
+  bool scan;
+  const hudi_hfile_key *keys; /* lookup mode */
+  slot *slots;
+  size_t n_slots, cap_slots;
+  hudi_hashmap index; /* scan mode: key -> slot */
+  const hudi_avro_node *schema;
+  const char *where;
+  bool base_phase;
+  hudi_status st;
+  hudi_error *err;
+} merge;
+
+static void merge_free(merge *g) {
+  for (size_t i = 0; i < g->n_slots; i++) {
+    hudi_free(g->slots[i].key);
+    hudi_mdt_record_free(&g->slots[i].rec);
+  }
+  hudi_free(g->slots);
+  hudi_hashmap_free(&g->index);
+}
+
+/* Scan mode: the slot of key, created ABSENT when new. */
+static hudi_status slot_for(merge *g, const uint8_t *key, size_t len, slot **out) {
+  hudi_hashmap_value v;
+  if (hudi_hashmap_get(&g->index, key, len, &v)) {
+    *out = &g->slots[v.u64];
+    return HUDI_OK;
+  }
+  if (g->n_slots == g->cap_slots) {
+    size_t cap = g->cap_slots ? g->cap_slots * 2 : 64;
+    void *p = hudi_realloc(g->slots, cap * sizeof *g->slots);
+    if (!p) return hudi_err_set(g->err, HUDI_ERR_NOMEM, "out of memory merging %s", g->where);
+    g->slots = p;
+    g->cap_slots = cap;
+  }
+  slot *s = &g->slots[g->n_slots];
+  memset(s, 0, sizeof *s);
+  s->key = hudi_malloc(len + 1);
+  if (!s->key) return hudi_err_set(g->err, HUDI_ERR_NOMEM, "out of memory merging %s", g->where);
+  memcpy(s->key, key, len);
+  s->key[len] = 0;
+  s->key_len = len;
+  v.u64 = g->n_slots;
+  hudi_status st = hudi_hashmap_put(&g->index, key, len, v, NULL, NULL, g->err);
+  if (st != HUDI_OK) {
+    hudi_free(s->key);
+    return st;
+  }
+  g->n_slots++;
+  *out = s;
+  return HUDI_OK;
+}
+
+/* Folds one decoded record into its slot: log records merge in order;
+ * the base record (oldest) goes under the merged log record. */
+static hudi_status apply_record(merge *g, slot *s, const uint8_t *key, size_t key_len, const uint8_t *value,
+                                size_t value_len) {
+  hudi_mdt_record rec;
+  hudi_status st = hudi_mdt_record_decode(&rec, g->schema, (const char *)key, key_len, value, value_len, g->where,
+                                          g->err);
+  if (st != HUDI_OK) {
+    hudi_mdt_record_free(&rec);
+    return st;
+  }
+  if (g->base_phase) {
+    if (s->state == DELETED) {
+      hudi_mdt_record_free(&rec);
+      return HUDI_OK;
+    }
+    if (s->state == PRESENT) return hudi_mdt_record_combine(&s->rec, &rec, &s->rec, g->err);
+    s->rec = rec;
+    s->state = PRESENT;
+    return HUDI_OK;
+  }
+  if (s->state == PRESENT) return hudi_mdt_record_combine(&s->rec, &s->rec, &rec, g->err);
+  s->rec = rec;
+  s->state = PRESENT;
+  return HUDI_OK;
+}
+
+static int on_found(void *ctx, size_t key_index, const uint8_t *value, size_t value_len) {
+  merge *g = ctx;
+  slot *s = &g->slots[key_index];
+  g->st = apply_record(g, s, g->keys[key_index].data, g->keys[key_index].len, value, value_len);
+  return g->st != HUDI_OK;
+}
+
+/* Base phase of a lookup: key_index is into the subset; map it back. */
+typedef struct subset {
+  merge *g;
+  const hudi_hfile_key *keys;
+  const size_t *slot_of;
+} subset;
+
+static int on_found_subset(void *ctx, size_t key_index, const uint8_t *value, size_t value_len) {
+  subset *u = ctx;
+  merge *g = u->g;
+  size_t i = u->slot_of[key_index];
+  g->st = apply_record(g, &g->slots[i], g->keys[i].data, g->keys[i].len, value, value_len);
+  return g->st != HUDI_OK;
+}
+
+static int on_kv(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len) {
+  merge *g = ctx;
+  slot *s;
+  g->st = slot_for(g, key, key_len, &s);
+  if (g->st == HUDI_OK) g->st = apply_record(g, s, key, key_len, value, value_len);
+  return g->st != HUDI_OK;
+}
+
+static int cmp_key_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
+  int c = memcmp(a, b, al < bl ? al : bl);
+  return c ? c : (al < bl ? -1 : al > bl);
+}
+
+/* Lookup mode: index of key among the sorted keys, or -1. */
+static ptrdiff_t find_key(const merge *g, const uint8_t *k, size_t len) {
+  size_t lo = 0, hi = g->n_slots;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = cmp_key_bytes(g->keys[mid].data, g->keys[mid].len, k, len);
+    if (c == 0) return (ptrdiff_t)mid;
+    if (c < 0) lo = mid + 1; else hi = mid;
+  }
+  return -1;
+}
+
+static hudi_status apply_delete_block(merge *g, const hudi_log_block *b, hudi_mdt_read_stats *st) {
+  hudi_log_delete_list list;
+  HUDI_TRY(hudi_log_delete_block_decode(&list, b->content, b->content_len, b->content_offset, g->where, g->err));
+  hudi_status rc = HUDI_OK;
+  for (size_t i = 0; rc == HUDI_OK && i < list.count; i++) {
+    const hudi_log_delete_record *d = &list.records[i];
+    if (!d->record_key) continue;
+    slot *s = NULL;
+    if (g->scan) {
+      rc = slot_for(g, (const uint8_t *)d->record_key, d->record_key_len, &s);
+    } else {
+      ptrdiff_t at = find_key(g, (const uint8_t *)d->record_key, d->record_key_len);
+      if (at >= 0) s = &g->slots[at];
+    }
+    if (rc == HUDI_OK && s) {
+      if (s->state == PRESENT) hudi_mdt_record_free(&s->rec);
+      s->state = DELETED;
+    }
+  }
+  hudi_log_delete_list_free(&list);
+  if (st) st->log_blocks_merged++;
+  return rc;
+}
+
+static hudi_status apply_hfile_block(merge *g, const hudi_log_block *b, hudi_mdt_read_stats *st) {
+  hudi_hfile_reader *r;
+  HUDI_TRY(hudi_hfile_reader_open_buffer(&r, b->content, (size_t)b->content_len, g->where, g->err));
+  hudi_status rc = hfile_schema(g->m, r, b, &g->schema, g->where, g->err);
+  g->st = HUDI_OK;
+  if (rc == HUDI_OK && g->scan) rc = hudi_hfile_reader_scan(r, on_kv, g, g->err);
+  if (rc == HUDI_OK && !g->scan) rc = hudi_hfile_reader_lookup(r, g->keys, g->n_slots, on_found, g, g->err);
+  if (rc == HUDI_OK) rc = g->st;
+  hudi_hfile_reader_free(r);
+  if (st) st->log_blocks_merged++;
+  return rc;
+}
+
+/* One log file's bytes and its parsed blocks. */
+typedef struct log_data {
+  hudi_buf bytes;
+  hudi_log_reader *reader;
+  hudi_log_block *blocks;
+  bool *dropped;
+  size_t n, cap;
+} log_data;
+
+static void log_data_free(log_data *d) {
+  for (size_t i = 0; i < d->n; i++) hudi_log_block_free(&d->blocks[i]);
+  hudi_free(d->blocks);
+  hudi_free(d->dropped);
+  hudi_log_reader_free(d->reader);
+  hudi_buf_free(&d->bytes);
+}
+
+static hudi_status read_log(merge *g, const hudi_fs_log_file *lf, log_data *d, hudi_mdt_read_stats *st) {
+  hudi_buf_init(&d->bytes, MAX_LOG_FILE);
+  HUDI_TRY(hudi_storage_read_all(g->m->mdt->storage, lf->path, MAX_LOG_FILE, &d->bytes, g->err));
+  if (st) {
+    st->log_files_opened++;
+    st->log_bytes_read += d->bytes.len;
+  }
+  HUDI_TRY(hudi_log_reader_open_memory(&d->reader, d->bytes.data, d->bytes.len, lf->path, g->err));
+  for (;;) {
+    if (d->n == d->cap) {
+      size_t cap = d->cap ? d->cap * 2 : 4;
+      void *p = hudi_realloc(d->blocks, cap * sizeof *d->blocks);
+      if (!p) return hudi_err_set(g->err, HUDI_ERR_NOMEM, "out of memory reading %s", lf->path);
+      d->blocks = p;
+      p = hudi_realloc(d->dropped, cap * sizeof *d->dropped);
+      if (!p) return hudi_err_set(g->err, HUDI_ERR_NOMEM, "out of memory reading %s", lf->path);
+      d->dropped = p;
+      d->cap = cap;
+    }
+    bool has = false;
+    memset(&d->blocks[d->n], 0, sizeof d->blocks[d->n]);
+    HUDI_TRY(hudi_log_reader_next(d->reader, &d->blocks[d->n], &has, g->err));
+    if (!has) return HUDI_OK;
+    d->dropped[d->n] = false;
+    d->n++;
+  }
+}
+
+static const char *block_instant(const hudi_log_block *b) {
+  size_t len;
+  return hudi_log_meta_get(&b->header, HUDI_LOG_HEADER_INSTANT_TIME, &len);
+}
+
+/* A rollback command block undoes the earlier blocks of its target
+ * instant (HoodieLogRecordReader); v8+ writers delete files instead, but
+ * older MDT logs may carry them. */
+static void apply_command(log_data *logs, size_t upto_log, size_t upto_block, const hudi_log_block *cmd) {
+  size_t len;
+  const char *kind = hudi_log_meta_get(&cmd->header, HUDI_LOG_HEADER_COMMAND_BLOCK_TYPE, &len);
+  const char *target = hudi_log_meta_get(&cmd->header, HUDI_LOG_HEADER_TARGET_INSTANT_TIME, &len);
+  if (!kind || !target || strcmp(kind, "0") != 0) return;
+  for (size_t l = 0; l <= upto_log; l++)
+    for (size_t b = 0; b < (l == upto_log ? upto_block : logs[l].n); b++) {
+      const char *t = block_instant(&logs[l].blocks[b]);
+      if (t && strcmp(t, target) == 0) logs[l].dropped[b] = true;
+    }
+}
+
+static hudi_status merge_logs(merge *g, const hudi_file_slice *s, hudi_mdt_read_stats *st) {
+  log_data *logs = hudi_calloc(s->n_logs ? s->n_logs : 1, sizeof *logs);
+  if (!logs) return hudi_err_set(g->err, HUDI_ERR_NOMEM, "out of memory merging %s", g->where);
+  hudi_status rc = HUDI_OK;
+  for (size_t l = 0; rc == HUDI_OK && l < s->n_logs; l++) rc = read_log(g, &s->logs[l], &logs[l], st);
+  for (size_t l = 0; rc == HUDI_OK && l < s->n_logs; l++)
+    for (size_t b = 0; b < logs[l].n; b++) {
+      const hudi_log_block *blk = &logs[l].blocks[b];
+      const char *t = block_instant(blk);
+      if (blk->type == HUDI_LOG_BLOCK_COMMAND && t && hudi_mdt_instant_valid(g->m, t)) apply_command(logs, l, b, blk);
+    }
+  for (size_t l = 0; rc == HUDI_OK && l < s->n_logs; l++) {
+    for (size_t b = 0; rc == HUDI_OK && b < logs[l].n; b++) {
+      const hudi_log_block *blk = &logs[l].blocks[b];
+      const char *t = block_instant(blk);
+      bool data = blk->type == HUDI_LOG_BLOCK_HFILE_DATA || blk->type == HUDI_LOG_BLOCK_DELETE;
+      if (!data || logs[l].dropped[b] || !t || !hudi_mdt_instant_valid(g->m, t)) {
+        if (st) st->log_blocks_skipped++;
+        continue;
+      }
+      g->where = s->logs[l].path;
+      rc = blk->type == HUDI_LOG_BLOCK_DELETE ? apply_delete_block(g, blk, st) : apply_hfile_block(g, blk, st);
+    }
+  }
+  for (size_t l = 0; l < s->n_logs; l++) log_data_free(&logs[l]);
+  hudi_free(logs);
+  return rc;
+}
+
+/* Base HFile over storage. */
+typedef struct storage_src {
+  hudi_storage *s;
+  const char *path;
+} storage_src;
+
+static int read_storage(void *ctx, uint64_t off, size_t len, uint8_t *dst) {
+  storage_src *x = ctx;
+  return hudi_storage_read_exact(x->s, x->path, off, dst, len, NULL) != HUDI_OK;
+}
+
+static hudi_status merge_base(merge *g, const hudi_file_slice *s, hudi_mdt_read_stats *st) {
+  if (!s->base) return HUDI_OK;
+  storage_src x = {g->m->mdt->storage, s->base->path};
+  hudi_hfile_source src = {read_storage, &x, s->base->size, s->base->path};
+  hudi_hfile_reader *r;
+  g->where = s->base->path;
+  g->base_phase = true;
+  HUDI_TRY(hudi_hfile_reader_open(&r, &src, g->err));
+  hudi_status rc = hfile_schema(g->m, r, NULL, &g->schema, g->where, g->err);
+  g->st = HUDI_OK;
+  if (rc == HUDI_OK && g->scan) {
+    rc = hudi_hfile_reader_scan(r, on_kv, g, g->err);
+  } else if (rc == HUDI_OK) {
+    /* Only keys the logs did not delete. */
+    hudi_hfile_key *keys = hudi_calloc(g->n_slots ? g->n_slots : 1, sizeof *keys);
+    size_t *slot_of = hudi_calloc(g->n_slots ? g->n_slots : 1, sizeof *slot_of);
+    size_t n = 0;
+    if (!keys || !slot_of) rc = hudi_err_set(g->err, HUDI_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; rc == HUDI_OK && i < g->n_slots; i++)
+      if (g->slots[i].state != DELETED) {
+        keys[n] = g->keys[i];
+        slot_of[n++] = i;
+      }
+    subset u = {g, keys, slot_of};
+    if (rc == HUDI_OK && n) rc = hudi_hfile_reader_lookup(r, keys, n, on_found_subset, &u, g->err);
+    hudi_free(keys);
+    hudi_free(slot_of);
+  }
+  if (rc == HUDI_OK) rc = g->st;
+  if (st) {
+    hudi_hfile_stats hs;
+    hudi_hfile_reader_stats(r, &hs);
+    st->base_files_opened++;
+    st->base_data_blocks_read += hs.data_blocks_read;
+    st->base_bytes_read += hs.bytes_read;
+  }
+  hudi_hfile_reader_free(r);
+  return rc;
+}
+
+void hudi_mdt_records_free(hudi_mdt_records *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->count; i++) hudi_mdt_record_free(&r->items[i]);
+  hudi_free(r->items);
+  r->items = NULL;
+  r->count = 0;
+}
+
+static hudi_status run_merge(merge *g, const hudi_file_group *fg, hudi_mdt_read_stats *st) {
+  const hudi_file_slice *s = hudi_file_group_latest_slice(fg);
+  if (!s) return HUDI_OK;
+  HUDI_TRY(merge_logs(g, s, st));
+  return merge_base(g, s, st);
+}
+
+hudi_status hudi_mdt_group_lookup(hudi_mdt *m, const hudi_file_group *fg, const hudi_hfile_key *keys,
+                                  size_t n_keys, hudi_mdt_records *out, hudi_mdt_read_stats *stats,
+                                  hudi_error *err) {
+  out->items = NULL;
+  out->count = 0;
+  for (size_t i = 1; i < n_keys; i++)
+    if (cmp_key_bytes(keys[i - 1].data, keys[i - 1].len, keys[i].data, keys[i].len) >= 0)
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata lookup keys must be sorted and distinct (key %zu)", i);
+  merge g = {0};
+  g.m = m;
+  g.keys = keys;
+  g.err = err;
+  g.where = fg->file_id;
+  hudi_hashmap_init(&g.index, 0);
+  g.slots = hudi_calloc(n_keys ? n_keys : 1, sizeof *g.slots);
+  if (!g.slots) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  g.n_slots = g.cap_slots = n_keys;
+  hudi_status st = run_merge(&g, fg, stats);
+  if (st == HUDI_OK) {
+    out->items = hudi_calloc(n_keys ? n_keys : 1, sizeof *out->items);
+    if (!out->items) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  if (st == HUDI_OK) {
+    out->count = n_keys;
+    for (size_t i = 0; i < n_keys; i++)
+      if (g.slots[i].state == PRESENT) {
+        out->items[i] = g.slots[i].rec;
+        memset(&g.slots[i].rec, 0, sizeof g.slots[i].rec);
+        g.slots[i].state = ABSENT;
+      }
+  }
+  merge_free(&g);
+  return st;
+}
+
+static int cmp_record_key(const void *a, const void *b) {
+  const hudi_mdt_record *x = a, *y = b;
+  return cmp_key_bytes((const uint8_t *)x->key, x->key_len, (const uint8_t *)y->key, y->key_len);
+}
+
+hudi_status hudi_mdt_group_scan(hudi_mdt *m, const hudi_file_group *fg, hudi_mdt_records *out,
+                                hudi_mdt_read_stats *stats, hudi_error *err) {
+  out->items = NULL;
+  out->count = 0;
+  merge g = {0};
+  g.m = m;
+  g.scan = true;
+  g.err = err;
+  g.where = fg->file_id;
+  hudi_hashmap_init(&g.index, 0);
+  hudi_status st = run_merge(&g, fg, stats);
+  size_t n = 0;
+  if (st == HUDI_OK) {
+    out->items = hudi_calloc(g.n_slots ? g.n_slots : 1, sizeof *out->items);
+    if (!out->items) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  for (size_t i = 0; st == HUDI_OK && i < g.n_slots; i++)
+    if (g.slots[i].state == PRESENT) {
+      out->items[n++] = g.slots[i].rec;
+      memset(&g.slots[i].rec, 0, sizeof g.slots[i].rec);
+      g.slots[i].state = ABSENT;
+    }
+  if (st == HUDI_OK) {
+    out->count = n;
+    qsort(out->items, n, sizeof *out->items, cmp_record_key);
+  }
+  merge_free(&g);
+  return st;
+}

@@ -1,0 +1,94 @@
+/* Reading Hudi's metadata table (MDT): the MOR table at
+ * <base>/.hoodie/metadata whose file groups hold HFile base files and log
+ * files of HFILE_DATA and DELETE blocks (spec hudi-metadata-table.md §1, §4).
+ *
+ * The MDT is opened as a table of its own; its file-system view gives each
+ * MDT partition's file groups (sorted by file id) and their latest slices.
+ * A log block counts only when its INSTANT_TIME is valid for the data table
+ * (HoodieTableMetadataUtil.getValidInstantTimestamps):
+ *   - completed data-table instants;
+ *   - completed MDT deltacommits that are not pending on the data timeline
+ *     (async indexing, data instants archived since);
+ *   - instants rolled back by a completed data rollback newer than the
+ *     oldest valid instant;
+ *   - completed MDT rollback and restore instants;
+ *   - MDT deltacommits starting with "00000000000000" (initialisation).
+ * So an MDT deltacommit whose data commit has not completed (the MDT is
+ * written first) is ignored.
+ *
+ * Merging a key follows Java's file-group reader: the log blocks are merged
+ * first, in order (HFILE records combine with hudi_mdt_record_combine, a
+ * DELETE removes the key), then the result combines with the base HFile's
+ * record. A handle is not thread-safe. */
+#ifndef HUDI_TABLE_MDT_READER_H
+#define HUDI_TABLE_MDT_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hfile/hfile.h"
+#include "table/fsview.h"
+#include "table/mdt_instants.h"
+#include "table/mdt_payload.h"
+#include "table/table.h"
+
+typedef struct hudi_mdt hudi_mdt;
+
+#define HUDI_MDT_DIR ".hoodie/metadata"
+
+/* What reads cost, cumulative (callers may reset it). */
+typedef struct hudi_mdt_read_stats {
+  uint64_t base_files_opened;
+  uint64_t base_data_blocks_read; /* HFile data blocks of base files */
+  uint64_t base_bytes_read;       /* bytes fetched from base HFiles (trailer and index included) */
+  uint64_t log_files_opened;
+  uint64_t log_blocks_merged;     /* HFILE/DELETE blocks applied */
+  uint64_t log_blocks_skipped;    /* blocks of invalid instants, corrupt or other types */
+  uint64_t log_bytes_read;        /* content bytes of the merged blocks */
+} hudi_mdt_read_stats;
+
+/* Opens the MDT of data table t (borrowed: it must outlive the handle):
+ * its hoodie.properties and timeline, its file-system view, and the valid
+ * instants. No MDT directory is HUDI_ERR_NOT_FOUND. *out is owned by the
+ * caller (hudi_mdt_free). */
+HUDI_NODISCARD hudi_status hudi_mdt_open(hudi_mdt **out, hudi_table *t, hudi_error *err);
+void hudi_mdt_free(hudi_mdt *m);
+
+/* The MDT as a table (its properties, storage and timeline), and the
+ * data table it belongs to. */
+const hudi_table *hudi_mdt_table(const hudi_mdt *m);
+const hudi_table *hudi_mdt_data_table(const hudi_mdt *m);
+
+/* Whether the data table lists the MDT partition as built
+ * (hoodie.table.metadata.partitions). */
+bool hudi_mdt_partition_available(const hudi_mdt *m, const char *partition);
+
+/* Whether log blocks of this instant are merged (see above). */
+bool hudi_mdt_instant_valid(const hudi_mdt *m, const char *instant);
+
+/* The file groups of an MDT partition ("files", "record_index", ...),
+ * sorted by file id; *n = 0 when it has none. The array lives as long as m. */
+const hudi_file_group *hudi_mdt_groups(const hudi_mdt *m, const char *partition, size_t *n);
+
+/* Records of a lookup or scan: items[i].key == NULL marks an absent key. */
+typedef struct hudi_mdt_records {
+  hudi_mdt_record *items;
+  size_t count;
+} hudi_mdt_records;
+
+void hudi_mdt_records_free(hudi_mdt_records *r);
+
+/* Merged values of keys (sorted ascending as unsigned bytes, no repeats)
+ * in the latest slice of g: out->items[i] is keys[i]'s record, or absent.
+ * Reads only the base HFile blocks holding the keys, and each valid log
+ * block once. stats (nullable) is added to. */
+HUDI_NODISCARD hudi_status hudi_mdt_group_lookup(hudi_mdt *m, const hudi_file_group *g, const hudi_hfile_key *keys,
+                                                 size_t n_keys, hudi_mdt_records *out, hudi_mdt_read_stats *stats,
+                                                 hudi_error *err);
+
+/* Every merged record of the latest slice of g, sorted by key. */
+HUDI_NODISCARD hudi_status hudi_mdt_group_scan(hudi_mdt *m, const hudi_file_group *g, hudi_mdt_records *out,
+                                               hudi_mdt_read_stats *stats, hudi_error *err);
+
+#endif

@@ -1,0 +1,131 @@
+/* Key-to-file-group mapping and sharded lookups of the metadata table. */
+#include "table/mdt_shard.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hash.h"
+
+static const struct {
+  const char *partition, *prefix;
+} PREFIXES[] = {{"files", "files-"},
+                {"column_stats", "col-stats-"},
+                {"bloom_filters", "bloom-filters-"},
+                {"record_index", "record-index-"},
+                {"partition_stats", "partition-stats-"}};
+
+const char *hudi_mdt_file_id_prefix(char *buf, size_t cap, const char *partition) {
+  for (size_t i = 0; i < sizeof PREFIXES / sizeof PREFIXES[0]; i++)
+    if (strcmp(partition, PREFIXES[i].partition) == 0) {
+      if ((size_t)snprintf(buf, cap, "%s", PREFIXES[i].prefix) >= cap) return NULL;
+      return buf;
+    }
+  static const char *const KINDS[] = {"secondary_index_", "expr_index_"};
+  for (size_t k = 0; k < 2; k++) {
+    size_t n = strlen(KINDS[k]);
+    if (strncmp(partition, KINDS[k], n) != 0 || !partition[n]) continue;
+    if ((size_t)snprintf(buf, cap, "%s-", partition) >= cap) return NULL;
+    for (char *p = buf; *p; p++)
+      if (*p == '_') *p = '-';
+    return buf;
+  }
+  return NULL;
+}
+
+hudi_status hudi_mdt_file_id(hudi_buf *out, const char *partition, int32_t index, hudi_error *err) {
+  char prefix[512];
+  if (!hudi_mdt_file_id_prefix(prefix, sizeof prefix, partition) || index < 0)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "no metadata file group %d in partition '%s'", (int)index,
+                        partition);
+  return hudi_buf_printf(out, err, "%s%04d-0", prefix, (int)index);
+}
+
+hudi_status hudi_mdt_shard_of(int32_t *out, const char *key, size_t len, size_t n_groups, hudi_error *err) {
+  if (n_groups < 1 || n_groups > INT32_MAX)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%zu metadata file groups", n_groups);
+  return hudi_record_index_shard(out, key, len, (int32_t)n_groups, err);
+}
+
+/* A key's place in the batch: its shard, then its bytes. */
+typedef struct keyed {
+  int32_t shard;
+  size_t index; /* into the caller's keys */
+  const hudi_hfile_key *key;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b) {
+  const keyed *x = a, *y = b;
+  if (x->shard != y->shard) return x->shard < y->shard ? -1 : 1;
+  size_t n = x->key->len < y->key->len ? x->key->len : y->key->len;
+  int c = memcmp(x->key->data, y->key->data, n);
+  if (c) return c;
+  return x->key->len < y->key->len ? -1 : x->key->len > y->key->len;
+}
+
+/* One merged lookup of a shard's sorted keys; a repeated key gets a copy. */
+static hudi_status lookup_shard(hudi_mdt *m, const hudi_file_group *g, const keyed *ks, size_t n,
+                                hudi_mdt_records *out, hudi_mdt_read_stats *stats, hudi_error *err) {
+  /* Distinct keys of the shard, in order. */
+  hudi_hfile_key *keys = hudi_calloc(n, sizeof *keys);
+  size_t *first = hudi_calloc(n, sizeof *first); /* distinct key -> position in ks */
+  if (!keys || !first) {
+    hudi_free(keys);
+    hudi_free(first);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  size_t d = 0;
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || cmp_keyed(&ks[i - 1], &ks[i]) != 0) {
+      keys[d] = *ks[i].key;
+      first[d++] = i;
+    }
+  hudi_mdt_records found = {0};
+  hudi_status st = hudi_mdt_group_lookup(m, g, keys, d, &found, stats, err);
+  for (size_t j = 0; st == HUDI_OK && j < d; j++) {
+    if (!found.items[j].key) continue;
+    size_t end = j + 1 < d ? first[j + 1] : n;
+    out->items[ks[first[j]].index] = found.items[j];
+    memset(&found.items[j], 0, sizeof found.items[j]);
+    for (size_t r = first[j] + 1; r < end; r++) {
+      const hudi_mdt_record *src = &out->items[ks[first[j]].index];
+      hudi_mdt_record *dst = &out->items[ks[r].index];
+      st = hudi_mdt_record_copy(dst, src, err);
+      if (st != HUDI_OK) break;
+    }
+  }
+  hudi_mdt_records_free(&found);
+  hudi_free(keys);
+  hudi_free(first);
+  return st;
+}
+
+hudi_status hudi_mdt_partition_lookup(hudi_mdt *m, const char *partition, const hudi_hfile_key *keys, size_t n_keys,
+                                      hudi_mdt_records *out, hudi_mdt_read_stats *stats, hudi_error *err) {
+  out->items = hudi_calloc(n_keys ? n_keys : 1, sizeof *out->items);
+  out->count = 0;
+  if (!out->items) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  out->count = n_keys;
+  size_t n_groups;
+  const hudi_file_group *groups = hudi_mdt_groups(m, partition, &n_groups);
+  if (!n_groups || !n_keys) return HUDI_OK;
+  keyed *ks = hudi_calloc(n_keys, sizeof *ks);
+  if (!ks) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < n_keys; i++) {
+    ks[i].index = i;
+    ks[i].key = &keys[i];
+    st = hudi_mdt_shard_of(&ks[i].shard, (const char *)keys[i].data, keys[i].len, n_groups, err);
+  }
+  if (st == HUDI_OK) qsort(ks, n_keys, sizeof *ks, cmp_keyed);
+  for (size_t i = 0; st == HUDI_OK && i < n_keys;) {
+    size_t j = i;
+    while (j < n_keys && ks[j].shard == ks[i].shard) j++;
+    st = lookup_shard(m, &groups[ks[i].shard], &ks[i], j - i, out, stats, err);
+    i = j;
+  }
+  hudi_free(ks);
+  if (st != HUDI_OK) hudi_mdt_records_free(out);
+  return st;
+}
