@@ -8,5 +8,6 @@
 #include "hudi/arrow_abi.h"
 #include "hudi/table.h"
 #include "hudi/read.h"
+#include "hudi/write.h"
 
 #endif

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     import pyarrow as pa  # type: ignore[import-untyped]
 
     from hudi.read import HudiFileSlice, HudiReadOptions, HudiRecordBatchStream
+    from typing import Any, Union
+
+    from hudi.write import HudiWriteResult
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,19 @@ class HudiTable:
         from hudi import read
 
         return read.read_stream(self._table, options)
+
+    @classmethod
+    def create(cls, base_uri: str, record_key: "Union[str, List[str]]", **kwargs: "Any") -> "HudiTable":
+        """Creates a new table (see :func:`hudi.write.create` for the arguments) and opens it."""
+        from hudi import write
+
+        return write.create(base_uri, record_key, **kwargs)
+
+    def append(self, data: "Any", options: "Optional[Dict[str, str]]" = None) -> "HudiWriteResult":
+        """Bulk-inserts ``data`` (anything with ``__arrow_c_stream__`` or ``__arrow_c_array__``) as one commit."""
+        from hudi import write
+
+        return write.append(self._table, data, options)
 
     def get_file_slices(self, options: "Optional[HudiReadOptions]" = None) -> "List[HudiFileSlice]":
         """The file slices a read with these options reads."""

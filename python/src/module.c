@@ -78,6 +78,10 @@ static PyObject *py_raise_status(PyObject *self, PyObject *args) {
 PyObject *hudi_py_parquet_read(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *hudi_py_parquet_write(PyObject *self, PyObject *args);
 
+/* Defined in write.c (table creation and writes). */
+PyObject *hudi_py_create(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_append(PyObject *self, PyObject *args, PyObject *kwargs);
+
 static PyMethodDef methods[] = {
     {"version", py_version, METH_NOARGS, "The libhudi version string."},
     {"_raise_status", py_raise_status, METH_VARARGS, "Test hook: raise the error for a status code."},
@@ -91,6 +95,10 @@ static PyMethodDef methods[] = {
      "_read(table, options, filters, sql, projection): an 'arrow_array_stream' capsule."},
     {"_get_schema", hudi_py_get_schema, METH_VARARGS,
      "_get_schema(table, with_meta_fields): an 'arrow_schema' capsule."},
+    {"_create", (PyCFunction)(void (*)(void))hudi_py_create, METH_VARARGS | METH_KEYWORDS,
+     "_create(base_uri, record_key, table_type, ...): creates a table (include/hudi/write.h)."},
+    {"_append", (PyCFunction)(void (*)(void))hudi_py_append, METH_VARARGS | METH_KEYWORDS,
+     "_append(table, data, options): bulk insert; returns the write result as a dict."},
     {"_file_slices", (PyCFunction)(void (*)(void))hudi_py_file_slices, METH_VARARGS | METH_KEYWORDS,
      "_file_slices(table, options, filters, sql): list of (partition, file_id, base_instant, base_file, log_files)."},
     {NULL, NULL, 0, NULL},

@@ -1,0 +1,88 @@
+/* hudi-c: creating Hudi tables and writing to them.
+ *
+ *   hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
+ *   o.record_key_fields = "chunk_id";
+ *   o.partition_fields = "doc_id";
+ *   o.ordering_fields = "updated_at";
+ *   o.record_index_enabled = false;   // the metadata table is not written yet
+ *   hudi_table *t;
+ *   hudi_table_create(&t, "/data/chunks", &o, &err);
+ *   hudi_write_result r;
+ *   hudi_table_append(&r, t, &stream, NULL, 0, &err);   // bulk insert
+ *   hudi_table_free(t);
+ *
+ * Tables are written in table version 8 (timeline layout 2) without a
+ * metadata table (hoodie.metadata.enable=false as Hudi lays it out). */
+#ifndef HUDI_WRITE_H
+#define HUDI_WRITE_H
+
+#include <stdbool.h>
+
+#include "hudi/arrow_abi.h"
+#include "hudi/common.h"
+#include "hudi/error.h"
+#include "hudi/table.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hudi_create_options {
+  const char *table_name;        /* NULL: the last segment of base_uri */
+  const char *database_name;     /* NULL: none (enters the checksum as "") */
+  hudi_table_type type;          /* HUDI_COPY_ON_WRITE or HUDI_MERGE_ON_READ */
+  const char *record_key_fields; /* required: "id" or "id,name" */
+  const char *partition_fields;  /* NULL or "": non-partitioned; else "a" or "a,b" */
+  const char *ordering_fields;   /* NULL: commit-time ordering; else one field */
+  /* The record-level index lives in the metadata table, which hudi-c does
+   * not write yet: true is HUDI_ERR_UNSUPPORTED (set it to false). */
+  bool record_index_enabled;
+  /* Hudi options ("hoodie.*": hoodie.datasource.write.hive_style_partitioning
+   * (default true), hoodie.datasource.write.partitionpath.urlencode (false),
+   * hoodie.write.table.version (8), hoodie.table.timeline.timezone (UTC
+   * only)) and storage options (the rest, e.g. "fsync"). */
+  const hudi_option *options;
+  size_t n_options;
+} hudi_create_options;
+
+#define HUDI_CREATE_OPTIONS_INIT {NULL, NULL, HUDI_COPY_ON_WRITE, NULL, NULL, NULL, true, NULL, 0}
+
+/* Creates a new table at base_uri (.hoodie/hoodie.properties and the
+ * directories Spark creates) and opens it. A table already there is
+ * HUDI_ERR_EXISTS; nothing is written unless every option is valid.
+ * *out is owned by the caller: hudi_table_free. */
+HUDI_EXTERN hudi_status hudi_table_create(hudi_table **out, const char *base_uri, const hudi_create_options *opts,
+                                          hudi_error *err);
+
+#define HUDI_WRITE_TIME_MAX 24
+#define HUDI_WRITE_ACTION_MAX 24
+
+/* What one write committed. */
+typedef struct hudi_write_result {
+  char requested_time[HUDI_WRITE_TIME_MAX];  /* "" when nothing was committed (no rows) */
+  char completion_time[HUDI_WRITE_TIME_MAX];
+  char action[HUDI_WRITE_ACTION_MAX];        /* "commit" (COW) or "deltacommit" (MOR) */
+  char operation[HUDI_WRITE_ACTION_MAX];     /* "BULK_INSERT" */
+  int64_t num_writes, num_inserts, num_updates, num_deletes;
+  int64_t files_written, bytes_written, partitions_written;
+} hudi_write_result;
+
+/* Bulk insert: writes every row of the stream into new file groups (base
+ * files, also on MERGE_ON_READ tables) and commits them as one instant.
+ * The stream is consumed and released in every case. Rows are sorted by
+ * partition and record key; each partition's rows are split into files of
+ * at most hoodie.parquet.max.file.size bytes (estimated from the Arrow
+ * data). options: per-write Hudi options (hoodie.parquet.max.file.size,
+ * hoodie.parquet.compression.codec, ...), may be NULL.
+ * Errors before the commit completes leave the table as readers saw it;
+ * bad input (a missing or null record key, an unknown partition field, a
+ * type without a Hudi mapping) is reported before anything is written. */
+HUDI_EXTERN hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table,
+                                          struct ArrowArrayStream *stream, const hudi_option *options,
+                                          size_t n_options, hudi_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

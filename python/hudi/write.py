@@ -1,0 +1,84 @@
+"""Creating Hudi tables and writing to them (the C API in include/hudi/write.h)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
+
+from hudi import _hudi
+
+if TYPE_CHECKING:
+    from hudi.table import HudiTable
+
+Fields = Union[str, Sequence[str], None]
+
+
+@dataclass(frozen=True)
+class HudiWriteResult:
+    """What one write committed."""
+
+    requested_time: str
+    completion_time: str
+    action: str
+    operation: str
+    num_writes: int
+    num_inserts: int
+    num_updates: int
+    num_deletes: int
+    files_written: int
+    bytes_written: int
+    partitions_written: int
+
+
+def _fields(value: Fields, what: str) -> Optional[str]:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        names: List[str] = [value]
+    else:
+        names = list(value)
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise ValueError(f"{what} must be a non-empty str or list of str")
+    return ",".join(names)
+
+
+def create(
+    base_uri: str,
+    record_key: Fields,
+    ordering_fields: Fields = None,
+    partition_fields: Fields = None,
+    table_type: str = "cow",
+    table_name: Optional[str] = None,
+    record_index_enabled: bool = True,
+    hudi_options: Optional[Dict[str, str]] = None,
+    storage_options: Optional[Dict[str, str]] = None,
+    database_name: Optional[str] = None,
+) -> "HudiTable":
+    from hudi.table import HudiTable
+
+    key = _fields(record_key, "record_key")
+    if key is None:
+        raise ValueError("record_key is required")
+    kind = table_type.lower()
+    if kind in ("copy_on_write",):
+        kind = "cow"
+    if kind in ("merge_on_read",):
+        kind = "mor"
+    options = {**(storage_options or {}), **(hudi_options or {})}
+    _hudi._create(
+        base_uri,
+        key,
+        kind,
+        partition_fields=_fields(partition_fields, "partition_fields"),
+        ordering_fields=_fields(ordering_fields, "ordering_fields"),
+        table_name=table_name,
+        database_name=database_name,
+        record_index_enabled=bool(record_index_enabled),
+        options=options,
+    )
+    return HudiTable(base_uri, options)
+
+
+def append(table: Any, data: Any, options: Optional[Dict[str, str]] = None) -> HudiWriteResult:
+    r = _hudi._append(table, data, dict(options or {}))
+    return HudiWriteResult(**r)

@@ -1,0 +1,138 @@
+/* hudi._hudi write functions: _create and _append (include/hudi/write.h).
+ * Conversion only; the GIL is released around the C calls. */
+#include <string.h>
+
+#include "ext.h"
+#include "hudi/write.h"
+
+PyObject *hudi_py_create(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_append(PyObject *self, PyObject *args, PyObject *kwargs);
+
+/* dict[str, str] -> hudi_option array borrowing the dict's UTF-8 buffers. */
+static int options_of(PyObject *dict, hudi_option **out, size_t *n) {
+  *out = NULL;
+  *n = 0;
+  if (dict == NULL || dict == Py_None) return 0;
+  if (!PyDict_Check(dict)) {
+    PyErr_SetString(PyExc_TypeError, "options must be a dict of str to str");
+    return -1;
+  }
+  Py_ssize_t size = PyDict_Size(dict), pos = 0, i = 0;
+  hudi_option *o = PyMem_Calloc(size ? (size_t)size : 1, sizeof *o);
+  if (!o) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  PyObject *k, *v;
+  while (PyDict_Next(dict, &pos, &k, &v)) {
+    if (!PyUnicode_Check(k) || !PyUnicode_Check(v)) {
+      PyMem_Free(o);
+      PyErr_Format(PyExc_TypeError, "option %R must map a str to a str", k);
+      return -1;
+    }
+    o[i].key = PyUnicode_AsUTF8AndSize(k, NULL);
+    o[i].value = PyUnicode_AsUTF8AndSize(v, NULL);
+    if (!o[i].key || !o[i].value) {
+      PyMem_Free(o);
+      return -1;
+    }
+    i++;
+  }
+  *out = o;
+  *n = (size_t)i;
+  return 0;
+}
+
+PyObject *hudi_py_create(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"base_uri", "record_key", "table_type", "partition_fields", "ordering_fields",
+                           "table_name", "database_name", "record_index_enabled", "options", NULL};
+  const char *uri, *key, *type, *parts = NULL, *ordering = NULL, *name = NULL, *db = NULL;
+  int rli = 1;
+  PyObject *options = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "sss|zzzzpO", kwlist, &uri, &key, &type, &parts, &ordering, &name,
+                                   &db, &rli, &options))
+    return NULL;
+  hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
+  if (!strcmp(type, "cow")) o.type = HUDI_COPY_ON_WRITE;
+  else if (!strcmp(type, "mor")) o.type = HUDI_MERGE_ON_READ;
+  else {
+    PyErr_Format(PyExc_ValueError, "table_type must be 'cow' or 'mor', got %s", type);
+    return NULL;
+  }
+  o.record_key_fields = key;
+  o.partition_fields = parts;
+  o.ordering_fields = ordering;
+  o.table_name = name;
+  o.database_name = db;
+  o.record_index_enabled = rli != 0;
+  hudi_option *opts;
+  size_t n;
+  if (options_of(options, &opts, &n) < 0) return NULL;
+  o.options = opts;
+  o.n_options = n;
+  hudi_table *t = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = hudi_table_create(&t, uri, &o, &err);
+  if (t) hudi_table_free(t);
+  Py_END_ALLOW_THREADS
+  PyMem_Free(opts);
+  if (st != HUDI_OK) return hudi_py_raise(&err);
+  Py_RETURN_NONE;
+}
+
+static int set_item(PyObject *d, const char *k, PyObject *v) {
+  if (!v) return -1;
+  int rc = PyDict_SetItemString(d, k, v);
+  Py_DECREF(v);
+  return rc;
+}
+
+static PyObject *result_dict(const hudi_write_result *r) {
+  PyObject *d = PyDict_New();
+  if (!d) return NULL;
+  if (set_item(d, "requested_time", PyUnicode_FromString(r->requested_time)) < 0 ||
+      set_item(d, "completion_time", PyUnicode_FromString(r->completion_time)) < 0 ||
+      set_item(d, "action", PyUnicode_FromString(r->action)) < 0 ||
+      set_item(d, "operation", PyUnicode_FromString(r->operation)) < 0 ||
+      set_item(d, "num_writes", PyLong_FromLongLong(r->num_writes)) < 0 ||
+      set_item(d, "num_inserts", PyLong_FromLongLong(r->num_inserts)) < 0 ||
+      set_item(d, "num_updates", PyLong_FromLongLong(r->num_updates)) < 0 ||
+      set_item(d, "num_deletes", PyLong_FromLongLong(r->num_deletes)) < 0 ||
+      set_item(d, "files_written", PyLong_FromLongLong(r->files_written)) < 0 ||
+      set_item(d, "bytes_written", PyLong_FromLongLong(r->bytes_written)) < 0 ||
+      set_item(d, "partitions_written", PyLong_FromLongLong(r->partitions_written)) < 0) {
+    Py_DECREF(d);
+    return NULL;
+  }
+  return d;
+}
+
+PyObject *hudi_py_append(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"table", "data", "options", NULL};
+  PyObject *table, *data, *options = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O", kwlist, &table, &data, &options)) return NULL;
+  hudi_table *t = hudi_py_table_handle(table);
+  if (!t) return NULL;
+  hudi_option *opts;
+  size_t n;
+  if (options_of(options, &opts, &n) < 0) return NULL;
+  struct ArrowArrayStream stream;
+  memset(&stream, 0, sizeof stream);
+  if (hudi_py_import_stream(data, &stream) < 0) {
+    PyMem_Free(opts);
+    return NULL;
+  }
+  hudi_write_result r;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_status st;
+  /* The stream's callbacks may be Python-backed (a RecordBatchReader over
+   * a generator); they take the GIL themselves, as pyarrow's exporter does. */
+  Py_BEGIN_ALLOW_THREADS
+  st = hudi_table_append(&r, t, &stream, opts, n, &err);
+  Py_END_ALLOW_THREADS
+  PyMem_Free(opts);
+  if (st != HUDI_OK) return hudi_py_raise(&err);
+  return result_dict(&r);
+}

@@ -1,0 +1,152 @@
+/* DYNAMIC_V0 bloom filter (apache/hudi common/bloom: HoodieDynamicBoundedBloomFilter,
+ * InternalDynamicBloomFilter, InternalBloomFilter, HashFunction), bit for bit. */
+#include "table/bloom.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hash.h"
+
+static size_t row_bytes(const hudi_bloom *b) { return ((size_t)b->vector_size + 7) / 8; }
+
+static hudi_status add_row(hudi_bloom *b, hudi_error *err) {
+  uint8_t **rows = hudi_realloc(b->rows, ((size_t)b->n_rows + 1) * sizeof *rows);
+  if (!rows) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for a bloom filter row");
+  b->rows = rows;
+  rows[b->n_rows] = hudi_calloc(1, row_bytes(b));
+  if (!rows[b->n_rows]) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for a bloom filter row");
+  b->n_rows++;
+  return HUDI_OK;
+}
+
+hudi_status hudi_bloom_init(hudi_bloom *b, int32_t num_entries, double fpp, int32_t max_entries, hudi_error *err) {
+  memset(b, 0, sizeof *b);
+  if (num_entries <= 0 || !(fpp > 0 && fpp < 1))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "bloom filter: %d entries at fpp %g", num_entries, fpp);
+  /* BloomFilterUtils.getBitSize / getNumHashes */
+  double ln2 = log(2.0);
+  double bits = ceil((double)num_entries * (-log(fpp) / (ln2 * ln2)));
+  if (bits > (double)INT32_MAX - 8) return hudi_err_set(err, HUDI_ERR_LIMIT, "bloom filter of %.0f bits", bits);
+  b->vector_size = (int32_t)bits;
+  b->nb_hash = (int32_t)ceil((double)b->vector_size * ln2 / (double)num_entries);
+  b->nr = num_entries;
+  b->max_entries = max_entries > num_entries ? max_entries : num_entries;
+  hudi_status st = add_row(b, err);
+  if (st != HUDI_OK) hudi_bloom_free(b);
+  return st;
+}
+
+void hudi_bloom_free(hudi_bloom *b) {
+  for (int32_t i = 0; i < b->n_rows; i++) hudi_free(b->rows[i]);
+  hudi_free(b->rows);
+  memset(b, 0, sizeof *b);
+}
+
+/* HashFunction.hash: murmur chained through its seed, Java's abs(h % n). */
+static void positions(const hudi_bloom *b, const void *key, size_t len, int32_t *out) {
+  int32_t h = 0;
+  for (int32_t i = 0; i < b->nb_hash; i++) {
+    h = hudi_murmur2_hadoop(key, len, h);
+    int32_t m = h % b->vector_size;
+    out[i] = m < 0 ? -m : m;
+  }
+}
+
+/* InternalDynamicBloomFilter.getActiveStandardBF, with addRow folded in. */
+static hudi_status active_row(hudi_bloom *b, uint8_t **row, hudi_error *err) {
+  if (b->reached_max) {
+    *row = b->rows[b->round_robin++ % b->n_rows];
+    return HUDI_OK;
+  }
+  if (b->current >= b->nr) {
+    if ((int64_t)b->n_rows * b->nr < b->max_entries) {
+      HUDI_TRY(add_row(b, err));
+      b->current = 0;
+    } else {
+      b->reached_max = true;
+      /* Java's curMatrixIndex++ % length starts at 0 for this key. */
+      *row = b->rows[b->round_robin++ % b->n_rows];
+      return HUDI_OK;
+    }
+  }
+  *row = b->rows[b->n_rows - 1];
+  return HUDI_OK;
+}
+
+hudi_status hudi_bloom_add(hudi_bloom *b, const void *key, size_t len, hudi_error *err) {
+  int32_t pos[64];
+  if (b->nb_hash > 64) return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "bloom filter with %d hashes", b->nb_hash);
+  uint8_t *row;
+  HUDI_TRY(active_row(b, &row, err));
+  positions(b, key, len, pos);
+  for (int32_t i = 0; i < b->nb_hash; i++) row[pos[i] >> 3] |= (uint8_t)(1u << (pos[i] & 7));
+  b->current++;
+  return HUDI_OK;
+}
+
+bool hudi_bloom_might_contain(const hudi_bloom *b, const void *key, size_t len) {
+  int32_t pos[64];
+  if (b->nb_hash > 64) return true;
+  positions(b, key, len, pos);
+  for (int32_t r = 0; r < b->n_rows; r++) {
+    int32_t i = 0;
+    while (i < b->nb_hash && (b->rows[r][pos[i] >> 3] >> (pos[i] & 7) & 1)) i++;
+    if (i == b->nb_hash) return true;
+  }
+  return false;
+}
+
+static hudi_status be32(hudi_buf *o, int32_t v, hudi_error *err) {
+  uint32_t u = (uint32_t)v;
+  uint8_t x[4] = {(uint8_t)(u >> 24), (uint8_t)(u >> 16), (uint8_t)(u >> 8), (uint8_t)u};
+  return hudi_buf_append(o, x, 4, err);
+}
+
+/* Filter.write: version -1, nbHash, hashType (1 = murmur), vectorSize. */
+static hudi_status filter_header(const hudi_bloom *b, hudi_buf *o, hudi_error *err) {
+  HUDI_TRY(be32(o, -1, err));
+  HUDI_TRY(be32(o, b->nb_hash, err));
+  HUDI_TRY(hudi_buf_append_byte(o, 1, err));
+  return be32(o, b->vector_size, err);
+}
+
+hudi_status hudi_bloom_serialize(const hudi_bloom *b, hudi_buf *out, hudi_error *err) {
+  hudi_buf raw;
+  hudi_buf_init(&raw, HUDI_BUF_DEFAULT_MAX);
+  hudi_status st = filter_header(b, &raw, err);
+  if (st == HUDI_OK) st = be32(&raw, b->nr, err);
+  if (st == HUDI_OK) st = be32(&raw, b->current, err);
+  if (st == HUDI_OK) st = be32(&raw, b->n_rows, err);
+  for (int32_t r = 0; st == HUDI_OK && r < b->n_rows; r++) {
+    st = filter_header(b, &raw, err);
+    if (st == HUDI_OK) st = hudi_buf_append(&raw, b->rows[r], row_bytes(b), err);
+  }
+  if (st == HUDI_OK) st = hudi_base64_encode(out, raw.data, raw.len, err);
+  hudi_buf_free(&raw);
+  return st;
+}
+
+hudi_status hudi_base64_encode(hudi_buf *out, const void *data, size_t len, hudi_error *err) {
+  static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const uint8_t *p = data;
+  HUDI_TRY(hudi_buf_reserve(out, (len + 2) / 3 * 4 + 1, err));
+  char *o = (char *)out->data + out->len;
+  size_t i = 0, n = 0;
+  for (; i + 3 <= len; i += 3) {
+    uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+    o[n++] = A[v >> 18];
+    o[n++] = A[(v >> 12) & 63];
+    o[n++] = A[(v >> 6) & 63];
+    o[n++] = A[v & 63];
+  }
+  if (i < len) {
+    uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 : 0);
+    o[n++] = A[v >> 18];
+    o[n++] = A[(v >> 12) & 63];
+    o[n++] = i + 1 < len ? A[(v >> 6) & 63] : '=';
+    o[n++] = '=';
+  }
+  out->len += n;
+  return HUDI_OK;
+}

@@ -1,0 +1,50 @@
+/* Hudi's footer bloom filter, type DYNAMIC_V0 (HoodieDynamicBoundedBloomFilter
+ * over Hadoop's DynamicBloomFilter), serialised as base64 the way Hudi
+ * stores it under the footer key "org.apache.hudi.bloomfilter"
+ * (hudi-format-core.md §4). */
+#ifndef HUDI_TABLE_BLOOM_H
+#define HUDI_TABLE_BLOOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+
+/* Hudi's defaults: hoodie.index.bloom.num_entries, .fpp, .dynamic.max.entries. */
+#define HUDI_BLOOM_DEFAULT_ENTRIES 60000
+#define HUDI_BLOOM_DEFAULT_FPP 1e-9
+#define HUDI_BLOOM_DEFAULT_MAX_ENTRIES 100000
+
+typedef struct hudi_bloom {
+  int32_t vector_size; /* bits per row */
+  int32_t nb_hash;
+  int32_t nr;          /* keys per row before a new row */
+  int32_t max_entries;
+  int32_t current;     /* keys in the active row */
+  int32_t n_rows;
+  int64_t round_robin; /* next row once the maximum is reached */
+  bool reached_max;
+  uint8_t **rows;      /* n_rows bit vectors of ceil(vector_size / 8) bytes */
+} hudi_bloom;
+
+/* An empty filter sized for num_entries keys at false-positive rate fpp,
+ * growing rows up to max_entries (Hudi: max(max_entries, num_entries)). */
+HUDI_NODISCARD hudi_status hudi_bloom_init(hudi_bloom *b, int32_t num_entries, double fpp, int32_t max_entries,
+                                           hudi_error *err);
+void hudi_bloom_free(hudi_bloom *b);
+
+/* Adds a key (its UTF-8 bytes). */
+HUDI_NODISCARD hudi_status hudi_bloom_add(hudi_bloom *b, const void *key, size_t len, hudi_error *err);
+
+/* True when the key may be in the filter. */
+bool hudi_bloom_might_contain(const hudi_bloom *b, const void *key, size_t len);
+
+/* Appends the base64 text Hudi writes into the footer. */
+HUDI_NODISCARD hudi_status hudi_bloom_serialize(const hudi_bloom *b, hudi_buf *out, hudi_error *err);
+
+/* Standard base64 (with padding) of len bytes, appended to out. */
+HUDI_NODISCARD hudi_status hudi_base64_encode(hudi_buf *out, const void *data, size_t len, hudi_error *err);
+
+#endif

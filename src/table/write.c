@@ -1,0 +1,452 @@
+/* hudi_table_append: bulk insert into new file groups, committed with the
+ * write protocol of hudi-format-core.md §6:
+ *   validate + read the input, extract keys and partitions (nothing written
+ *   yet, so bad input leaves no trace) -> T.<action>.requested -> inflight
+ *   -> per file: marker, partition metadata, base file -> T_C.<action>
+ *   (write-if-absent) -> delete the markers. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arrow/builder.h"
+#include "arrow/field.h"
+#include "arrow/view.h"
+#include "avro/arrow_schema.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/instant.h"
+#include "parquet/writer.h"
+#include "table/base_file.h"
+#include "table/bloom.h"
+#include "table/commit_metadata.h"
+#include "table/keygen.h"
+#include "table/schema_resolve.h"
+#include "table/write.h"
+#include "table/write_convert.h"
+#include "table/write_rows.h"
+
+/* ---- options ---------------------------------------------------------- */
+
+const char *hudi_write_option(const hudi_table *t, const hudi_option *opts, size_t n, const char *key) {
+  for (size_t i = n; i-- > 0;)
+    if (opts[i].key && opts[i].value && !strcmp(opts[i].key, key)) return opts[i].value;
+  const char *v = hudi_props_get(&t->options, key);
+  return v ? v : hudi_props_get(&t->props, key);
+}
+
+static hudi_status int_option(const hudi_table *t, const hudi_option *o, size_t n, const char *key, int64_t dflt,
+                              int64_t min, int64_t *out, hudi_error *err) {
+  const char *v = hudi_write_option(t, o, n, key);
+  *out = dflt;
+  if (!v) return HUDI_OK;
+  char *end;
+  long long x = strtoll(v, &end, 10);
+  if (!*v || *end || x < min) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option %s is '%s'", key, v);
+  *out = x;
+  return HUDI_OK;
+}
+
+static hudi_status codec_option(const hudi_table *t, const hudi_option *o, size_t n, hudi_pq_codec *out,
+                                hudi_error *err) {
+  const char *v = hudi_write_option(t, o, n, "hoodie.parquet.compression.codec");
+  if (!v || !strcasecmp(v, "gzip")) *out = HUDI_PQ_CODEC_GZIP; /* Hudi's default */
+  else if (!strcasecmp(v, "snappy")) *out = HUDI_PQ_CODEC_SNAPPY;
+  else if (!strcasecmp(v, "zstd")) *out = HUDI_PQ_CODEC_ZSTD;
+  else if (!strcasecmp(v, "uncompressed") || !strcasecmp(v, "none")) *out = HUDI_PQ_CODEC_UNCOMPRESSED;
+  else
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "hoodie.parquet.compression.codec=%s: use gzip, snappy, zstd or uncompressed", v);
+  return HUDI_OK;
+}
+
+hudi_status hudi_write_check_table(const hudi_table *t, hudi_error *err) {
+  const char *mdt = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
+  if (mdt && *mdt)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "table %s has a metadata table (hoodie.table.metadata.partitions=%s), which hudi-c cannot "
+                        "update yet; writing would hide the new files from readers",
+                        t->base_uri, mdt);
+  if (t->version < 8)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has table version %d; hudi-c writes versions 8 and 9",
+                        t->base_uri, t->version);
+  const char *meta = hudi_props_get(&t->props, "hoodie.populate.meta.fields");
+  if (meta && !strcasecmp(meta, "false"))
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has hoodie.populate.meta.fields=false", t->base_uri);
+  const char *fmt = hudi_props_get(&t->props, "hoodie.table.base.file.format");
+  if (fmt && strcasecmp(fmt, "PARQUET") != 0)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s stores %s base files; hudi-c writes Parquet",
+                        t->base_uri, fmt);
+  const char *tz = hudi_props_get(&t->props, "hoodie.table.timeline.timezone");
+  if (tz && strcasecmp(tz, "UTC") != 0)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "table %s keeps its timeline in the %s timezone; hudi-c writes UTC instants", t->base_uri, tz);
+  return HUDI_OK;
+}
+
+hudi_status hudi_write_reload_timeline(hudi_table *t, hudi_error *err) {
+  hudi_timeline fresh;
+  memset(&fresh, 0, sizeof fresh);
+  HUDI_TRY(hudi_timeline_load(&fresh, t->storage, "", t->layout, err));
+  hudi_timeline_free(&t->timeline);
+  t->timeline = fresh;
+  return HUDI_OK;
+}
+
+/* ---- schema ----------------------------------------------------------- */
+
+/* The table's current schema (extraMetadata.schema of its latest write),
+ * or NULL for a table without writes. Caller frees. */
+static hudi_status current_schema(char **out, hudi_table *t, hudi_error *err) {
+  *out = NULL;
+  for (size_t i = t->timeline.count; i-- > 0;) {
+    const hudi_instant *in = &t->timeline.items[i];
+    if (in->state != HUDI_INSTANT_COMPLETED || !hudi_instant_is_write(in)) continue;
+    hudi_commit_metadata *m = NULL;
+    HUDI_TRY(hudi_table_instant_metadata(&m, t, in, err));
+    const char *s = hudi_commit_metadata_schema(m);
+    const char *op = m->operation_type ? m->operation_type : "";
+    bool usable = s && strcmp(op, "COMPACT") && strcmp(op, "CLUSTER") && strcmp(op, "LOG_COMPACT") &&
+                  strcmp(op, "INDEX");
+    if (usable) {
+      *out = hudi_strdup(s);
+      hudi_commit_metadata_free(m);
+      return *out ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    }
+    hudi_commit_metadata_free(m);
+  }
+  return HUDI_OK;
+}
+
+/* ---- the write -------------------------------------------------------- */
+
+typedef struct append_ctx {
+  hudi_table *t;
+  const hudi_option *opts;
+  size_t n_opts;
+  hudi_write_rows rows;          /* the input, keys, partitions, sorted */
+  hudi_arrow_field out_schema;   /* meta columns + stored columns */
+  bool *same;                    /* per data column: copy without conversion */
+  char *schema_json;             /* extraMetadata.schema */
+  char *avro_with_meta;          /* parquet.avro.schema */
+  char root_name[600];
+  int64_t max_file_size;
+  hudi_pq_writer_options pq;
+  char instant[HUDI_INSTANT_TIME_BUF];
+  hudi_commit_metadata *meta;
+  hudi_write_result *res;
+} append_ctx;
+
+static hudi_status build_schemas(append_ctx *c, hudi_error *err) {
+  const char *name = c->t->name;
+  const hudi_arrow_field *stored = &c->rows.stored;
+  hudi_buf b;
+  hudi_buf_init(&b, HUDI_BUF_DEFAULT_MAX);
+  hudi_status st = hudi_avro_schema_from_arrow(&b, stored, name, false, err);
+  if (st == HUDI_OK) st = hudi_buf_append_byte(&b, 0, err);
+  if (st == HUDI_OK) {
+    c->schema_json = hudi_strdup((const char *)b.data);
+    hudi_buf_reset(&b);
+    st = hudi_avro_schema_from_arrow(&b, stored, name, true, err);
+  }
+  if (st == HUDI_OK) st = hudi_buf_append_byte(&b, 0, err);
+  if (st == HUDI_OK) c->avro_with_meta = hudi_strdup((const char *)b.data);
+  hudi_buf_free(&b);
+  HUDI_TRY(st);
+  if (!c->schema_json || !c->avro_with_meta) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  snprintf(c->root_name, sizeof c->root_name, "hoodie.%s.%s_record", name, name);
+
+  /* The Parquet schema: five nullable strings, then the stored columns. */
+  HUDI_TRY(hudi_arrow_field_init(&c->out_schema, "", "+s", 0, err));
+  HUDI_TRY(hudi_arrow_field_alloc_children(&c->out_schema, HUDI_AVRO_N_META_FIELDS + stored->n_children, err));
+  for (int i = 0; i < HUDI_AVRO_N_META_FIELDS; i++)
+    HUDI_TRY(hudi_arrow_field_init(&c->out_schema.children[i], hudi_avro_meta_field_names[i], "u",
+                                   ARROW_FLAG_NULLABLE, err));
+  for (int64_t i = 0; i < stored->n_children; i++)
+    HUDI_TRY(hudi_arrow_field_copy(&c->out_schema.children[HUDI_AVRO_N_META_FIELDS + i], &stored->children[i], false,
+                                   err));
+  c->same = hudi_calloc((size_t)stored->n_children + 1, sizeof *c->same);
+  if (!c->same) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  for (int64_t i = 0; i < stored->n_children; i++)
+    c->same[i] = hudi_write_same_storage(&stored->children[i], &c->rows.input.children[i]);
+  return HUDI_OK;
+}
+
+static hudi_status check_schema(append_ctx *c, hudi_error *err) {
+  char *cur = NULL;
+  HUDI_TRY(current_schema(&cur, c->t, err));
+  hudi_status st = HUDI_OK;
+  if (cur && strcmp(cur, c->schema_json) != 0)
+    st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                      "the data's schema differs from table %s's schema, and schema evolution is not supported yet; "
+                      "table: %.300s; data: %.300s",
+                      c->t->base_uri, cur, c->schema_json);
+  hudi_free(cur);
+  return st;
+}
+
+/* Writes one file group: rows [from, to) of the sorted order, all in
+ * partition p. */
+static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, hudi_error *err) {
+  hudi_write_rows *r = &c->rows;
+  const char *partition = hudi_write_rows_partition(r, from);
+  char file_id[48], token[64], file_name[256];
+  HUDI_TRY(hudi_write_new_file_id(file_id, err));
+  snprintf(token, sizeof token, "%d-1-%d", task, task);
+  if (hudi_base_file_name_format(file_name, sizeof file_name, file_id, token, c->instant, "parquet") < 0)
+    return hudi_err_set(err, HUDI_ERR_INTERNAL, "base file name too long");
+  hudi_buf path;
+  hudi_buf_init(&path, 1 << 16);
+  hudi_status st = hudi_buf_printf(&path, err, "%s%s%s%c", partition, *partition ? "/" : "", file_name, '\0');
+  /* Marker first: a crash after this leaves something rollback can find. */
+  if (st == HUDI_OK) st = hudi_write_marker(c->t->storage, c->instant, partition, file_name, "CREATE", err);
+  if (st == HUDI_OK) st = hudi_write_partition_metadata(c->t->storage, partition, c->instant, err);
+
+  hudi_arrow_batch_builder *bb = NULL;
+  hudi_pq_writer *w = NULL;
+  hudi_bloom bloom;
+  memset(&bloom, 0, sizeof bloom);
+  hudi_buf seq;
+  hudi_buf_init(&seq, 256);
+  hudi_pq_write_summary sum;
+  memset(&sum, 0, sizeof sum);
+  bool have_sum = false;
+  if (st == HUDI_OK) st = hudi_bloom_init(&bloom, HUDI_BLOOM_DEFAULT_ENTRIES, HUDI_BLOOM_DEFAULT_FPP,
+                                          HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err);
+  if (st == HUDI_OK) st = hudi_arrow_batch_builder_create(&bb, &c->out_schema, err);
+  struct ArrowSchema pq_schema;
+  memset(&pq_schema, 0, sizeof pq_schema);
+  if (st == HUDI_OK) st = hudi_arrow_batch_builder_export_schema(bb, &pq_schema, err);
+  if (st == HUDI_OK)
+    st = hudi_pq_writer_open_storage(&w, &pq_schema, &c->pq, c->t->storage, (const char *)path.data, err);
+  if (pq_schema.release) pq_schema.release(&pq_schema);
+
+  const int64_t chunk = 8192;
+  int64_t n_cols = c->rows.stored.n_children;
+  size_t min_i = from, max_i = from;
+  for (size_t i = from; st == HUDI_OK && i < to; i++) {
+    const hudi_write_row *row = &r->order[i];
+    const hudi_arrow_view *batch = &r->batches[row->batch].view;
+    size_t klen;
+    const char *key = hudi_write_rows_key(r, i, &klen);
+    hudi_buf_reset(&seq);
+    st = hudi_buf_printf(&seq, err, "%s_%d_%zu", c->instant, task, i - from);
+    const char *metas[5] = {c->instant, (const char *)seq.data, key, partition, file_name};
+    size_t lens[5] = {strlen(c->instant), seq.len, klen, strlen(partition), strlen(file_name)};
+    for (int k = 0; st == HUDI_OK && k < 5; k++)
+      st = hudi_arrow_builder_append_bytes(hudi_arrow_batch_builder_column(bb, k), metas[k], (int64_t)lens[k], err);
+    int64_t srow = hudi_arrow_view_struct_row(batch, row->row);
+    for (int64_t k = 0; st == HUDI_OK && k < n_cols; k++) {
+      hudi_arrow_builder *cb = hudi_arrow_batch_builder_column(bb, HUDI_AVRO_N_META_FIELDS + k);
+      st = c->same[k] ? hudi_arrow_builder_append_view(cb, &batch->children[k], srow, err)
+                      : hudi_write_append_converted(cb, &batch->children[k], srow, err);
+    }
+    if (st == HUDI_OK) st = hudi_arrow_batch_builder_end_row(bb, err);
+    if (st == HUDI_OK) st = hudi_bloom_add(&bloom, key, klen, err);
+    if (st == HUDI_OK && hudi_write_rows_key_cmp(r, i, min_i) < 0) min_i = i;
+    if (st == HUDI_OK && hudi_write_rows_key_cmp(r, i, max_i) > 0) max_i = i;
+    if (st == HUDI_OK && (hudi_arrow_batch_builder_n_rows(bb) == chunk || i + 1 == to)) {
+      struct ArrowArray arr;
+      st = hudi_arrow_batch_builder_finish(bb, &arr, err);
+      if (st == HUDI_OK) {
+        st = hudi_pq_writer_write_batch(w, &arr, 0, err);
+        arr.release(&arr);
+      }
+    }
+  }
+  hudi_buf bl;
+  hudi_buf_init(&bl, HUDI_BUF_DEFAULT_MAX);
+  if (st == HUDI_OK) st = hudi_bloom_serialize(&bloom, &bl, err);
+  size_t kl;
+  const char *k;
+  if (st == HUDI_OK) st = hudi_pq_writer_add_metadata(w, "org.apache.hudi.bloomfilter", bl.data, bl.len, err);
+  if (st == HUDI_OK) st = hudi_pq_writer_add_metadata(w, "hoodie_bloom_filter_type_code", "DYNAMIC_V0", 10, err);
+  if (st == HUDI_OK) {
+    k = hudi_write_rows_key(r, min_i, &kl);
+    st = hudi_pq_writer_add_metadata(w, "hoodie_min_record_key", k, kl, err);
+  }
+  if (st == HUDI_OK) {
+    k = hudi_write_rows_key(r, max_i, &kl);
+    st = hudi_pq_writer_add_metadata(w, "hoodie_max_record_key", k, kl, err);
+  }
+  if (st == HUDI_OK)
+    st = hudi_pq_writer_add_metadata(w, "parquet.avro.schema", c->avro_with_meta, strlen(c->avro_with_meta), err);
+  if (st == HUDI_OK) st = hudi_pq_writer_add_metadata(w, "writer.model.name", "avro", 4, err);
+  if (st == HUDI_OK) {
+    st = hudi_pq_writer_close(w, &sum, err);
+    have_sum = st == HUDI_OK;
+  }
+  hudi_buf_free(&bl);
+
+  hudi_write_stat *ws = NULL;
+  if (st == HUDI_OK) st = hudi_commit_metadata_add_stat(c->meta, partition, &ws, err);
+  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, file_id, &ws->file_id, err);
+  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, (const char *)path.data, &ws->path, err);
+  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, "null", &ws->prev_commit, err);
+  if (st == HUDI_OK) {
+    int64_t n = (int64_t)(to - from);
+    ws->num_writes = (hudi_tl_long){n, 1};
+    ws->num_inserts = (hudi_tl_long){n, 1};
+    ws->total_write_bytes = (hudi_tl_long){sum.file_size, 1};
+    ws->file_size_in_bytes = (hudi_tl_long){sum.file_size, 1};
+    hudi_write_stat_zero_unset(ws);
+    c->res->files_written++;
+    c->res->bytes_written += sum.file_size;
+  }
+  if (have_sum) hudi_pq_write_summary_free(&sum);
+  hudi_pq_writer_free(w);
+  hudi_arrow_batch_builder_free(bb);
+  hudi_bloom_free(&bloom);
+  hudi_buf_free(&seq);
+  hudi_buf_free(&path);
+  return st;
+}
+
+static hudi_status write_files(append_ctx *c, hudi_error *err) {
+  hudi_write_rows *r = &c->rows;
+  int64_t per_row = hudi_write_rows_bytes_per_row(r);
+  int64_t rows_per_file = c->max_file_size / (per_row > 0 ? per_row : 1);
+  if (rows_per_file < 1) rows_per_file = 1;
+  int task = 0;
+  size_t i = 0;
+  while (i < r->n) {
+    size_t end = i + 1;
+    while (end < r->n && hudi_write_rows_same_partition(r, i, end)) end++;
+    c->res->partitions_written++;
+    /* Even split of the partition's rows into ceil(n / rows_per_file) files. */
+    size_t n = end - i;
+    size_t files = (n + (size_t)rows_per_file - 1) / (size_t)rows_per_file;
+    for (size_t f = 0; f < files; f++) {
+      size_t a = i + n * f / files, b = i + n * (f + 1) / files;
+      HUDI_TRY(write_file(c, a, b, task++, err));
+    }
+    i = end;
+  }
+  return HUDI_OK;
+}
+
+static hudi_status write_instant(append_ctx *c, const char *completion, hudi_instant_state state, const void *data,
+                                 size_t len, hudi_error *err) {
+  char name[128], path[200];
+  const char *action = c->t->type == HUDI_MERGE_ON_READ ? "deltacommit" : "commit";
+  if (hudi_instant_file_name(name, sizeof name, c->instant, completion, action, state, 2) < 0)
+    return hudi_err_set(err, HUDI_ERR_INTERNAL, "instant file name");
+  snprintf(path, sizeof path, ".hoodie/timeline/%s", name);
+  hudi_status st = hudi_storage_write_if_absent(c->t->storage, path, data, len, err);
+  if (st == HUDI_ERR_EXISTS)
+    return hudi_err_set(err, HUDI_ERR_CONFLICT, "timeline file %s already exists: another writer used instant %s",
+                        path, c->instant);
+  return st;
+}
+
+/* T greater than every instant and completion time on the timeline. */
+static hudi_status pick_instant(hudi_instant_gen *gen, const hudi_table *t, char out[HUDI_INSTANT_TIME_BUF],
+                                hudi_error *err) {
+  hudi_instant_gen_init(gen, NULL, NULL);
+  for (size_t i = 0; i < t->timeline.count; i++) {
+    const hudi_instant *in = &t->timeline.items[i];
+    const char *times[2] = {in->requested_time, in->completion_time};
+    for (int k = 0; k < 2; k++) {
+      int64_t ms;
+      if (!*times[k]) continue;
+      if (hudi_instant_time_to_millis(&ms, times[k], strlen(times[k]), NULL) == HUDI_OK)
+        hudi_instant_gen_observe(gen, ms);
+    }
+  }
+  return hudi_instant_gen_next(gen, out, NULL, err);
+}
+
+static hudi_status commit(append_ctx *c, hudi_error *err) {
+  hudi_instant_gen gen;
+  HUDI_TRY(pick_instant(&gen, c->t, c->instant, err));
+  snprintf(c->res->requested_time, sizeof c->res->requested_time, "%s", c->instant);
+  HUDI_TRY(hudi_commit_metadata_new(&c->meta, 0, err));
+  HUDI_TRY(hudi_commit_metadata_set_schema(c->meta, c->schema_json, err));
+  HUDI_TRY(hudi_commit_metadata_set_operation(c->meta, "BULK_INSERT", err));
+  c->meta->compacted = (hudi_tl_bool){0, 1};
+
+  HUDI_TRY(write_instant(c, "", HUDI_INSTANT_REQUESTED, "", 0, err));
+  HUDI_TRY(write_instant(c, "", HUDI_INSTANT_INFLIGHT, "", 0, err));
+  HUDI_TRY(write_files(c, err));
+
+  hudi_buf avro;
+  hudi_buf_init(&avro, HUDI_BUF_DEFAULT_MAX);
+  hudi_status st = hudi_commit_metadata_to_avro(c->meta, NULL, &avro, err);
+  char done[HUDI_INSTANT_TIME_BUF];
+  if (st == HUDI_OK) st = hudi_instant_gen_next(&gen, done, NULL, err);
+  if (st == HUDI_OK) st = write_instant(c, done, HUDI_INSTANT_COMPLETED, avro.data, avro.len, err);
+  hudi_buf_free(&avro);
+  HUDI_TRY(st);
+  snprintf(c->res->completion_time, sizeof c->res->completion_time, "%s", done);
+  /* The commit is done; leftover markers only bother the checker. */
+  char temp[64];
+  snprintf(temp, sizeof temp, ".hoodie/.temp/%s", c->instant);
+  hudi_error ignored = HUDI_ERROR_INIT;
+  hudi_status del = hudi_storage_delete(c->t->storage, temp, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, &ignored);
+  (void)del;
+  return hudi_write_reload_timeline(c->t, err);
+}
+
+hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, struct ArrowArrayStream *stream,
+                              const hudi_option *options, size_t n_options, hudi_error *err) {
+  hudi_write_result dummy;
+  hudi_write_result *res = result ? result : &dummy;
+  memset(res, 0, sizeof *res);
+  if (!table || !stream || !stream->release) {
+    if (stream && stream->release) stream->release(stream);
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hudi_table_append needs a table and a stream");
+  }
+  append_ctx c;
+  memset(&c, 0, sizeof c);
+  c.t = table;
+  c.opts = options;
+  c.n_opts = options ? n_options : 0;
+  c.res = res;
+  hudi_keygen kg;
+  memset(&kg, 0, sizeof kg);
+  hudi_pq_writer_options pq = HUDI_PQ_WRITER_OPTIONS_INIT;
+  c.pq = pq;
+  int64_t block = 0, page = 0;
+  hudi_status st = hudi_write_check_table(table, err);
+  if (st == HUDI_OK) st = hudi_write_reload_timeline(table, err);
+  if (st == HUDI_OK)
+    st = int_option(table, c.opts, c.n_opts, "hoodie.parquet.max.file.size", HUDI_WRITE_DEFAULT_MAX_FILE_SIZE, 1,
+                    &c.max_file_size, err);
+  if (st == HUDI_OK)
+    st = int_option(table, c.opts, c.n_opts, "hoodie.parquet.block.size", HUDI_WRITE_DEFAULT_BLOCK_SIZE, 1, &block,
+                    err);
+  if (st == HUDI_OK)
+    st = int_option(table, c.opts, c.n_opts, "hoodie.parquet.page.size", 1 << 20, 1024, &page, err);
+  if (st == HUDI_OK) st = codec_option(table, c.opts, c.n_opts, &c.pq.codec, err);
+  if (st == HUDI_OK) st = hudi_keygen_init(&kg, &table->props, table->version, err);
+  /* Everything the input can get wrong is found here, before any write. */
+  if (st == HUDI_OK) st = hudi_write_rows_load(&c.rows, stream, &kg, err);
+  else stream->release(stream);
+  if (st == HUDI_OK) {
+    c.pq.row_group_bytes = block;
+    c.pq.page_bytes = page;
+    c.pq.schema.list_style = HUDI_PQ_LIST_2LEVEL;
+    c.pq.schema.map_key_value_legacy = true;
+    c.pq.schema.root_name = c.root_name;
+    st = build_schemas(&c, err);
+  }
+  if (st == HUDI_OK) st = check_schema(&c, err);
+  snprintf(res->action, sizeof res->action, "%s", table->type == HUDI_MERGE_ON_READ ? "deltacommit" : "commit");
+  snprintf(res->operation, sizeof res->operation, "BULK_INSERT");
+  if (st == HUDI_OK && c.rows.n > 0) {
+    res->num_writes = res->num_inserts = (int64_t)c.rows.n;
+    st = commit(&c, err);
+  }
+  if (st != HUDI_OK) {
+    /* Nothing is visible: the instant, if written, is still pending. */
+    res->completion_time[0] = '\0';
+  }
+  hudi_commit_metadata_free(c.meta);
+  hudi_write_rows_free(&c.rows);
+  hudi_arrow_field_clear(&c.out_schema);
+  hudi_free(c.same);
+  hudi_free(c.schema_json);
+  hudi_free(c.avro_with_meta);
+  hudi_keygen_free(&kg);
+  return st;
+}

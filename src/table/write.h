@@ -1,0 +1,39 @@
+/* The write client's shared pieces: per-write options and the commit
+ * protocol steps (hudi-format-core.md §6). */
+#ifndef HUDI_TABLE_WRITE_H
+#define HUDI_TABLE_WRITE_H
+
+#include <stdint.h>
+
+#include "base/error.h"
+#include "hudi/write.h"
+#include "table/table.h"
+
+/* Hudi's defaults (HoodieStorageConfig). */
+#define HUDI_WRITE_DEFAULT_MAX_FILE_SIZE INT64_C(125829120)
+#define HUDI_WRITE_DEFAULT_BLOCK_SIZE INT64_C(125829120)
+
+/* An option of this write: the call's options, then the table's open
+ * options, then hoodie.properties; NULL when none has it. */
+const char *hudi_write_option(const hudi_table *t, const hudi_option *opts, size_t n, const char *key);
+
+/* Refuses tables hudi-c cannot write to yet (metadata table present, table
+ * version 6, meta fields off, non-Parquet base files). */
+HUDI_NODISCARD hudi_status hudi_write_check_table(const hudi_table *t, hudi_error *err);
+
+/* Reloads the table's timeline (after a commit). */
+HUDI_NODISCARD hudi_status hudi_write_reload_timeline(hudi_table *t, hudi_error *err);
+
+/* A new file-group id: a random UUID v4 and "-0". */
+HUDI_NODISCARD hudi_status hudi_write_new_file_id(char out[48], hudi_error *err);
+
+/* Marker of a data file written by instant T (WriteMarkers, direct
+ * markers): .hoodie/.temp/T/<partition>/<file>.marker.<CREATE|MERGE|APPEND>. */
+HUDI_NODISCARD hudi_status hudi_write_marker(hudi_storage *s, const char *instant, const char *partition,
+                                             const char *file_name, const char *kind, hudi_error *err);
+
+/* Writes <partition>/.hoodie_partition_metadata unless it exists. */
+HUDI_NODISCARD hudi_status hudi_write_partition_metadata(hudi_storage *s, const char *partition, const char *instant,
+                                                         hudi_error *err);
+
+#endif

@@ -1,0 +1,282 @@
+/* Loading a write's input: batches, keys, partitions, order. */
+#include "table/write_rows.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "table/write_convert.h"
+
+#define MAX_PARTITION_PATH 4000
+
+/* Next UTF-16 code unit of a UTF-8 string; invalid bytes count as
+ * themselves. *pending keeps the low surrogate of a 4-byte sequence. */
+static int next_unit(const uint8_t *s, size_t len, size_t *i, uint32_t *pending) {
+  if (*pending) {
+    int u = (int)*pending;
+    *pending = 0;
+    return u;
+  }
+  if (*i >= len) return -1;
+  uint8_t c = s[*i];
+  uint32_t cp;
+  int n;
+  if (c < 0x80) cp = c, n = 1;
+  else if ((c & 0xe0) == 0xc0 && *i + 1 < len) cp = (uint32_t)(c & 0x1f) << 6 | (s[*i + 1] & 0x3f), n = 2;
+  else if ((c & 0xf0) == 0xe0 && *i + 2 < len)
+    cp = (uint32_t)(c & 0x0f) << 12 | (uint32_t)(s[*i + 1] & 0x3f) << 6 | (s[*i + 2] & 0x3f), n = 3;
+  else if ((c & 0xf8) == 0xf0 && *i + 3 < len)
+    cp = (uint32_t)(c & 0x07) << 18 | (uint32_t)(s[*i + 1] & 0x3f) << 12 | (uint32_t)(s[*i + 2] & 0x3f) << 6 |
+         (s[*i + 3] & 0x3f),
+    n = 4;
+  else cp = c, n = 1;
+  *i += (size_t)n;
+  if (cp >= 0x10000) {
+    cp -= 0x10000;
+    *pending = 0xdc00 | (cp & 0x3ff);
+    return (int)(0xd800 | (cp >> 10));
+  }
+  return (int)cp;
+}
+
+int hudi_java_string_cmp(const char *a, size_t alen, const char *b, size_t blen) {
+  size_t i = 0, j = 0;
+  uint32_t pa = 0, pb = 0;
+  for (;;) {
+    int x = next_unit((const uint8_t *)a, alen, &i, &pa), y = next_unit((const uint8_t *)b, blen, &j, &pb);
+    if (x < 0 || y < 0) return (x >= 0) - (y >= 0);
+    if (x != y) return x < y ? -1 : 1;
+  }
+}
+
+static int row_cmp(const hudi_write_rows *r, const hudi_write_row *x, const hudi_write_row *y) {
+  const char *s = (const char *)r->strings.data;
+  size_t n = x->part_len < y->part_len ? x->part_len : y->part_len;
+  int c = memcmp(s + x->part_off, s + y->part_off, n);
+  if (c) return c;
+  if (x->part_len != y->part_len) return x->part_len < y->part_len ? -1 : 1;
+  return hudi_java_string_cmp(s + x->key_off, x->key_len, s + y->key_off, y->key_len);
+}
+
+bool hudi_write_rows_same_partition(const hudi_write_rows *r, size_t i, size_t j) {
+  const hudi_write_row *x = &r->order[i], *y = &r->order[j];
+  return x->part_len == y->part_len &&
+         memcmp(r->strings.data + x->part_off, r->strings.data + y->part_off, x->part_len) == 0;
+}
+
+int hudi_write_rows_key_cmp(const hudi_write_rows *r, size_t i, size_t j) {
+  const hudi_write_row *x = &r->order[i], *y = &r->order[j];
+  const char *s = (const char *)r->strings.data;
+  return hudi_java_string_cmp(s + x->key_off, x->key_len, s + y->key_off, y->key_len);
+}
+
+/* Stable merge sort (input order kept among equal keys). */
+static hudi_status sort_rows(hudi_write_rows *r, hudi_error *err) {
+  if (r->n < 2) return HUDI_OK;
+  hudi_write_row *tmp = hudi_malloc(r->n * sizeof *tmp);
+  if (!tmp) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory sorting %zu rows", r->n);
+  hudi_write_row *src = r->order, *dst = tmp;
+  for (size_t w = 1; w < r->n; w *= 2) {
+    for (size_t lo = 0; lo < r->n; lo += 2 * w) {
+      size_t mid = lo + w < r->n ? lo + w : r->n, hi = lo + 2 * w < r->n ? lo + 2 * w : r->n;
+      size_t a = lo, b = mid, k = lo;
+      while (a < mid && b < hi) dst[k++] = row_cmp(r, &src[b], &src[a]) < 0 ? src[b++] : src[a++];
+      while (a < mid) dst[k++] = src[a++];
+      while (b < hi) dst[k++] = src[b++];
+    }
+    hudi_write_row *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != r->order) memcpy(r->order, src, r->n * sizeof *tmp);
+  hudi_free(tmp);
+  return HUDI_OK;
+}
+
+/* Uncompressed bytes of elements [start, start + n) of v, roughly. */
+static int64_t estimate(const hudi_arrow_view *v, int64_t start, int64_t n) {
+  if (n <= 0) return 0;
+  if (v->dictionary) {
+    int64_t t = 0;
+    for (int64_t i = start; i < start + n; i++)
+      if (!hudi_arrow_view_is_null(v, i)) t += estimate(v->dictionary, hudi_arrow_view_dict_index(v, i), 1);
+    return t + n;
+  }
+  switch (v->type.id) {
+    case HUDI_ARROW_BOOL: return n / 8 + 1;
+    case HUDI_ARROW_STRING:
+    case HUDI_ARROW_LARGE_STRING:
+    case HUDI_ARROW_STRING_VIEW:
+    case HUDI_ARROW_BINARY:
+    case HUDI_ARROW_LARGE_BINARY:
+    case HUDI_ARROW_BINARY_VIEW: {
+      int64_t t = 4 * n, len;
+      for (int64_t i = start; i < start + n; i++)
+        if (!hudi_arrow_view_is_null(v, i)) {
+          (void)hudi_arrow_view_bytes(v, i, &len);
+          t += len;
+        }
+      return t;
+    }
+    case HUDI_ARROW_LIST:
+    case HUDI_ARROW_LARGE_LIST:
+    case HUDI_ARROW_FIXED_SIZE_LIST:
+    case HUDI_ARROW_MAP: {
+      int64_t a, b, c, d;
+      hudi_arrow_view_list_range(v, start, &a, &b);
+      hudi_arrow_view_list_range(v, start + n - 1, &c, &d);
+      return 4 * n + estimate(&v->children[0], a, d - a);
+    }
+    case HUDI_ARROW_STRUCT: {
+      int64_t t = 0;
+      for (int64_t k = 0; k < v->n_children; k++)
+        t += estimate(&v->children[k], hudi_arrow_view_struct_row(v, start), n);
+      return t;
+    }
+    default: return (v->byte_width > 0 ? v->byte_width : 8) * n;
+  }
+}
+
+int64_t hudi_write_rows_bytes_per_row(const hudi_write_rows *r) {
+  if (r->n == 0) return 1;
+  /* Meta columns: two instants, seqno, key, partition, file name. */
+  int64_t meta = 17 * 2 + 30 + 90 + (int64_t)(r->strings.len / r->n);
+  return r->data_bytes / (int64_t)r->n + meta;
+}
+
+static hudi_status check_input_schema(const hudi_arrow_field *in, hudi_error *err) {
+  for (int64_t i = 0; i < in->n_children; i++) {
+    const char *name = in->children[i].name ? in->children[i].name : "";
+    if (!*name) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column %" PRId64 " of the data has no name", i);
+    if (!strncmp(name, "_hoodie_", 8))
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                          "the data has a column '%s'; Hudi's _hoodie_* meta columns are written by the writer",
+                          name);
+    for (int64_t j = 0; j < i; j++)
+      if (in->children[j].name && !strcmp(in->children[j].name, name))
+        return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "the data has two columns named '%s'", name);
+  }
+  return HUDI_OK;
+}
+
+/* A partition path must stay inside the table: no "", "." or ".." level. */
+static hudi_status check_partition(const char *p, size_t len, hudi_error *err) {
+  if (len > MAX_PARTITION_PATH) return hudi_err_set(err, HUDI_ERR_LIMIT, "partition path '%.100s...' is too long", p);
+  size_t start = 0;
+  for (size_t i = 0; i <= len; i++) {
+    if (i < len && p[i] != '/') continue;
+    size_t n = i - start;
+    if (len && (n == 0 || (n == 1 && p[start] == '.') || (n == 2 && p[start] == '.' && p[start + 1] == '.')))
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                          "partition path '%.*s' has an empty, '.' or '..' level (a partition value with '/'?)",
+                          (int)len, p);
+    start = i + 1;
+  }
+  return HUDI_OK;
+}
+
+static hudi_status add_batch(hudi_write_rows *r, hudi_keygen *kg, struct ArrowArray *array, hudi_error *err) {
+  if (r->n_batches == r->cap_batches) {
+    size_t cap = r->cap_batches ? r->cap_batches * 2 : 16;
+    hudi_write_batch *b = hudi_realloc(r->batches, cap * sizeof *b);
+    if (!b) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    r->batches = b;
+    r->cap_batches = cap;
+  }
+  hudi_write_batch *b = &r->batches[r->n_batches];
+  b->array = *array;
+  memset(array, 0, sizeof *array);
+  memset(&b->view, 0, sizeof b->view);
+  r->n_batches++;
+  HUDI_TRY(hudi_arrow_view_init(&b->view, &r->schema, &b->array, err));
+  if (r->n_batches == 1) HUDI_TRY(hudi_keygen_bind(kg, &b->view, err));
+  const hudi_arrow_view *v = &b->view;
+  int64_t len = v->length;
+  if (r->n + (size_t)len > r->cap) {
+    size_t cap = r->cap ? r->cap : 1024;
+    while (cap < r->n + (size_t)len) cap *= 2;
+    hudi_write_row *o = hudi_realloc(r->order, cap * sizeof *o);
+    if (!o) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for %zu rows", cap);
+    r->order = o;
+    r->cap = cap;
+  }
+  for (int64_t i = 0; i < len; i++) {
+    hudi_write_row *row = &r->order[r->n];
+    row->batch = r->n_batches - 1;
+    row->row = i;
+    row->key_off = r->strings.len;
+    HUDI_TRY(hudi_keygen_record_key(kg, v, i, &r->strings, err));
+    row->key_len = r->strings.len - row->key_off;
+    HUDI_TRY(hudi_buf_append_byte(&r->strings, 0, err));
+    row->part_off = r->strings.len;
+    HUDI_TRY(hudi_keygen_partition_path(kg, v, i, &r->strings, err));
+    row->part_len = r->strings.len - row->part_off;
+    HUDI_TRY(check_partition((const char *)r->strings.data + row->part_off, row->part_len, err));
+    HUDI_TRY(hudi_buf_append_byte(&r->strings, 0, err));
+    r->n++;
+  }
+  for (int64_t k = 0; k < v->n_children; k++) r->data_bytes += estimate(&v->children[k], v->offset, len);
+  return HUDI_OK;
+}
+
+static hudi_status load(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg, hudi_error *err) {
+  if (stream->get_schema(stream, &r->schema) != 0) {
+    const char *m = stream->get_last_error ? stream->get_last_error(stream) : NULL;
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "reading the data's schema failed: %s", m ? m : "unknown error");
+  }
+  HUDI_TRY(hudi_arrow_field_from_schema(&r->input, &r->schema, true, err));
+  if (r->input.type.id != HUDI_ARROW_STRUCT)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "the data must be a table of columns, got %s",
+                        hudi_arrow_type_name(r->input.type.id));
+  HUDI_TRY(check_input_schema(&r->input, err));
+  HUDI_TRY(hudi_write_storage_field(&r->stored, &r->input, err));
+  for (;;) {
+    struct ArrowArray a;
+    memset(&a, 0, sizeof a);
+    if (stream->get_next(stream, &a) != 0) {
+      const char *m = stream->get_last_error ? stream->get_last_error(stream) : NULL;
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "reading the data failed: %s", m ? m : "unknown error");
+    }
+    if (!a.release) break;
+    hudi_status st = add_batch(r, kg, &a, err);
+    if (a.release) a.release(&a);
+    HUDI_TRY(st);
+  }
+  if (r->n_batches == 0) {
+    /* A stream without batches: still bind, so an unknown key field is an
+     * error whatever the row count. */
+    for (size_t i = 0; i < kg->n_keys; i++) {
+      bool found = false;
+      for (int64_t k = 0; k < r->input.n_children; k++)
+        found |= r->input.children[k].name && !strcmp(r->input.children[k].name, kg->key_fields[i]);
+      if (!found)
+        return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "record key field '%s' is not a column of the data",
+                            kg->key_fields[i]);
+    }
+  }
+  return sort_rows(r, err);
+}
+
+hudi_status hudi_write_rows_load(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg,
+                                 hudi_error *err) {
+  memset(r, 0, sizeof *r);
+  hudi_buf_init(&r->strings, HUDI_BUF_DEFAULT_MAX);
+  hudi_status st = load(r, stream, kg, err);
+  stream->release(stream);
+  if (st != HUDI_OK) hudi_write_rows_free(r);
+  return st;
+}
+
+void hudi_write_rows_free(hudi_write_rows *r) {
+  for (size_t i = 0; i < r->n_batches; i++) {
+    hudi_arrow_view_clear(&r->batches[i].view);
+    if (r->batches[i].array.release) r->batches[i].array.release(&r->batches[i].array);
+  }
+  hudi_free(r->batches);
+  hudi_free(r->order);
+  hudi_buf_free(&r->strings);
+  hudi_arrow_field_clear(&r->input);
+  hudi_arrow_field_clear(&r->stored);
+  if (r->schema.release) r->schema.release(&r->schema);
+  memset(r, 0, sizeof *r);
+}

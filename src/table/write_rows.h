@@ -1,0 +1,65 @@
+/* The rows of one write: the input stream's batches held in memory, each
+ * row's record key and partition path, and the order rows are written in
+ * (partition path, then record key in Java String order). */
+#ifndef HUDI_TABLE_WRITE_ROWS_H
+#define HUDI_TABLE_WRITE_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arrow/field.h"
+#include "arrow/view.h"
+#include "base/buf.h"
+#include "base/error.h"
+#include "table/keygen.h"
+
+typedef struct hudi_write_batch {
+  struct ArrowArray array;
+  hudi_arrow_view view;
+} hudi_write_batch;
+
+typedef struct hudi_write_row {
+  size_t batch;
+  int64_t row;
+  size_t key_off, key_len;   /* in strings (NUL-terminated there) */
+  size_t part_off, part_len;
+} hudi_write_row;
+
+typedef struct hudi_write_rows {
+  struct ArrowSchema schema;   /* the stream's (views borrow it) */
+  hudi_arrow_field input;      /* its normalised copy */
+  hudi_arrow_field stored;     /* the stored types (write_convert.h) */
+  hudi_write_batch *batches;
+  size_t n_batches, cap_batches;
+  hudi_write_row *order;       /* sorted */
+  size_t n, cap;
+  hudi_buf strings;
+  int64_t data_bytes;          /* estimated in-memory bytes of the data columns */
+} hudi_write_rows;
+
+/* Reads the whole stream (released in every case), extracts every row's
+ * key and partition with kg and sorts. A missing or null key, an unknown
+ * partition field, a meta column in the data, a type Hudi cannot store: an
+ * error naming the column. */
+HUDI_NODISCARD hudi_status hudi_write_rows_load(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg,
+                                                hudi_error *err);
+void hudi_write_rows_free(hudi_write_rows *r);
+
+static inline const char *hudi_write_rows_key(const hudi_write_rows *r, size_t i, size_t *len) {
+  *len = r->order[i].key_len;
+  return (const char *)r->strings.data + r->order[i].key_off;
+}
+static inline const char *hudi_write_rows_partition(const hudi_write_rows *r, size_t i) {
+  return (const char *)r->strings.data + r->order[i].part_off;
+}
+bool hudi_write_rows_same_partition(const hudi_write_rows *r, size_t i, size_t j);
+/* Record keys of sorted rows i and j compared as Java's String.compareTo. */
+int hudi_write_rows_key_cmp(const hudi_write_rows *r, size_t i, size_t j);
+/* Estimated bytes of one row (data and meta columns), uncompressed. */
+int64_t hudi_write_rows_bytes_per_row(const hudi_write_rows *r);
+
+/* UTF-8 strings compared in UTF-16 code-unit order (Java String.compareTo). */
+int hudi_java_string_cmp(const char *a, size_t alen, const char *b, size_t blen);
+
+#endif
