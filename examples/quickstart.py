@@ -1,8 +1,9 @@
-"""hudi-c quick start.
+"""hudi-c quick start: a table of document chunks with embeddings.
 
-Until the write path lands, this opens a table that Spark + Apache Hudi wrote
-(from ../shared/fixtures, next to this repository) and shows what hudi-c reads
-from it: the table's properties and its timeline. Run it with dev/quickstart.sh.
+Creates a Merge-on-Read table, bulk-inserts chunks of three documents, reads
+the table back as Arrow, queries it with DuckDB, and opens a table that Spark
+wrote. Keyed writes (upsert, delete) and the record-level index are the next
+step of the write path (see docs/status.md). Run it with dev/quickstart.sh.
 """
 
 from __future__ import annotations
@@ -12,55 +13,64 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+import duckdb
+import numpy as np
 import pyarrow as pa
 
 import hudi
-from hudi import HudiTableBuilder
+from hudi import HudiReadOptions, HudiTable, HudiTableBuilder
 
-FIXTURE = (
+SPARK_TABLE = (
     Path(__file__).resolve().parents[1].parent
     / "shared/fixtures/hudi-rs/crates/test/data/quickstart_trips_table/mor/avro/v8_trips_8i3u1d.zip"
 )
 
 
-def unpack(zip_path: Path, into: Path) -> Path:
-    with zipfile.ZipFile(zip_path) as z:
-        z.extractall(into, [m for m in z.namelist() if not m.startswith("__MACOSX")])
-    return into / zip_path.stem
+def chunks(doc_ids: list[str], updated_at: int, chunks_per_doc: int = 2) -> pa.Table:
+    rng = np.random.default_rng(42)
+    rows = [(d, i) for d in doc_ids for i in range(chunks_per_doc)]
+    emb = rng.random((len(rows), 384), dtype=np.float32)
+    return pa.table({
+        "chunk_id": [f"{d}#{i}" for d, i in rows],
+        "doc_id": [d for d, _ in rows],
+        "pos": pa.array([i for _, i in rows], pa.int32()),
+        "text": [f"chunk {i} of {d}" for d, i in rows],
+        "embedding": pa.FixedSizeListArray.from_arrays(pa.array(emb.ravel()), 384),
+        "updated_at": pa.array([updated_at] * len(rows), pa.int64()),
+    })
 
 
 def main() -> int:
     print(f"hudi-c {hudi.__version__}")
-    if not FIXTURE.exists():
-        print(f"fixture table not found: {FIXTURE}", file=sys.stderr)
-        return 1
     with tempfile.TemporaryDirectory() as tmp:
-        path = unpack(FIXTURE, Path(tmp))
-        table = HudiTableBuilder.from_base_uri(str(path)).build()
-        print(f"table {table.table_name}: {table.table_type}, table version {table.table_version}, "
-              f"timeline layout {table.timeline_layout_version}")
-        props = table.properties()
-        print(f"record key: {props.get('hoodie.table.recordkey.fields')}, "
-              f"partitioned by: {props.get('hoodie.table.partition.fields')}")
-        timeline = table.get_timeline()
-        print(f"{len(timeline.instants)} instants on the active timeline:")
-        for i in timeline.instants:
-            note = f" (requested as {i.requested_action})" if i.requested_action != i.action else ""
-            print(f"  {i.timestamp} -> {i.completion_timestamp or '-':17}  {i.state:9}  {i.action}{note}")
-        print(f"latest commit: {timeline.get_latest_commit_timestamp()}")
+        # 1. Create a Merge-on-Read table keyed by chunk_id and append three documents.
+        base = str(Path(tmp) / "rag_chunks")
+        table = HudiTable.create(base, record_key="chunk_id", ordering_fields="updated_at",
+                                 table_type="mor", record_index_enabled=False)
+        result = table.append(chunks(["doc1", "doc2", "doc3"], updated_at=1))
+        print(f"append: {result.num_inserts} rows in {result.files_written} file(s), "
+              f"{result.action} {result.requested_time}")
 
-        # The timeline as Arrow, handed to anything that speaks the Arrow C stream interface.
-        arrow = pa.table({
-            "requested": [i.timestamp for i in timeline.instants],
-            "action": [i.action for i in timeline.instants],
-        })
-        counts = arrow.group_by("action").aggregate([("requested", "count")]).sort_by("action")
-        print("instants per action:", dict(zip(counts["action"].to_pylist(), counts["requested_count"].to_pylist())))
+        # 2. Read it back as Arrow: the whole table, then a filtered projection.
+        rows = pa.Table.from_batches(table.read())
+        print(f"snapshot: {rows.num_rows} rows, columns {rows.column_names[:7]}...")
+        doc2 = pa.Table.from_batches(
+            table.read(HudiReadOptions(filters=[("doc_id", "=", "doc2")], projection=["chunk_id", "pos"])))
+        print(f"doc2 chunks: {sorted(doc2['chunk_id'].to_pylist())}")
 
-        try:
-            hudi.HudiTable(str(Path(tmp) / "missing"))
-        except hudi.HudiNotFoundError as e:
-            print(f"opening a missing table raises {type(e).__name__}: {e}")
+        # 3. Arrow goes anywhere: DuckDB groups the snapshot.
+        snapshot = table.read_stream()
+        per_doc = duckdb.sql(
+            "SELECT doc_id, count(*) AS chunks FROM snapshot GROUP BY doc_id ORDER BY doc_id").fetchall()
+        print(f"chunks per document (DuckDB): {per_doc}")
+
+        # 4. Tables written by Spark open the same way.
+        if SPARK_TABLE.exists():
+            with zipfile.ZipFile(SPARK_TABLE) as z:
+                z.extractall(tmp, [m for m in z.namelist() if not m.startswith("__MACOSX")])
+            trips = HudiTableBuilder.from_base_uri(str(Path(tmp) / SPARK_TABLE.stem)).build()
+            riders = sorted(pa.Table.from_batches(trips.read())["rider"].to_pylist())
+            print(f"{trips.table_name} ({trips.table_type}, written by Spark): riders {riders}")
     return 0
 
 
