@@ -183,7 +183,7 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ctx) {
   transfer *t = ctx;
   size_t n = size * nmemb;
   if (n >= 5 && strncmp(p, "HTTP/", 5) == 0) {
-    t->resp->etag[0] = '\0';
+    t->resp->etag[0] = t->resp->error_code[0] = t->resp->captured[0] = '\0';
     t->resp->last_modified_ms = -1;
     return n;
   }
@@ -203,7 +203,13 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ctx) {
   } else if (name_len == 13 && strncasecmp(p, "last-modified", 13) == 0) {
     time_t tm = curl_getdate(value, NULL);
     if (tm != -1) t->resp->last_modified_ms = (int64_t)tm * 1000;
+  } else if (name_len == 15 && strncasecmp(p, "x-ms-error-code", 15) == 0) {
+    if (vlen < sizeof t->resp->error_code) memcpy(t->resp->error_code, value, vlen + 1);
   }
+  const char *want = t->req->capture_header;
+  if (want && strlen(want) == name_len && strncasecmp(p, want, name_len) == 0 &&
+      vlen < sizeof t->resp->captured)
+    memcpy(t->resp->captured, value, vlen + 1);
   return n;
 }
 
@@ -306,7 +312,7 @@ static hudi_status one_attempt(hudi_http_client *c, hudi_http_request *req, hudi
   resp->n_body = 0;
   resp->content_length = -1;
   resp->last_modified_ms = -1;
-  resp->etag[0] = resp->error_body[0] = '\0';
+  resp->etag[0] = resp->error_body[0] = resp->error_code[0] = resp->captured[0] = '\0';
   errbuf[0] = '\0';
   setup_handle(c, &t, slist, errbuf);
   c->attempts++;

@@ -66,6 +66,9 @@ struct hudi_http_request {
   hudi_http_sign_fn sign;
   void *sign_ctx;
   bool no_retry; /* a request that must not be repeated */
+  /* One more response header to keep (e.g. "x-ms-copy-status"), into
+   * hudi_http_response.captured; NULL for none. */
+  const char *capture_header;
 };
 
 typedef struct hudi_http_response {
@@ -75,6 +78,8 @@ typedef struct hudi_http_response {
   int64_t last_modified_ms; /* -1 if none */
   int attempts;
   char etag[128];
+  char error_code[128]; /* an "x-ms-error-code" header (Azure), else "" */
+  char captured[256];   /* the request's capture_header, else "" */
   char error_body[4096]; /* the start of a non-2xx body (NUL-terminated) */
 } hudi_http_response;
 

@@ -263,6 +263,8 @@ hudi_status hudi_objstore_http_error(hudi_error *err, const char *op, const char
   char code[128], message[512];
   hudi_xml_copy(code, sizeof code, body, end, "Code");
   hudi_xml_copy(message, sizeof message, body, end, "Message");
+  /* Azure names the error in a header too (the only place for HEAD). */
+  if (!code[0] && resp->error_code[0]) snprintf(code, sizeof code, "%s", resp->error_code);
   hudi_status st = HUDI_ERR_IO;
   const char *hint = "";
   if (resp->status == 404) st = HUDI_ERR_NOT_FOUND;

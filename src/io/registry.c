@@ -8,6 +8,7 @@
 
 #include "base/alloc.h"
 #include "io/backend.h"
+#include "io/azure.h"
 #include "io/s3.h"
 
 #define SCHEME_MAX 32
@@ -23,6 +24,7 @@ static const scheme_entry g_builtin[] = {
     {"s3", hudi_s3_storage_open},
     {"s3a", hudi_s3_storage_open},
     {"gs", hudi_gcs_storage_open},
+    {"az", hudi_azure_storage_open}, {"abfs", hudi_azure_storage_open}, {"abfss", hudi_azure_storage_open},
 };
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -101,7 +103,7 @@ hudi_status hudi_storage_open(hudi_storage **out, const char *base_uri,
   if (!open_fn)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "storage scheme '%s' (in '%s') is not supported; this build reads file:, "
-                        "s3:, s3a: and gs: URIs and plain paths",
+                        "s3:, s3a:, gs:, az:, abfs: and abfss: URIs and plain paths",
                         scheme, base_uri);
   return open_fn(out, base_uri, options, n_options, err);
 }
