@@ -16,9 +16,19 @@
  *   hoodie.read.use.read_optimized.mode true: base files only (MOR)
  *   hoodie.read.stream.batch_size       rows per batch (default 1024 * 8)
  *   hoodie.read.input.partitions        accepted; reads are planned per file slice
+ *   hoodie.read.parallelism             hudi-c: file slices read at once (default: cores, at
+ *                                       most 4; 1 = serial). The stream's batches come in
+ *                                       file-slice order whatever the value; up to
+ *                                       parallelism + 1 slices' rows are held in memory.
  * Timestamps are Hudi instants (yyyyMMddHHmmss[SSS]), epoch seconds to
- * nanoseconds, or RFC 3339 with an offset. Time travel and incremental
- * ranges compare requested instant times, as hudi-rs does. */
+ * nanoseconds, or RFC 3339 with an offset. Time travel compares requested
+ * instant times, as hudi-rs does. Incremental queries follow Apache Hudi
+ * 1.x (Spark's hoodie.datasource.read.begin/end.instanttime): on timeline
+ * layout 2 (table version 8+) start and end bound *completion* times, on
+ * layout 1 requested times; the result is the table as of end, restricted
+ * to rows whose _hoodie_commit_time is the requested time of a write that
+ * completed in (start, end]. Tables without meta fields cannot be read
+ * incrementally (HUDI_ERR_UNSUPPORTED, as in Java). */
 #ifndef HUDI_READ_H
 #define HUDI_READ_H
 
@@ -91,6 +101,16 @@ HUDI_EXTERN void hudi_file_slice_list_free(hudi_file_slice_list *l);
 HUDI_EXTERN hudi_status hudi_table_read_file_slice(struct ArrowArrayStream *out, hudi_table *table,
                                                    const hudi_file_slice_list *l, size_t i,
                                                    hudi_error *err);
+
+/* Reads one file group: the file slice a read with opts would read for
+ * (partition, file_id) -- "" is the partition of a non-partitioned table --
+ * merged, filtered and projected as hudi_table_read would. Plans the read
+ * (lists the table) on every call. HUDI_ERR_NOT_FOUND when the read has no
+ * such file slice (unknown group, pruned by a filter, replaced, or no
+ * change in an incremental range). */
+HUDI_EXTERN hudi_status hudi_table_read_file_group(struct ArrowArrayStream *out, hudi_table *table,
+                                                   const hudi_read_options *opts, const char *partition,
+                                                   const char *file_id, hudi_error *err);
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,7 @@ from hudi._hudi import (
     HudiNotFoundError,
     HudiUnsupportedError,
 )
-from hudi.read import HudiFileSlice, HudiQueryType, HudiReadOptions, HudiRecordBatchStream
+from hudi.read import HudiFileGroupReader, HudiFileSlice, HudiQueryType, HudiReadOptions, HudiRecordBatchStream
 from hudi.table import HudiInstant, HudiTable, HudiTableBuilder, HudiTimeline
 
 __version__: str = _hudi.version()
@@ -36,4 +36,5 @@ __all__ = [
     "HudiQueryType",
     "HudiRecordBatchStream",
     "HudiFileSlice",
+    "HudiFileGroupReader",
 ]

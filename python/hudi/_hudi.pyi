@@ -44,3 +44,41 @@ class Table:
     def timeline_layout(self) -> int: ...
     def properties(self) -> Dict[str, str]: ...
     def instants(self) -> List[Tuple[str, str, str, str, str, int]]: ...
+
+# Reads (python/src/read.c over include/hudi/read.h). ``options`` are hoodie.read.* options,
+# ``filters`` hudi-rs (field, op, value) tuples, ``sql`` a SQL predicate, ``projection`` columns.
+
+def _read(
+    table: Table,
+    options: Optional[Dict[str, str]] = None,
+    filters: Optional[List[Tuple[str, str, str]]] = None,
+    sql: Optional[str] = None,
+    projection: Optional[List[str]] = None,
+) -> Any:
+    """Reads the table (hudi_table_read): an ``arrow_array_stream`` PyCapsule whose batches come in
+    file-slice order (slices are read ``hoodie.read.parallelism`` at a time)."""
+
+def _get_schema(table: Table, with_meta_fields: bool) -> Any:
+    """The table's schema (hudi_table_get_schema): an ``arrow_schema`` PyCapsule."""
+
+def _file_slices(
+    table: Table,
+    options: Optional[Dict[str, str]] = None,
+    filters: Optional[List[Tuple[str, str, str]]] = None,
+    sql: Optional[str] = None,
+) -> List[Tuple[str, str, str, Optional[str], List[str]]]:
+    """The file slices a read with these options reads (hudi_table_file_slices), as
+    ``(partition, file_id, base_instant, base_file or None, log_files)`` tuples."""
+
+def _read_file_group(
+    table: Table,
+    partition: str,
+    file_id: str,
+    options: Optional[Dict[str, str]] = None,
+    filters: Optional[List[Tuple[str, str, str]]] = None,
+    sql: Optional[str] = None,
+    projection: Optional[List[str]] = None,
+) -> Any:
+    """The file slice of (partition, file_id) that a read with these options reads, merged
+    (hudi_table_read_file_group): an ``arrow_array_stream`` PyCapsule. Raises HudiNotFoundError
+    when the read has no slice of that file group."""

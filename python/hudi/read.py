@@ -185,3 +185,62 @@ def get_schema(handle: Any, with_meta_fields: bool) -> pa.Schema:
 def get_file_slices(handle: Any, options: Optional[HudiReadOptions] = None) -> List[HudiFileSlice]:
     o = _options(options)
     return [HudiFileSlice(*t) for t in _hudi._file_slices(handle, o.hudi_options, o.filters or None, o.sql)]
+
+
+def _merged(base: Optional[HudiReadOptions], options: Optional[HudiReadOptions]) -> HudiReadOptions:
+    """options over base: its hudi options win key by key; its filters, SQL and projection, when set."""
+    if base is None:
+        return _options(options)
+    if options is None:
+        return base
+    return replace(
+        base,
+        hudi_options={**base.hudi_options, **options.hudi_options},
+        filters=options.filters or base.filters,
+        sql=options.sql if options.sql is not None else base.sql,
+        projection=options.projection if options.projection is not None else base.projection,
+    )
+
+
+def read_file_slice_stream(handle: Any, file_slice: HudiFileSlice,
+                           options: Optional[HudiReadOptions] = None) -> HudiRecordBatchStream:
+    o = _options(options)
+    cap = _hudi._read_file_group(handle, file_slice.partition_path, file_slice.file_id, o.hudi_options,
+                                 o.filters or None, o.sql, o.projection)
+    return HudiRecordBatchStream(handle, cap)
+
+
+def read_file_slice(handle: Any, file_slice: HudiFileSlice,
+                    options: Optional[HudiReadOptions] = None) -> pa.RecordBatch:
+    stream = read_file_slice_stream(handle, file_slice, options)
+    return _one_batch(list(stream), stream.schema)
+
+
+def _one_batch(batches: List[pa.RecordBatch], schema: pa.Schema) -> pa.RecordBatch:
+    if not batches:
+        return pa.RecordBatch.from_pylist([], schema=schema)
+    if len(batches) == 1:
+        return batches[0]
+    return pa.Table.from_batches(batches, schema=schema).combine_chunks().to_batches()[0]
+
+
+class HudiFileGroupReader:
+    """Reads file slices of one table with fixed read options (hudi-rs's ``HudiFileGroupReader``).
+
+    Made by :meth:`hudi.HudiTable.create_file_group_reader_with_options`. Options given to a
+    ``read_file_slice*`` call override the reader's, key by key.
+    """
+
+    def __init__(self, handle: Any, options: Optional[HudiReadOptions] = None) -> None:
+        self._handle = handle
+        self._options = options
+
+    def read_file_slice(self, file_slice: HudiFileSlice,
+                        options: Optional[HudiReadOptions] = None) -> pa.RecordBatch:
+        """The merged rows of the file slice (base file and log files) as one RecordBatch."""
+        return read_file_slice(self._handle, file_slice, _merged(self._options, options))
+
+    def read_file_slice_stream(self, file_slice: HudiFileSlice,
+                               options: Optional[HudiReadOptions] = None) -> HudiRecordBatchStream:
+        """The merged rows of the file slice as a stream of RecordBatches."""
+        return read_file_slice_stream(self._handle, file_slice, _merged(self._options, options))

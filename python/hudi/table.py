@@ -14,7 +14,7 @@ from hudi import _hudi
 if TYPE_CHECKING:
     import pyarrow as pa  # type: ignore[import-untyped]
 
-    from hudi.read import HudiFileSlice, HudiReadOptions, HudiRecordBatchStream
+    from hudi.read import HudiFileGroupReader, HudiFileSlice, HudiReadOptions, HudiRecordBatchStream
     from typing import Any, Union
 
     from hudi.write import HudiWriteResult
@@ -177,6 +177,37 @@ class HudiTable:
         from hudi import read
 
         return read.get_file_slices(self._table, options)
+
+    def read_file_slice(self, file_slice: "HudiFileSlice",
+                        options: "Optional[HudiReadOptions]" = None) -> "pa.RecordBatch":
+        """The merged rows of one file slice (from :meth:`get_file_slices` with the same options), as
+        one RecordBatch. The read is planned again with ``options``; a slice that read does not
+        include raises :class:`hudi.HudiNotFoundError`."""
+        from hudi import read
+
+        return read.read_file_slice(self._table, file_slice, options)
+
+    def read_file_slice_stream(self, file_slice: "HudiFileSlice",
+                               options: "Optional[HudiReadOptions]" = None) -> "HudiRecordBatchStream":
+        """Like :meth:`read_file_slice`, as a stream of RecordBatches."""
+        from hudi import read
+
+        return read.read_file_slice_stream(self._table, file_slice, options)
+
+    def create_file_group_reader_with_options(
+        self, read_options: "Optional[HudiReadOptions]" = None,
+        extra_storage_overrides: "Optional[Dict[str, str]]" = None,
+    ) -> "HudiFileGroupReader":
+        """A reader of this table's file slices with these read options (hudi-rs's
+        ``HudiFileGroupReader``). The table's storage is already open: non-empty
+        ``extra_storage_overrides`` raise :class:`hudi.HudiUnsupportedError`."""
+        from hudi import _hudi, read
+
+        if extra_storage_overrides:
+            raise _hudi.HudiUnsupportedError(
+                "extra_storage_overrides: hudi-c opens storage with the table (pass storage options "
+                "to HudiTableBuilder)")
+        return read.HudiFileGroupReader(self._table, read_options)
 
 
 @dataclass

@@ -82,6 +82,9 @@ PyObject *hudi_py_parquet_write(PyObject *self, PyObject *args);
 PyObject *hudi_py_create(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *hudi_py_append(PyObject *self, PyObject *args, PyObject *kwargs);
 
+/* Defined in read.c (one file group of a planned read). */
+PyObject *hudi_py_read_file_group(PyObject *self, PyObject *args, PyObject *kwargs);
+
 static PyMethodDef methods[] = {
     {"version", py_version, METH_NOARGS, "The libhudi version string."},
     {"_raise_status", py_raise_status, METH_VARARGS, "Test hook: raise the error for a status code."},
@@ -101,6 +104,9 @@ static PyMethodDef methods[] = {
      "_append(table, data, options): bulk insert; returns the write result as a dict."},
     {"_file_slices", (PyCFunction)(void (*)(void))hudi_py_file_slices, METH_VARARGS | METH_KEYWORDS,
      "_file_slices(table, options, filters, sql): list of (partition, file_id, base_instant, base_file, log_files)."},
+    {"_read_file_group", (PyCFunction)(void (*)(void))hudi_py_read_file_group, METH_VARARGS | METH_KEYWORDS,
+     "_read_file_group(table, partition, file_id, options, filters, sql, projection): an 'arrow_array_stream' "
+     "capsule of that file group's slice (hudi_table_read_file_group)."},
     {NULL, NULL, 0, NULL},
 };
 

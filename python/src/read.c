@@ -240,3 +240,31 @@ PyObject *hudi_py_file_slices(PyObject *self, PyObject *args, PyObject *kwargs) 
   hudi_file_slice_list_free(l);
   return out;
 }
+
+PyObject *hudi_py_read_file_group(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_read_file_group(PyObject *self, PyObject *args, PyObject *kwargs) {
+  (void)self;
+  static char *kwlist[] = {"table", "partition", "file_id", "options", "filters", "sql", "projection", NULL};
+  PyObject *tobj, *options = NULL, *filters = NULL, *sql = NULL, *projection = NULL;
+  const char *partition, *file_id;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oss|OOOO", kwlist, &tobj, &partition, &file_id, &options, &filters,
+                                   &sql, &projection))
+    return NULL;
+  hudi_table *t = hudi_py_table_handle(tobj);
+  if (!t) return NULL;
+  py_read_args a;
+  if (args_parse(&a, options, filters, sql, projection) < 0) {
+    args_free(&a);
+    return NULL;
+  }
+  struct ArrowArrayStream s;
+  memset(&s, 0, sizeof s);
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = hudi_table_read_file_group(&s, t, &a.ro, partition, file_id, &err);
+  Py_END_ALLOW_THREADS
+  args_free(&a);
+  if (st != HUDI_OK) return hudi_py_raise(&err);
+  return hudi_py_stream_capsule(&s);
+}

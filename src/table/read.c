@@ -9,6 +9,7 @@
 #include "base/alloc.h"
 #include "base/hashmap.h"
 #include "base/instant.h"
+#include "base/threadpool.h"
 #include "expr/ast.h"
 #include "hudi/read.h"
 #include "table/read_plan.h"
@@ -17,13 +18,60 @@
 /* ---- instants ------------------------------------------------------------ */
 
 bool hudi_read_instant_visible(const hudi_read_plan *p, const char *instant) {
-  if (p->end[0] && strcmp(instant, p->end) > 0) return false;
-  if (p->start[0] && strcmp(instant, p->start) <= 0) return false;
-  const hudi_timeline *tl = &p->t->timeline;
+  /* Incremental plans carry the as-of-end state in their timeline copy. */
+  if (!p->incremental && p->end[0] && strcmp(instant, p->end) > 0) return false;
+  const hudi_timeline *tl = p->tl ? p->tl : &p->t->timeline;
   const hudi_instant *in = hudi_timeline_find(tl, instant);
   if (in) return in->state == HUDI_INSTANT_COMPLETED;
   /* Older than the active timeline: archived, hence completed. */
   return tl->count && strcmp(instant, tl->items[0].requested_time) < 0;
+}
+
+static int cmp_time(const void *a, const void *b) { return strcmp(a, b); }
+
+bool hudi_read_commit_selected(const hudi_read_plan *p, const char *commit_time, size_t len) {
+  if (!p->incremental) return true;
+  if (!commit_time || len >= HUDI_INSTANT_TIME_MAX) return false;
+  char t[HUDI_INSTANT_TIME_MAX];
+  memcpy(t, commit_time, len);
+  t[len] = 0;
+  return p->n_incr_times && bsearch(t, p->incr_times, p->n_incr_times, sizeof *p->incr_times, cmp_time);
+}
+
+/* The time an incremental range bounds: completion on layout 2 (Apache
+ * Hudi 1.x, IncrementalQueryAnalyzer), requested on layout 1. */
+static const char *range_time(const hudi_read_plan *p, const hudi_instant *in) {
+  return p->by_completion && in->completion_time[0] ? in->completion_time : in->requested_time;
+}
+
+static bool in_range(const hudi_read_plan *p, const char *t) {
+  return (!p->start[0] || strcmp(t, p->start) > 0) && (!p->end[0] || strcmp(t, p->end) <= 0);
+}
+
+/* Incremental: the timeline as of end (instants completed later become
+ * pending) and the requested times of the writes completed in the range. */
+static hudi_status plan_incremental(hudi_read_plan *p, hudi_error *err) {
+  const hudi_timeline *src = &p->t->timeline;
+  p->tl_copy = *src;
+  p->tl_copy.items = hudi_calloc(src->count + 1, sizeof *src->items);
+  p->incr_times = hudi_calloc(src->count + 1, sizeof *p->incr_times);
+  if (!p->tl_copy.items || !p->incr_times) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  if (src->count) memcpy(p->tl_copy.items, src->items, src->count * sizeof *src->items);
+  p->tl = &p->tl_copy;
+  for (size_t i = 0; i < src->count; i++) {
+    hudi_instant *in = &p->tl_copy.items[i];
+    if (in->state != HUDI_INSTANT_COMPLETED) continue;
+    const char *t = range_time(p, in);
+    if (p->end[0] && strcmp(t, p->end) > 0) {
+      in->state = HUDI_INSTANT_INFLIGHT;
+      continue;
+    }
+    if (hudi_instant_is_write(in)) p->has_writes = true;
+    if (hudi_instant_is_write(in) && in_range(p, t))
+      snprintf(p->incr_times[p->n_incr_times++], HUDI_INSTANT_TIME_MAX, "%s", in->requested_time);
+  }
+  qsort(p->incr_times, p->n_incr_times, sizeof *p->incr_times, cmp_time);
+  return HUDI_OK;
 }
 
 static const char *latest_write(const hudi_table *t) {
@@ -79,16 +127,30 @@ static hudi_status parse_options(hudi_read_plan *p, const hudi_read_options *o, 
     if (*end || v < 0)
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hoodie.read.input.partitions: '%s' is not a count", ip);
   }
+  /* Slices read at once: up to 4 by default (each held whole while it
+   * waits its turn), 1 for a serial read. */
+  p->parallelism = hudi_cpu_count() < 4 ? hudi_cpu_count() : 4;
+  const char *par = opt(t, o, "hoodie.read.parallelism");
+  if (par) {
+    char *end;
+    errno = 0;
+    long v = strtol(par, &end, 10);
+    if (errno || *end || v < 1 || v > 64)
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hoodie.read.parallelism: '%s' is not a count in 1..64", par);
+    p->parallelism = (int)v;
+  }
   const char *latest = latest_write(t);
   if (p->incremental) {
     const char *s = opt(t, o, "hoodie.read.start.timestamp"), *e = opt(t, o, "hoodie.read.end.timestamp");
     if (s) HUDI_TRY(parse_ts(p->start, "hoodie.read.start.timestamp", s, err));
     if (e) HUDI_TRY(parse_ts(p->end, "hoodie.read.end.timestamp", e, err));
-    else if (latest) snprintf(p->end, sizeof p->end, "%s", latest);
+    p->by_completion = t->timeline.layout >= 2;
+    HUDI_TRY(plan_incremental(p, err));
   } else {
     const char *a = opt(t, o, "hoodie.read.as.of.timestamp");
     if (a) HUDI_TRY(parse_ts(p->end, "hoodie.read.as.of.timestamp", a, err));
     else if (latest) snprintf(p->end, sizeof p->end, "%s", latest);
+    p->has_writes = p->end[0] != 0;
   }
   return HUDI_OK;
 }
@@ -223,20 +285,20 @@ static hudi_status group_key(hudi_buf *b, const char *partition, const char *fil
   return hudi_buf_append_str(b, file_id ? file_id : "", err);
 }
 
-/* File groups replaced by completed replacecommits at or before the end,
- * and (incremental) the groups written in (start, end]. */
+/* File groups replaced by replacecommits visible to the plan, and
+ * (incremental) the groups written by the instants in the range. */
 static hudi_status collect_groups(hudi_read_plan *p, hudi_hashmap *replaced, hudi_hashmap *touched,
                                   hudi_error *err) {
   hudi_buf key;
   hudi_buf_init(&key, 1 << 20);
   hudi_status st = HUDI_OK;
-  const hudi_timeline *tl = &p->t->timeline;
+  const hudi_timeline *tl = p->tl;
   for (size_t i = 0; st == HUDI_OK && i < tl->count; i++) {
     const hudi_instant *in = &tl->items[i];
     if (!hudi_instant_is_write(in)) continue;
-    if (p->end[0] && strcmp(in->requested_time, p->end) > 0) continue;
+    if (!hudi_read_instant_visible(p, in->requested_time)) continue;
     bool is_replace = strcmp(in->action, "replacecommit") == 0;
-    bool in_range = p->incremental && (!p->start[0] || strcmp(in->requested_time, p->start) > 0);
+    bool in_range = p->incremental && hudi_read_commit_selected(p, in->requested_time, strlen(in->requested_time));
     if (!is_replace && !in_range) continue;
     hudi_commit_metadata *m = NULL;
     st = hudi_table_instant_metadata(&m, p->t, in, err);
@@ -271,9 +333,9 @@ static hudi_status collect_groups(hudi_read_plan *p, hudi_hashmap *replaced, hud
 }
 
 static hudi_status plan_slices(hudi_read_plan *p, hudi_error *err) {
-  if (!p->end[0]) return HUDI_OK; /* no completed write: nothing to read */
-  hudi_fsview_options fo = {p->end, p->t->version};
-  HUDI_TRY(hudi_fsview_build_from_listing(&p->view, p->t->storage, &p->t->timeline, &fo, err));
+  if (!p->has_writes) return HUDI_OK; /* no completed write: nothing to read */
+  hudi_fsview_options fo = {p->incremental ? NULL : p->end, p->t->version};
+  HUDI_TRY(hudi_fsview_build_from_listing(&p->view, p->t->storage, p->tl, &fo, err));
   hudi_partition_spec spec;
   HUDI_TRY(hudi_partition_spec_init(&spec, &p->t->props, err));
   hudi_hashmap replaced, touched;
@@ -316,6 +378,8 @@ static void plan_free(hudi_read_plan *p) {
   hudi_pred_free(p->pred);
   hudi_fsview_free(&p->view);
   hudi_free(p->slices);
+  hudi_free(p->incr_times);
+  hudi_free(p->tl_copy.items);
   hudi_free(p);
 }
 
@@ -325,12 +389,18 @@ static hudi_status plan_create(hudi_read_plan **out, hudi_table *t, const hudi_r
   hudi_read_plan *p = hudi_calloc(1, sizeof *p);
   if (!p) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   p->t = t;
+  p->tl = &t->timeline;
   hudi_status st = parse_options(p, o, err);
   if (st == HUDI_OK) {
     /* Tables written without meta fields read without them (hudi-rs). */
     const char *pm = hudi_props_get(&t->props, "hoodie.populate.meta.fields");
     bool meta = !(pm && strcasecmp(pm, "false") == 0);
-    st = hudi_table_resolve_schema(&p->table_schema, t, meta, err);
+    /* Rows of a range are told apart by _hoodie_commit_time (Java refuses too). */
+    if (!meta && p->incremental)
+      st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "incremental queries are not supported when meta fields are disabled "
+                        "(hoodie.populate.meta.fields=false)");
+    if (st == HUDI_OK) st = hudi_table_resolve_schema(&p->table_schema, t, meta, err);
     /* A table without any write and without a create schema reads as
      * nothing, as hudi-rs does. */
     if (st == HUDI_ERR_NOT_FOUND && !latest_write(t)) st = hudi_arrow_field_init(&p->table_schema, "", "+s", 0, err);
@@ -352,6 +422,7 @@ typedef struct read_stream {
   bool own_plan;
   size_t next, end; /* slices [next, end) remain */
   hudi_slice_reader *cur;
+  hudi_slice_prefetch *pf; /* parallel reads: slices come from here instead */
   char last_error[1024];
   bool failed;
 } read_stream;
@@ -370,6 +441,16 @@ static int rs_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
   hudi_error err = HUDI_ERROR_INIT;
   hudi_status st = HUDI_OK;
   for (;;) {
+    if (rs->pf) {
+      bool eof = false;
+      st = hudi_slice_prefetch_next(rs->pf, out, &eof, &err);
+      if (st != HUDI_OK) break;
+      if (eof) {
+        memset(out, 0, sizeof *out);
+        out->release = NULL;
+      }
+      return 0;
+    }
     if (!rs->cur) {
       if (rs->next >= rs->end) {
         memset(out, 0, sizeof *out);
@@ -400,6 +481,7 @@ static void rs_release(struct ArrowArrayStream *s) {
   read_stream *rs = s->private_data;
   if (rs) {
     hudi_slice_reader_free(rs->cur);
+    hudi_slice_prefetch_free(rs->pf);
     if (rs->own_plan) plan_free(rs->plan);
     hudi_free(rs);
   }
@@ -417,6 +499,15 @@ static hudi_status make_stream(struct ArrowArrayStream *out, hudi_read_plan *p, 
   rs->own_plan = own;
   rs->next = from;
   rs->end = to;
+  if (p->parallelism > 1 && to - from > 1) {
+    int threads = p->parallelism < (int)(to - from) ? p->parallelism : (int)(to - from);
+    hudi_status st = hudi_slice_prefetch_create(&rs->pf, p, from, to, threads, err);
+    if (st != HUDI_OK) {
+      if (own) plan_free(p);
+      hudi_free(rs);
+      return st;
+    }
+  }
   out->get_schema = rs_get_schema;
   out->get_next = rs_get_next;
   out->get_last_error = rs_last_error;
@@ -508,4 +599,20 @@ hudi_status hudi_table_read_file_slice(struct ArrowArrayStream *out, hudi_table 
   if (!l || !table || l->plan->t != table || i >= l->plan->n_slices)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "file slice %zu is not in the list", i);
   return make_stream(out, l->plan, false, i, i + 1, err);
+}
+
+hudi_status hudi_table_read_file_group(struct ArrowArrayStream *out, hudi_table *table, const hudi_read_options *opts,
+                                       const char *partition, const char *file_id, hudi_error *err) {
+  if (!file_id) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "file_id is NULL");
+  if (!partition) partition = "";
+  hudi_read_plan *p;
+  HUDI_TRY(plan_create(&p, table, opts, err));
+  for (size_t i = 0; i < p->n_slices; i++) {
+    const hudi_file_group *g = p->slices[i].group;
+    if (strcmp(g->file_id, file_id) == 0 && strcmp(g->partition ? g->partition : "", partition) == 0)
+      return make_stream(out, p, true, i, i + 1, err);
+  }
+  plan_free(p);
+  return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "the read has no file slice of file group %s in partition '%s'",
+                      file_id, partition);
 }

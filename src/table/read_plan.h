@@ -31,6 +31,20 @@ typedef struct hudi_read_plan {
   char start[HUDI_INSTANT_TIME_MAX]; /* incremental: exclusive start; "" none */
   char end[HUDI_INSTANT_TIME_MAX];   /* snapshot as-of / incremental end; "" latest */
   bool incremental;
+  /* Incremental reads follow Apache Hudi 1.x: start/end bound completion
+   * times on timeline layout 2 (requested times on layout 1); the table is
+   * read as of end (instants completed by then) and rows are kept when
+   * their _hoodie_commit_time is the requested time of an instant in the
+   * range (incr_times, sorted). tl is the timeline the plan reads with:
+   * the table's, or (incremental) a copy in which instants completed after
+   * end are pending. */
+  bool by_completion;
+  char (*incr_times)[HUDI_INSTANT_TIME_MAX];
+  size_t n_incr_times;
+  hudi_timeline tl_copy;
+  const hudi_timeline *tl;
+  bool has_writes; /* some completed write is visible to the plan */
+  int parallelism; /* file slices read at once (hoodie.read.parallelism) */
   bool read_optimized;
   int64_t batch_size;
   int64_t key_col, seqno_col, commit_col, ordering_col; /* in read_schema; -1 absent */
@@ -49,8 +63,24 @@ HUDI_NODISCARD hudi_status hudi_slice_reader_next(hudi_slice_reader *r, struct A
                                                   hudi_error *err);
 void hudi_slice_reader_free(hudi_slice_reader *r);
 
-/* Whether an instant's writes are visible to p: completed (or archived),
- * at or before p->end, after p->start. */
+/* Reads slices [from, to) of p on `threads` pool threads, a few slices
+ * ahead, returning their batches in slice order (read_parallel.c). */
+typedef struct hudi_slice_prefetch hudi_slice_prefetch;
+
+HUDI_NODISCARD hudi_status hudi_slice_prefetch_create(hudi_slice_prefetch **out, const hudi_read_plan *p,
+                                                      size_t from, size_t to, int threads, hudi_error *err);
+/* The next batch (out_schema shape) in slice order, or *eof. */
+HUDI_NODISCARD hudi_status hudi_slice_prefetch_next(hudi_slice_prefetch *pf, struct ArrowArray *out, bool *eof,
+                                                    hudi_error *err);
+/* Waits for the slices still being read, then frees everything. */
+void hudi_slice_prefetch_free(hudi_slice_prefetch *pf);
+
+/* Whether an instant's writes are visible to p: completed (or archived)
+ * as of the plan's end. */
 bool hudi_read_instant_visible(const hudi_read_plan *p, const char *instant);
+
+/* Incremental reads: whether a row with this _hoodie_commit_time is in the
+ * range. Always true for other reads. */
+bool hudi_read_commit_selected(const hudi_read_plan *p, const char *commit_time, size_t len);
 
 #endif

@@ -208,26 +208,27 @@ static hudi_status emit(hudi_slice_reader *r, const hudi_arrow_view *v, const ui
   return st;
 }
 
-/* Incremental reads keep base rows whose commit time lies in (start, end]. */
+/* Incremental reads keep the rows whose commit time is that of an instant
+ * in the range (hudi_read_commit_selected). With keep NULL a new mask is
+ * made (*keep stays NULL for other reads); otherwise rows are cleared from
+ * the given one. */
 static hudi_status commit_range_mask(const hudi_read_plan *p, const hudi_arrow_view *v, uint64_t **keep,
                                      hudi_error *err) {
-  *keep = NULL;
-  if (!p->incremental || p->commit_col < 0) return HUDI_OK;
-  size_t words = (size_t)(v->length + 63) / 64 + 1;
-  uint64_t *k = hudi_calloc(words, sizeof *k);
-  if (!k) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-  const hudi_arrow_view *c = &v->children[p->commit_col];
-  for (int64_t i = 0; i < v->length; i++) {
-    int64_t len;
-    const char *s = view_str(c, hudi_arrow_view_struct_row(v, i), &len);
-    if (!s || len >= HUDI_INSTANT_TIME_MAX) continue;
-    char t[HUDI_INSTANT_TIME_MAX];
-    memcpy(t, s, (size_t)len);
-    t[len] = 0;
-    if ((!p->start[0] || strcmp(t, p->start) > 0) && (!p->end[0] || strcmp(t, p->end) <= 0))
-      k[i >> 6] |= (uint64_t)1 << (i & 63);
+  if (!p->incremental) return HUDI_OK;
+  uint64_t *k = *keep;
+  if (!k) {
+    size_t words = (size_t)(v->length + 63) / 64 + 1;
+    if (!(k = hudi_calloc(words, sizeof *k))) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < v->length; i++) k[i >> 6] |= (uint64_t)1 << (i & 63);
+    *keep = k;
   }
-  *keep = k;
+  /* Without _hoodie_commit_time nothing tells the range's rows apart. */
+  const hudi_arrow_view *c = p->commit_col >= 0 ? &v->children[p->commit_col] : NULL;
+  for (int64_t i = 0; i < v->length; i++) {
+    int64_t len = 0;
+    const char *s = c ? view_str(c, hudi_arrow_view_struct_row(v, i), &len) : NULL;
+    if (!hudi_read_commit_selected(p, s, s ? (size_t)len : 0)) k[i >> 6] &= ~((uint64_t)1 << (i & 63));
+  }
   return HUDI_OK;
 }
 
@@ -605,9 +606,6 @@ static hudi_status read_base_into(const hudi_slice_reader *r, merge_state *m, hu
     st = conform(r->p, hudi_pq_reader_schema(pq), &a, &c, err);
     if (st == HUDI_OK) st = add_batch(m, r, &c, err);
     if (st != HUDI_OK) break;
-    src_batch *sb = &m->batches[m->n - 1];
-    st = commit_range_mask(r->p, &sb->view, &sb->keep, err);
-    if (st != HUDI_OK) break;
   }
   hudi_pq_reader_free(pq);
   return st;
@@ -677,6 +675,8 @@ static hudi_status run_merge(hudi_slice_reader *r, hudi_error *err) {
         m.batches[cb].keep[ci >> 6] &= ~((uint64_t)1 << (ci & 63));
     }
   }
+  /* Incremental: the merged (latest as of end) rows written in the range. */
+  for (size_t bi = 0; st == HUDI_OK && bi < m.n; bi++) st = commit_range_mask(p, &m.batches[bi].view, &m.batches[bi].keep, err);
   for (size_t bi = 0; st == HUDI_OK && bi < m.n; bi++) st = emit(r, &m.batches[bi].view, m.batches[bi].keep, err);
   for (size_t bi = 0; bi < m.n; bi++) {
     hudi_arrow_view_clear(&m.batches[bi].view);

@@ -149,21 +149,46 @@ def test_time_travel_to_the_first_commit():
 @pytest.mark.parametrize("name", ["sample_table/cow/v8_nonpartitioned", "sample_table/mor/avro/v9_txns_simple_meta",
                                   "sample_table/mor/parquet/v6_nonpartitioned"])
 def test_incremental_ranges_partition_the_history(name):
-    """(start, end] returns the latest state of the records written by the commits in the range."""
+    """(start, end] bounds completion times (layout 2; requested times on layout 1) and returns the
+    latest state, as of end, of the records written by the writes completed in the range."""
     t = open_table(name)
-    ws = writes(t)
+    tl = t.get_timeline()
+    ws = sorted(tl.get_completed_commits() + tl.get_completed_deltacommits() + tl.get_completed_replacecommits(),
+                key=lambda i: i.completion_timestamp or i.timestamp)
     snapshot = {r["_hoodie_record_key"]: r for r in rows(t.read())}
     prev = None
     for w in ws:
-        o = HudiReadOptions().with_query_type(HudiQueryType.Incremental).with_end_timestamp(w)
+        bound = w.completion_timestamp or w.timestamp
+        o = HudiReadOptions().with_query_type(HudiQueryType.Incremental).with_end_timestamp(bound)
         if prev:
             o = o.with_start_timestamp(prev)
         got = rows(t.read(o))
-        assert {r["_hoodie_commit_time"] for r in got} <= {w}
-        prev = w
+        assert {r["_hoodie_commit_time"] for r in got} <= {w.timestamp}
+        as_of = {r["_hoodie_record_key"]: r for r in rows(t.read(HudiReadOptions().with_as_of_timestamp(w.timestamp)))}
+        assert {r["_hoodie_record_key"]: r for r in got} == {
+            k: r for k, r in as_of.items() if r["_hoodie_commit_time"] == w.timestamp}
+        prev = bound
     # Everything up to the latest commit is the snapshot.
     full = rows(t.read(HudiReadOptions().with_query_type(HudiQueryType.Incremental)))
     assert {r["_hoodie_record_key"]: r for r in full} == snapshot
+
+
+def test_incremental_bounds_are_completion_times_on_layout_2():
+    """A range ending at a write's requested time does not include it (it completed later)."""
+    t = open_table("sample_table/cow/v8_nonpartitioned")
+    first, second = sorted(t.get_timeline().get_completed_commits(), key=lambda i: i.timestamp)
+    assert first.timestamp < first.completion_timestamp < second.timestamp
+    inc = HudiReadOptions().with_query_type(HudiQueryType.Incremental)
+    assert rows(t.read(inc.with_end_timestamp(first.timestamp))) == []
+    got = rows(t.read(inc.with_start_timestamp(first.timestamp).with_end_timestamp(second.timestamp)))
+    assert {r["_hoodie_commit_time"] for r in got} == {first.timestamp}
+    assert len(got) == 3
+
+
+def test_incremental_needs_meta_fields():
+    t = open_table("sample_table/cow/v6_simplekeygen_hivestyle_no_metafields")
+    with pytest.raises(hudi.HudiUnsupportedError, match="meta fields"):
+        t.read(HudiReadOptions().with_query_type(HudiQueryType.Incremental))
 
 
 def test_read_stream_is_an_arrow_stream():
@@ -194,3 +219,26 @@ def test_errors_are_clear(tmp_path):
     (bad / ".hoodie" / "hoodie.properties").write_text("hoodie.table.name=x\nhoodie.table.checksum=1\n")
     with pytest.raises(hudi.HudiError):
         hudi.HudiTableBuilder.from_base_uri(str(bad)).build()
+
+
+@pytest.mark.parametrize("name", ["sample_table/mor/avro/v9_txns_simple_meta", "sample_table/cow/v9_txns_complex_meta",
+                                  "quickstart_trips_table/mor/avro/v8_trips_8i3u1d"])
+def test_parallel_read_returns_the_serial_batches_in_order(name):
+    """File slices are read a few at a time on a pool; the stream's order is the serial one."""
+    t = open_table(name)
+    assert len(t.get_file_slices()) > 1
+
+    def batches(par: str, size: int = 3):
+        o = HudiReadOptions().with_hudi_option("hoodie.read.parallelism", par).with_batch_size(size)
+        return [b.to_pylist() for b in t.read_stream(o)]
+
+    serial = batches("1")
+    assert serial and sum(len(b) for b in serial) == len(rows(t.read()))
+    for par in ("2", "4", "16"):
+        assert batches(par) == serial
+    # Abandoning a parallel stream early waits for the slices in flight and frees them.
+    it = iter(t.read_stream(HudiReadOptions().with_hudi_option("hoodie.read.parallelism", "4").with_batch_size(1)))
+    next(it)
+    del it
+    with pytest.raises(hudi.HudiInvalidInputError, match="parallelism"):
+        t.read(HudiReadOptions().with_hudi_option("hoodie.read.parallelism", "0"))
