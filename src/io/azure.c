@@ -316,7 +316,7 @@ static hudi_status az_stat(hudi_storage *base, const char *path, hudi_file_stat 
   bool found;
   hudi_status st = head_blob(s, blob, &found, &out->size, &out->mtime_ms, NULL, err);
   if (st == HUDI_OK && !found) {
-    bool dir;
+    bool dir = false;
     st = has_children(s, blob, &dir, err);
     if (st == HUDI_OK && dir) {
       out->is_dir = true;
@@ -673,7 +673,7 @@ static hudi_status az_remove(hudi_storage *base, const char *path, unsigned flag
     st = delete_tree(s, blob, &any, err);
     found = found || any;
   } else if (st == HUDI_OK && !found) {
-    bool dir;
+    bool dir = false;
     st = has_children(s, blob, &dir, err);
     if (st == HUDI_OK && dir)
       st = hudi_err_set(err, HUDI_ERR_INVALID_ARG,
@@ -757,7 +757,7 @@ static hudi_status az_rename(hudi_storage *base, const char *from, const char *t
   bool found;
   st = head_blob(s, fb, &found, NULL, NULL, NULL, err);
   if (st == HUDI_OK && !found) {
-    bool dir;
+    bool dir = false;
     st = has_children(s, fb, &dir, err);
     if (st == HUDI_OK)
       st = dir ? hudi_err_set(err, HUDI_ERR_UNSUPPORTED,

@@ -88,7 +88,7 @@ static hudi_status injected(hudi_storage_op op, uint64_t call_no, const char *pa
 static hudi_status faulty_read(hudi_storage *s, const char *path, uint64_t offset, void *dst,
                                size_t len, size_t *n_read, hudi_error *err) {
   faulty_storage *f = as_faulty(s);
-  hudi_fault fault;
+  hudi_fault fault = {0};
   uint64_t no;
   bool hit = decide(f, HUDI_STORAGE_OP_READ, &fault, &no);
   if (hit && fault.kind == HUDI_FAULT_FAIL) return injected(HUDI_STORAGE_OP_READ, no, path, err);
@@ -100,7 +100,7 @@ static hudi_status faulty_read(hudi_storage *s, const char *path, uint64_t offse
 static hudi_status faulty_read_all(hudi_storage *s, const char *path, size_t max_size, hudi_buf *out,
                                    hudi_error *err) {
   faulty_storage *f = as_faulty(s);
-  hudi_fault fault;
+  hudi_fault fault = {0};
   uint64_t no;
   bool hit = decide(f, HUDI_STORAGE_OP_READ_ALL, &fault, &no);
   if (hit && fault.kind == HUDI_FAULT_FAIL) return injected(HUDI_STORAGE_OP_READ_ALL, no, path, err);
@@ -113,7 +113,7 @@ static hudi_status faulty_read_all(hudi_storage *s, const char *path, size_t max
 static hudi_status faulty_stat(hudi_storage *s, const char *path, hudi_file_stat *out,
                                hudi_error *err) {
   faulty_storage *f = as_faulty(s);
-  hudi_fault fault;
+  hudi_fault fault = {0};
   uint64_t no;
   if (decide(f, HUDI_STORAGE_OP_STAT, &fault, &no)) return injected(HUDI_STORAGE_OP_STAT, no, path, err);
   return hudi_storage_stat(f->inner, path, out, err);
@@ -143,7 +143,7 @@ static hudi_status faulty_write(hudi_storage *s, const char *path, const void *d
                                 unsigned flags, hudi_error *err) {
   faulty_storage *f = as_faulty(s);
   hudi_storage_op op = (flags & HUDI_WRITE_IF_ABSENT) ? HUDI_STORAGE_OP_WRITE_IF_ABSENT : HUDI_STORAGE_OP_WRITE;
-  hudi_fault fault;
+  hudi_fault fault = {0};
   uint64_t no;
   if (decide(f, op, &fault, &no)) {
     if (fault.kind == HUDI_FAULT_TORN_WRITE)
@@ -156,7 +156,7 @@ static hudi_status faulty_write(hudi_storage *s, const char *path, const void *d
 static hudi_status faulty_rename(hudi_storage *s, const char *from, const char *to, unsigned flags,
                                  hudi_error *err) {
   faulty_storage *f = as_faulty(s);
-  hudi_fault fault;
+  hudi_fault fault = {0};
   uint64_t no;
   if (decide(f, HUDI_STORAGE_OP_RENAME, &fault, &no))
     return injected(HUDI_STORAGE_OP_RENAME, no, from, err);
@@ -166,7 +166,7 @@ static hudi_status faulty_rename(hudi_storage *s, const char *from, const char *
 static hudi_status faulty_list(hudi_storage *s, const char *dir, unsigned flags, hudi_file_list *out,
                                hudi_error *err) {
   faulty_storage *f = as_faulty(s);
-  hudi_fault fault;
+  hudi_fault fault = {0};
   uint64_t no;
   if (decide(f, HUDI_STORAGE_OP_LIST, &fault, &no)) return injected(HUDI_STORAGE_OP_LIST, no, dir, err);
   return hudi_storage_list(f->inner, dir, flags, out, err);
@@ -174,7 +174,7 @@ static hudi_status faulty_list(hudi_storage *s, const char *dir, unsigned flags,
 
 static hudi_status faulty_remove(hudi_storage *s, const char *path, unsigned flags, hudi_error *err) {
   faulty_storage *f = as_faulty(s);
-  hudi_fault fault;
+  hudi_fault fault = {0};
   uint64_t no;
   if (decide(f, HUDI_STORAGE_OP_DELETE, &fault, &no))
     return injected(HUDI_STORAGE_OP_DELETE, no, path, err);

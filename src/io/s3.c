@@ -280,7 +280,7 @@ static hudi_status s3_stat(hudi_storage *base, const char *path, hudi_file_stat 
   bool found;
   hudi_status st = head_key(s, key, &found, &out->size, &out->mtime_ms, err);
   if (st == HUDI_OK && !found) {
-    bool dir;
+    bool dir = false;
     st = has_children(s, key, &dir, err);
     if (st == HUDI_OK && dir) out->is_dir = true;
     else if (st == HUDI_OK) {
@@ -732,7 +732,7 @@ static hudi_status s3_remove(hudi_storage *base, const char *path, unsigned flag
     st = delete_tree(s, key, &any, err);
     found = found || any;
   } else if (st == HUDI_OK && !found) {
-    bool dir;
+    bool dir = false;
     st = has_children(s, key, &dir, err);
     if (st == HUDI_OK && dir)
       st = hudi_err_set(err, HUDI_ERR_INVALID_ARG, "delete of %s: is a prefix with objects under it "
@@ -799,7 +799,7 @@ static hudi_status s3_rename(hudi_storage *base, const char *from, const char *t
   uint64_t size = 0;
   st = head_key(s, fk, &found, &size, NULL, err);
   if (st == HUDI_OK && !found) {
-    bool dir;
+    bool dir = false;
     st = has_children(s, fk, &dir, err);
     if (st == HUDI_OK)
       st = dir ? hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "rename of %s: prefixes cannot be renamed on "

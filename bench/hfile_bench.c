@@ -1,0 +1,320 @@
+/* HFile writer throughput and batched point-lookup I/O on record-index-shaped
+ * key-values, the metadata table's largest partition: 36-char UUID record
+ * keys (sorted) and ~60-byte values.
+ *
+ * (1) Writes N key-values with each block size / compression (Hudi's MDT
+ *     default: 1 MiB GZ blocks) and prints key-values per second, best of 3
+ *     runs, by process CPU time (other load on a shared machine does not
+ *     count) and by wall time, plus the file size.
+ * (2) Opens each file through a read_range callback that counts calls and
+ *     bytes, looks up K random present keys (sorted) plus K/10 absent ones
+ *     for K = 100, 1k, 10k, and prints the data blocks and bytes read. Every
+ *     returned value is compared with the written one; any wrong, missing or
+ *     spurious value aborts with exit status 1.
+ *
+ * With 1 MiB blocks and KVs this small the writer currently re-encodes a
+ * block once per key-value it trims (see docs/benchmarks.md), so the 1 MiB
+ * configurations can be left out with the second argument.
+ *
+ *   bench_hfile [n_keys] [config,config,...]   (default: all six) */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/alloc.h"
+#include "hfile/hfile.h"
+
+#define KEY_LEN 36
+#define VAL_LEN 60
+
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double wall_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void check(hudi_status st, const hudi_error *err, const char *what) {
+  if (st == HUDI_OK) return;
+  fprintf(stderr, "FAIL %s: %s\n", what, err->message);
+  exit(1);
+}
+
+static _Noreturn void fail(const char *msg, size_t i) {
+  fprintf(stderr, "FAIL %s (key %zu)\n", msg, i);
+  exit(1);
+}
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* A random (version 4 shaped) UUID in canonical lowercase form. */
+static void make_uuid(char *out, uint64_t *seed) {
+  static const char hex[] = "0123456789abcdef";
+  uint64_t a = splitmix(seed), b = splitmix(seed);
+  int bit = 0;
+  for (int i = 0; i < KEY_LEN; i++) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      out[i] = '-';
+      continue;
+    }
+    uint64_t w = bit < 64 ? a : b;
+    out[i] = hex[(w >> (bit % 64)) & 15];
+    bit += 4;
+  }
+  out[14] = '4';
+}
+
+static int cmp_key(const void *x, const void *y) { return memcmp(x, y, KEY_LEN); }
+
+/* The value written for the i-th key (in sorted order): shaped like an
+ * encoded record-index entry — a partition path from a small set, then
+ * file-id bits, file index and instant time as random-ish bytes. A function
+ * of i, so lookups can be verified without keeping the values. */
+static void make_value(uint8_t *v, size_t i) {
+  static const char *parts[8] = {"region=us/date=2024-01-01", "region=us/date=2024-01-02",
+                                 "region=eu/date=2024-01-01", "region=eu/date=2024-01-02",
+                                 "region=ap/date=2024-01-01", "region=ap/date=2024-01-02",
+                                 "region=sa/date=2024-01-01", "region=sa/date=2024-01-02"};
+  uint64_t s = (uint64_t)i * 0x2545f4914f6cdd1dull + 7;
+  const char *p = parts[splitmix(&s) & 7];
+  memcpy(v, p, 25);
+  for (size_t k = 25; k < VAL_LEN; k += 8) {
+    uint64_t r = splitmix(&s);
+    size_t n = VAL_LEN - k < 8 ? VAL_LEN - k : 8;
+    memcpy(v + k, &r, n);
+  }
+}
+
+typedef struct config {
+  const char *name;
+  size_t block_size;
+  hudi_hfile_compression comp;
+} config;
+
+static void write_file(const config *c, const char *keys, size_t n, uint8_t **out, size_t *out_len) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
+  o.block_size = c->block_size;
+  o.compression = c->comp;
+  o.create_time_ms = 1700000000000;
+  hudi_hfile_writer *w;
+  check(hudi_hfile_writer_create(&w, &o, &err), &err, "writer create");
+  uint8_t v[VAL_LEN];
+  for (size_t i = 0; i < n; i++) {
+    make_value(v, i);
+    check(hudi_hfile_writer_append(w, (const uint8_t *)keys + i * KEY_LEN, KEY_LEN, v, VAL_LEN, &err), &err,
+          "append");
+  }
+  check(hudi_hfile_writer_finish(w, out, out_len, &err), &err, "finish");
+  hudi_hfile_writer_free(w);
+}
+
+/* ---- counting range reader ------------------------------------------ */
+
+typedef struct file_src {
+  const uint8_t *data;
+  size_t len;
+  uint64_t calls, bytes;
+} file_src;
+
+static int read_range(void *ctx, uint64_t off, size_t len, uint8_t *dst) {
+  file_src *f = ctx;
+  if (off > f->len || len > f->len - off) return 1;
+  memcpy(dst, f->data + off, len);
+  f->calls++;
+  f->bytes += len;
+  return 0;
+}
+
+static hudi_hfile_reader *open_counted(file_src *f) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_hfile_source src = {read_range, f, f->len, "bench.hfile"};
+  hudi_hfile_reader *r;
+  check(hudi_hfile_reader_open(&r, &src, &err), &err, "open");
+  return r;
+}
+
+/* ---- verification --------------------------------------------------- */
+
+typedef struct query {
+  char key[KEY_LEN];
+  long idx; /* index of the key in the file, -1 when absent */
+} query;
+
+static int cmp_query(const void *x, const void *y) { return memcmp(x, y, KEY_LEN); }
+
+typedef struct verify_ctx {
+  const query *q;
+  uint8_t *seen;
+  size_t found;
+} verify_ctx;
+
+static int on_found(void *ctx, size_t ki, const uint8_t *value, size_t value_len) {
+  verify_ctx *vc = ctx;
+  const query *q = &vc->q[ki];
+  if (q->idx < 0) fail("an absent key was reported found", ki);
+  if (vc->seen[ki]) fail("a key was reported twice", ki);
+  uint8_t v[VAL_LEN];
+  make_value(v, (size_t)q->idx);
+  if (value_len != VAL_LEN || memcmp(v, value, VAL_LEN) != 0) fail("wrong value", ki);
+  vc->seen[ki] = 1;
+  vc->found++;
+  return 0;
+}
+
+static int on_scan(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len) {
+  (void)key;
+  (void)key_len;
+  (void)value;
+  (void)value_len;
+  (*(size_t *)ctx)++;
+  return 0;
+}
+
+/* k distinct present keys + k/10 absent ones, sorted. */
+static query *make_queries(const char *keys, size_t n, size_t k, uint64_t seed, size_t *n_q) {
+  size_t n_abs = k / 10;
+  query *q = malloc((k + n_abs) * sizeof *q);
+  uint8_t *taken = calloc(n, 1);
+  if (!q || !taken) fail("out of memory", 0);
+  for (size_t i = 0; i < k;) {
+    size_t j = (size_t)(splitmix(&seed) % n);
+    if (taken[j]) continue;
+    taken[j] = 1;
+    memcpy(q[i].key, keys + j * KEY_LEN, KEY_LEN);
+    q[i++].idx = (long)j;
+  }
+  for (size_t i = 0; i < n_abs;) {
+    char u[KEY_LEN];
+    make_uuid(u, &seed);
+    if (bsearch(u, keys, n, KEY_LEN, cmp_key)) continue;
+    memcpy(q[k + i].key, u, KEY_LEN);
+    q[k + i++].idx = -1;
+  }
+  free(taken);
+  qsort(q, k + n_abs, sizeof *q, cmp_query);
+  *n_q = k + n_abs;
+  return q;
+}
+
+static void run_lookups(const config *c, const uint8_t *file, size_t file_len, const char *keys, size_t n) {
+  hudi_error err = HUDI_ERROR_INIT;
+  /* Whole-file scan: the number of data blocks, and every key present. */
+  file_src fs = {file, file_len, 0, 0};
+  hudi_hfile_reader *r = open_counted(&fs);
+  size_t scanned = 0;
+  check(hudi_hfile_reader_scan(r, on_scan, &scanned, &err), &err, "scan");
+  if (scanned != n) fail("scan count differs from the keys written", scanned);
+  hudi_hfile_stats all;
+  hudi_hfile_reader_stats(r, &all);
+  hudi_hfile_reader_free(r);
+
+  static const size_t ks[] = {100, 1000, 10000};
+  for (size_t t = 0; t < sizeof ks / sizeof ks[0]; t++) {
+    size_t k = ks[t] < n ? ks[t] : n, nq;
+    query *q = make_queries(keys, n, k, 0x5eed + t, &nq);
+    hudi_hfile_key *hk = malloc(nq * sizeof *hk);
+    uint8_t *seen = calloc(nq, 1);
+    if (!hk || !seen) fail("out of memory", 0);
+    for (size_t i = 0; i < nq; i++) hk[i] = (hudi_hfile_key){(const uint8_t *)q[i].key, KEY_LEN};
+    double best_cpu = 1e9, best_wall = 1e9;
+    hudi_hfile_stats open_st = {0}, st = {0};
+    uint64_t calls = 0, bytes = 0;
+    for (int rep = 0; rep < 3; rep++) {
+      /* A fresh reader each time: nothing cached from the previous run. */
+      file_src f = {file, file_len, 0, 0};
+      double c0 = cpu_now(), w0 = wall_now();
+      hudi_hfile_reader *rr = open_counted(&f);
+      hudi_hfile_reader_stats(rr, &open_st);
+      memset(seen, 0, nq);
+      verify_ctx vc = {q, seen, 0};
+      check(hudi_hfile_reader_lookup(rr, hk, nq, on_found, &vc, &err), &err, "lookup");
+      double c1 = cpu_now(), w1 = wall_now();
+      if (vc.found != k) fail("present keys not found", k - vc.found);
+      hudi_hfile_reader_stats(rr, &st);
+      hudi_hfile_reader_free(rr);
+      if (st.reads != f.calls || st.bytes_read != f.bytes) fail("reader stats disagree with the callback", 0);
+      calls = f.calls;
+      bytes = f.bytes;
+      if (c1 - c0 < best_cpu) best_cpu = c1 - c0;
+      if (w1 - w0 < best_wall) best_wall = w1 - w0;
+    }
+    printf("lookup  %-10s keys %6zu+%-5zu data blocks %6llu of %6llu  index blocks %3llu  reads %6llu  "
+           "bytes %11llu (open %8llu, %5.1f%% of file)  cpu %8.2f ms  wall %8.2f ms\n",
+           c->name, k, nq - k, (unsigned long long)st.data_blocks_read, (unsigned long long)all.data_blocks_read,
+           (unsigned long long)st.index_blocks_read, (unsigned long long)calls, (unsigned long long)bytes,
+           (unsigned long long)open_st.bytes_read, 100.0 * (double)bytes / (double)file_len, best_cpu * 1e3,
+           best_wall * 1e3);
+    free(hk);
+    free(seen);
+    free(q);
+  }
+}
+
+/* Is name one of the comma-separated entries of list? */
+static int name_in_list(const char *name, const char *list) {
+  size_t n = strlen(name);
+  for (const char *p = list; *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && memcmp(p, name, n) == 0) return 1;
+    if (!e) break;
+    p = e + 1;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  size_t n = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 1000000;
+  if (n == 0) n = 1;
+  char *keys = malloc(n * KEY_LEN);
+  if (!keys) fail("out of memory", 0);
+  uint64_t seed = 42;
+  for (size_t i = 0; i < n; i++) make_uuid(keys + i * KEY_LEN, &seed);
+  qsort(keys, n, KEY_LEN, cmp_key);
+  for (size_t i = 1; i < n; i++)
+    if (memcmp(keys + (i - 1) * KEY_LEN, keys + i * KEY_LEN, KEY_LEN) == 0) fail("duplicate UUID", i);
+
+  static const config cfgs[] = {
+      {"1MiB-GZ", 1024 * 1024, HUDI_HFILE_GZ},  {"1MiB-NONE", 1024 * 1024, HUDI_HFILE_NONE},
+      {"64KiB-GZ", 64 * 1024, HUDI_HFILE_GZ},   {"64KiB-NONE", 64 * 1024, HUDI_HFILE_NONE},
+      {"16KiB-GZ", 16 * 1024, HUDI_HFILE_GZ},   {"16KiB-NONE", 16 * 1024, HUDI_HFILE_NONE},
+  };
+  printf("%zu key-values: %d-byte UUID keys, %d-byte values (%.1f MB of raw key+value)\n", n, KEY_LEN, VAL_LEN,
+         (double)n * (KEY_LEN + VAL_LEN) / 1e6);
+  const char *only = argc > 2 ? argv[2] : NULL;
+  for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
+    if (only && !name_in_list(cfgs[c].name, only)) continue;
+    double best_cpu = 1e9, best_wall = 1e9;
+    uint8_t *file = NULL;
+    size_t file_len = 0;
+    for (int rep = 0; rep < 3; rep++) {
+      if (file) hudi_free(file);
+      double c0 = cpu_now(), w0 = wall_now();
+      write_file(&cfgs[c], keys, n, &file, &file_len);
+      double c1 = cpu_now(), w1 = wall_now();
+      if (c1 - c0 < best_cpu) best_cpu = c1 - c0;
+      if (w1 - w0 < best_wall) best_wall = w1 - w0;
+    }
+    printf("write   %-10s %8.3f M kv/s cpu  %8.3f M kv/s wall  file %10zu bytes (%.1f MiB)\n", cfgs[c].name,
+           (double)n / best_cpu / 1e6, (double)n / best_wall / 1e6, file_len, (double)file_len / 1048576.0);
+    fflush(stdout);
+    run_lookups(&cfgs[c], file, file_len, keys, n);
+    fflush(stdout);
+    hudi_free(file);
+  }
+  free(keys);
+  return 0;
+}

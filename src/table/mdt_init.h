@@ -1,0 +1,46 @@
+/* Creating the metadata table (MDT) of a new, empty data table, as
+ * HoodieBackedTableMetadataWriter initialises it (spec
+ * hudi-metadata-table.md §1.1, §1.4, §1.5, §4 "Initialisation"):
+ *
+ *   .hoodie/metadata/.hoodie/hoodie.properties   the 17 keys Hudi writes
+ *   .hoodie/metadata/.hoodie/timeline/            one deltacommit per
+ *       partition: files at 00000000000000000, record_index at
+ *       00000000000000001 (requested and inflight empty, completed with a
+ *       BULK_INSERT_PREPPED commit metadata whose extraMetadata is the
+ *       schema)
+ *   .hoodie/metadata/files/                       .hoodie_partition_metadata,
+ *       .files-0000-0_00000000000000000.log.1_0-0-0 (one empty DELETE
+ *       block) and the base files-0000-0_0-0-0_00000000000000000.hfile
+ *       holding __all_partitions__ with an empty map (hudi-rs needs a base
+ *       file in `files`)
+ *   .hoodie/metadata/record_index/                .hoodie_partition_metadata
+ *       and, per shard, .record-index-NNNN-0_00000000000000001.log.1_0-0-0
+ *       (one empty DELETE block; an empty index has no base file)
+ *
+ * The caller (the data table's properties writer) then sets
+ * hoodie.table.metadata.partitions to *out_partitions. */
+#ifndef HUDI_TABLE_MDT_INIT_H
+#define HUDI_TABLE_MDT_INIT_H
+
+#include "base/buf.h"
+#include "table/mdt_write.h"
+
+/* The instants of the initialisation deltacommits. */
+#define HUDI_MDT_INIT_FILES_INSTANT "00000000000000000"
+#define HUDI_MDT_INIT_RLI_INSTANT "00000000000000001"
+
+/* Appends the MDT's hoodie.properties text (Java Properties, the keys in
+ * the order Hudi writes them, with the "#Properties saved on" comments) for
+ * a data table named table_name (database_name NULL or "" = none). */
+HUDI_NODISCARD hudi_status hudi_mdt_properties_text(hudi_buf *out, const char *table_name, const char *database_name,
+                                                    int table_version, hudi_error *err);
+
+/* Creates the MDT under s (the data table's storage). opts->table_name is
+ * required. An existing .hoodie/metadata/.hoodie/hoodie.properties is
+ * HUDI_ERR_EXISTS (nothing written). out_partitions (may be NULL) gets the
+ * value for the data table's hoodie.table.metadata.partitions:
+ * "files,record_index", or "files" without a record index. */
+HUDI_NODISCARD hudi_status hudi_mdt_init(hudi_storage *s, const hudi_mdt_write_options *opts, hudi_buf *out_partitions,
+                                         hudi_error *err);
+
+#endif

@@ -1,0 +1,504 @@
+/* One data commit into the metadata table: the files listing and the
+ * record-level index (mdt_write.h; spec hudi-metadata-table.md §5). */
+#include "table/mdt_write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/hash.h"
+#include "base/instant.h"
+#include "table/log_file_name.h"
+#include "table/log_writer.h"
+#include "table/mdt_schema.h"
+#include "table/mdt_shard.h"
+#include "table/mdt_write_common.h"
+#include "table/properties.h"
+
+#define MAX_KEY_LEN 32767
+
+/* ---- record-index changes, sorted and bucketed by shard ---- */
+
+typedef struct key_ref {
+  const hudi_mdt_key_change *c;
+  int32_t shard;
+} key_ref;
+
+static int cmp_bytes(const char *a, size_t al, const char *b, size_t bl) {
+  size_t n = al < bl ? al : bl;
+  int c = memcmp(a, b, n);
+  if (c) return c;
+  return al < bl ? -1 : al > bl;
+}
+
+/* By shard, then key; for one key the delete first, so the insert that
+ * follows it wins (a key moving between partitions). */
+static int cmp_key_ref(const void *a, const void *b) {
+  const key_ref *x = a, *y = b;
+  if (x->shard != y->shard) return x->shard < y->shard ? -1 : 1;
+  int c = cmp_bytes(x->c->key, x->c->key_len, y->c->key, y->c->key_len);
+  if (c) return c;
+  return (x->c->file_id != NULL) - (y->c->file_id != NULL);
+}
+
+/* Counts the record_index file groups present (their file ids, from base
+ * and log file names). */
+static hudi_status count_rli_shards(hudi_storage *s, int32_t *out, hudi_error *err) {
+  hudi_file_list list = HUDI_FILE_LIST_INIT;
+  HUDI_TRY(hudi_storage_list(s, HUDI_MDT_W_BASE "/record_index", 0, &list, err));
+  int32_t max_index = -1;
+  size_t distinct = 0;
+  unsigned char *seen = hudi_calloc(HUDI_MDT_MAX_RLI_SHARDS, 1);
+  if (!seen) {
+    hudi_file_list_free(&list);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "record_index listing");
+  }
+  for (size_t i = 0; i < list.count; i++) {
+    if (list.items[i].is_dir) continue;
+    const char *name = strrchr(list.items[i].path, '/');
+    name = name ? name + 1 : list.items[i].path;
+    if (*name == '.') name++;
+    int idx = -1, n = 0;
+    if (sscanf(name, "record-index-%4d-0_%n", &idx, &n) == 1 && n > 0 && idx >= 0 && idx < HUDI_MDT_MAX_RLI_SHARDS) {
+      if (!seen[idx]) distinct++;
+      seen[idx] = 1;
+      if (idx > max_index) max_index = idx;
+    }
+  }
+  hudi_free(seen);
+  hudi_file_list_free(&list);
+  if (max_index + 1 != (int32_t)distinct)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT,
+                        "%s/record_index: %zu file groups but the highest index is %d (a shard is missing)",
+                        HUDI_MDT_W_BASE, distinct, max_index);
+  *out = (int32_t)distinct;
+  return HUDI_OK;
+}
+
+/* ---- the files partition ---- */
+
+typedef struct file_ref {
+  const hudi_mdt_file_change *f;
+} file_ref;
+
+static int cmp_file_ref(const void *a, const void *b) {
+  const hudi_mdt_file_change *x = ((const file_ref *)a)->f, *y = ((const file_ref *)b)->f;
+  int c = strcmp(x->partition, y->partition);
+  return c ? c : strcmp(x->name, y->name);
+}
+
+static hudi_status check_files(const hudi_mdt_commit_input *in, hudi_error *err) {
+  for (size_t i = 0; i < in->n_files; i++) {
+    const hudi_mdt_file_change *f = &in->files[i];
+    if (!f->partition || !f->name || !*f->name || strchr(f->name, '/'))
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit %s: file entry %zu has no valid name",
+                          in->instant, i);
+    if (!f->deleted && f->size <= 0)
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                          "metadata table commit %s: file %s/%s has size %lld (existing files need size > 0)",
+                          in->instant, f->partition, f->name, (long long)f->size);
+    if (f->partition[0] == '/' || (f->partition[0] && f->partition[strlen(f->partition) - 1] == '/'))
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit %s: partition '%s' is not relative",
+                          in->instant, f->partition);
+  }
+  return HUDI_OK;
+}
+
+/* ---- Java HashMap iteration order ---- */
+
+typedef struct map_slot {
+  hudi_mdt_file_entry e;
+  uint32_t bucket;
+  size_t seq;
+} map_slot;
+
+static int cmp_slot(const void *a, const void *b) {
+  const map_slot *x = a, *y = b;
+  if (x->bucket != y->bucket) return x->bucket < y->bucket ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Reorders r's filesystemMetadata entries as a java.util.HashMap filled
+ * in this order iterates them: by bucket (h ^ h >>> 16) & (cap - 1) with
+ * cap the table size after n puts (16, doubled while n > 0.75 cap), ties
+ * in insertion order. (A bucket of 8+ colliding keys in a table of 64+
+ * would be a tree in Java; such hash collisions are not modelled.) */
+static hudi_status java_map_order(hudi_mdt_record *r, hudi_error *err) {
+  size_t n = r->n_files;
+  if (n < 2) return HUDI_OK;
+  size_t cap = 16;
+  while (n > cap / 4 * 3) cap *= 2;
+  map_slot *slots = hudi_calloc(n, sizeof *slots);
+  if (!slots) return hudi_err_set(err, HUDI_ERR_NOMEM, "map of %zu entries", n);
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < n; i++) {
+    int32_t h;
+    st = hudi_java_string_hash(&h, r->files[i].name, r->files[i].name_len, err);
+    uint32_t u = (uint32_t)h;
+    slots[i].e = r->files[i];
+    slots[i].bucket = (u ^ (u >> 16)) & (uint32_t)(cap - 1);
+    slots[i].seq = i;
+  }
+  if (st == HUDI_OK) {
+    qsort(slots, n, sizeof *slots, cmp_slot);
+    for (size_t i = 0; i < n; i++) r->files[i] = slots[i].e;
+  }
+  hudi_free(slots);
+  return st;
+}
+
+static const char *mdt_partition_key(const char *p) { return *p ? p : HUDI_MDT_NON_PARTITIONED_NAME; }
+
+/* Builds __all_partitions__ and one record per touched partition. */
+static hudi_status build_files_records(const hudi_mdt_commit_input *in, hudi_mdt_record **recs, size_t *n_recs,
+                                       hudi_error *err) {
+  *n_recs = 0;
+  file_ref *refs = hudi_calloc(in->n_files, sizeof *refs);
+  if (!refs) return hudi_err_set(err, HUDI_ERR_NOMEM, "files partition records");
+  for (size_t i = 0; i < in->n_files; i++) refs[i].f = &in->files[i];
+  qsort(refs, in->n_files, sizeof *refs, cmp_file_ref);
+  hudi_status st = HUDI_OK;
+  hudi_mdt_record *all = hudi_calloc(1, sizeof *all);
+  if (!all) st = hudi_err_set(err, HUDI_ERR_NOMEM, "files partition records");
+  if (st == HUDI_OK) {
+    hudi_mdt_record_init(all);
+    recs[(*n_recs)++] = all;
+    st = hudi_mdt_record_set_key(all, HUDI_MDT_ALL_PARTITIONS_KEY, strlen(HUDI_MDT_ALL_PARTITIONS_KEY),
+                                 HUDI_MDT_TYPE_PARTITION_LIST, err);
+    all->has_files = true;
+  }
+  hudi_mdt_record *cur = NULL;
+  for (size_t i = 0; st == HUDI_OK && i < in->n_files; i++) {
+    const hudi_mdt_file_change *f = refs[i].f;
+    if (i > 0 && strcmp(f->partition, refs[i - 1].f->partition) == 0 && strcmp(f->name, refs[i - 1].f->name) == 0) {
+      st = hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit %s: file %s/%s given twice", in->instant,
+                        f->partition, f->name);
+      break;
+    }
+    if (!cur || strcmp(f->partition, refs[i - 1].f->partition) != 0) {
+      const char *key = mdt_partition_key(f->partition);
+      st = hudi_mdt_record_add_file(all, key, strlen(key), 0, false, err);
+      if (st != HUDI_OK) break;
+      cur = hudi_calloc(1, sizeof *cur);
+      if (!cur) {
+        st = hudi_err_set(err, HUDI_ERR_NOMEM, "files partition records");
+        break;
+      }
+      hudi_mdt_record_init(cur);
+      recs[(*n_recs)++] = cur;
+      st = hudi_mdt_record_set_key(cur, key, strlen(key), HUDI_MDT_TYPE_FILE_LIST, err);
+      cur->has_files = true;
+      if (st != HUDI_OK) break;
+    }
+    st = hudi_mdt_record_add_file(cur, f->name, strlen(f->name), f->deleted ? 0 : f->size, f->deleted, err);
+  }
+  hudi_free(refs);
+  for (size_t i = 0; st == HUDI_OK && i < *n_recs; i++) st = java_map_order(recs[i], err);
+  return st;
+}
+
+/* ---- the commit ---- */
+
+typedef struct commit_ctx {
+  hudi_storage *s;
+  hudi_mdt_write_options o;
+  const hudi_mdt_commit_input *in;
+  hudi_mdt_commit_result *res;
+  hudi_avro_schema *schema;
+  const char *schema_json;
+  size_t schema_len;
+  int64_t instant_ms;
+  hudi_commit_metadata *meta;
+  key_ref *refs; /* resolved record-index changes, by shard and key */
+  size_t n_refs;
+} commit_ctx;
+
+/* Writes one log file of MDT file group (partition, file_id) holding the
+ * given blocks and records its write stat. */
+static hudi_status write_log(commit_ctx *c, const char *partition, const char *file_id, const hudi_buf *blocks,
+                             int64_t n_writes, int64_t n_deletes, hudi_error *err) {
+  char dir[128];
+  snprintf(dir, sizeof dir, "%s/%s", HUDI_MDT_W_BASE, partition);
+  hudi_buf path;
+  hudi_buf_init(&path, 4096);
+  int32_t version = 1;
+  hudi_status st = hudi_log_file_create(c->s, dir, file_id, c->in->instant, 1, HUDI_MDT_WRITE_TOKEN, blocks->data,
+                                        blocks->len, &version, &path, err);
+  if (st == HUDI_OK) st = hudi_buf_append_byte(&path, 0, err);
+  hudi_write_stat *ws = NULL;
+  const char *full = (const char *)path.data;
+  const char *rel = full && strncmp(full, HUDI_MDT_W_BASE "/", strlen(HUDI_MDT_W_BASE) + 1) == 0
+                        ? full + strlen(HUDI_MDT_W_BASE) + 1
+                        : full;
+  const char *name = rel ? strrchr(rel, '/') : NULL;
+  name = name ? name + 1 : rel;
+  if (st == HUDI_OK) st = hudi_commit_metadata_add_stat(c->meta, partition, &ws, err);
+  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, file_id, &ws->file_id, err);
+  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, rel, &ws->path, err);
+  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, c->in->instant, &ws->prev_commit, err);
+  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, "", &ws->base_file, err);
+  if (st == HUDI_OK) st = hudi_tl_strs_push(&ws->log_files, &c->meta->doc.arena, name, err);
+  if (st == HUDI_OK) {
+    /* As Spark's metadata writer fills a log append's stat ([F9]). */
+    ws->num_writes = ws->num_update_writes = (hudi_tl_long){n_writes, 1};
+    ws->num_deletes = (hudi_tl_long){n_deletes, 1};
+    ws->total_write_bytes = ws->file_size_in_bytes = (hudi_tl_long){(int64_t)blocks->len, 1};
+    ws->log_version = (hudi_tl_int){version, 1};
+    ws->log_offset = (hudi_tl_long){0, 1};
+    hudi_write_stat_zero_unset(ws);
+    c->res->log_files++;
+    c->res->bytes_written += blocks->len;
+  }
+  hudi_buf_free(&path);
+  return st;
+}
+
+static hudi_status commit_files(commit_ctx *c, hudi_error *err) {
+  if (c->in->n_files == 0) return HUDI_OK;
+  size_t cap = c->in->n_files + 1, n = 0;
+  hudi_mdt_record **recs = hudi_calloc(cap, sizeof *recs);
+  if (!recs) return hudi_err_set(err, HUDI_ERR_NOMEM, "files partition records");
+  hudi_status st = build_files_records(c->in, recs, &n, err);
+  uint8_t *hf = NULL;
+  size_t hf_len = 0;
+  hudi_buf blocks;
+  hudi_buf_init(&blocks, HUDI_BUF_DEFAULT_MAX);
+  if (st == HUDI_OK)
+    st = hudi_mdt_w_hfile(recs, n, c->schema->root, c->schema_json, c->schema_len, &c->o, false, &hf, &hf_len, err);
+  if (st == HUDI_OK)
+    st = hudi_mdt_w_hfile_block(&blocks, hf, hf_len, c->schema_json, c->schema_len, c->in->instant, err);
+  if (st == HUDI_OK) st = write_log(c, "files", "files-0000-0", &blocks, (int64_t)n, 0, err);
+  hudi_buf_free(&blocks);
+  hudi_free(hf);
+  for (size_t i = 0; i < n; i++) {
+    hudi_mdt_record_free(recs[i]);
+    hudi_free(recs[i]);
+  }
+  hudi_free(recs);
+  return st;
+}
+
+/* One shard: an HFILE block of upserts and/or a DELETE block. refs[0, n)
+ * are the shard's resolved changes, sorted by key. */
+/* The HFile of a shard's upserts, streamed: one record at a time (a
+ * record's arena is 16 KiB, so records are never all held at once). */
+static hudi_status shard_hfile(commit_ctx *c, const key_ref *refs, size_t n, uint8_t **out, size_t *out_len,
+                               hudi_error *err) {
+  hudi_hfile_writer *w = NULL;
+  HUDI_TRY(hudi_mdt_w_hfile_open(&w, c->schema_json, c->schema_len, &c->o, err));
+  hudi_buf val;
+  hudi_buf_init(&val, HUDI_MDT_MAX_PAYLOAD);
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < n; i++) {
+    const hudi_mdt_key_change *k = refs[i].c;
+    if (!k->file_id) continue;
+    hudi_mdt_record r;
+    hudi_mdt_record_init(&r);
+    st = hudi_mdt_record_set_key(&r, k->key, k->key_len, HUDI_MDT_TYPE_RECORD_INDEX, err);
+    if (st == HUDI_OK) st = hudi_mdt_record_set_rli(&r, k->partition, k->file_id, c->instant_ms, err);
+    if (st == HUDI_OK) st = hudi_mdt_w_hfile_put(w, &r, c->schema->root, &val, err);
+    hudi_mdt_record_free(&r);
+  }
+  if (st == HUDI_OK) st = hudi_hfile_writer_finish(w, out, out_len, err);
+  hudi_buf_free(&val);
+  hudi_hfile_writer_free(w);
+  return st;
+}
+
+/* One shard: an HFILE block of upserts and/or a DELETE block. refs[0, n)
+ * are the shard's resolved changes, sorted by key. */
+static hudi_status commit_shard(commit_ctx *c, int32_t shard, const key_ref *refs, size_t n, hudi_error *err) {
+  size_t n_up = 0, n_del = 0;
+  for (size_t i = 0; i < n; i++) (refs[i].c->file_id ? n_up++ : n_del++);
+  const char **del_keys = n_del ? hudi_calloc(n_del, sizeof *del_keys) : NULL;
+  size_t *del_lens = n_del ? hudi_calloc(n_del, sizeof *del_lens) : NULL;
+  hudi_status st = HUDI_OK;
+  if (n_del && (!del_keys || !del_lens)) st = hudi_err_set(err, HUDI_ERR_NOMEM, "record-index shard %d", (int)shard);
+  for (size_t i = 0, d = 0; st == HUDI_OK && i < n; i++)
+    if (!refs[i].c->file_id) {
+      del_keys[d] = refs[i].c->key;
+      del_lens[d++] = refs[i].c->key_len;
+    }
+  hudi_buf blocks;
+  hudi_buf_init(&blocks, HUDI_BUF_DEFAULT_MAX);
+  uint8_t *hf = NULL;
+  size_t hf_len = 0;
+  if (st == HUDI_OK && n_up) st = shard_hfile(c, refs, n, &hf, &hf_len, err);
+  if (st == HUDI_OK && n_up)
+    st = hudi_mdt_w_hfile_block(&blocks, hf, hf_len, c->schema_json, c->schema_len, c->in->instant, err);
+  if (st == HUDI_OK && n_del)
+    st = hudi_mdt_w_delete_block(&blocks, del_keys, del_lens, n_del, true, c->schema_json, c->schema_len,
+                                 c->in->instant, err);
+  hudi_buf id;
+  hudi_buf_init(&id, 256);
+  if (st == HUDI_OK) st = hudi_mdt_file_id(&id, "record_index", shard, err);
+  if (st == HUDI_OK) st = hudi_buf_append_byte(&id, 0, err);
+  if (st == HUDI_OK)
+    st = write_log(c, "record_index", (const char *)id.data, &blocks, (int64_t)n_up, (int64_t)n_del, err);
+  if (st == HUDI_OK) {
+    c->res->rli_upserts += n_up;
+    c->res->rli_deletes += n_del;
+  }
+  hudi_buf_free(&id);
+  hudi_buf_free(&blocks);
+  hudi_free(hf);
+  hudi_free(del_keys);
+  hudi_free(del_lens);
+  return st;
+}
+
+/* Validates, hashes and sorts the key changes; *out holds the resolved
+ * ones (one per key). */
+static hudi_status resolve_keys(commit_ctx *c, int32_t n_shards, key_ref **out, size_t *n_out, hudi_error *err) {
+  *out = NULL;
+  *n_out = 0;
+  const hudi_mdt_commit_input *in = c->in;
+  if (in->n_keys == 0) return HUDI_OK;
+  key_ref *refs = hudi_calloc(in->n_keys, sizeof *refs);
+  if (!refs) return hudi_err_set(err, HUDI_ERR_NOMEM, "%zu record-index changes", in->n_keys);
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < in->n_keys; i++) {
+    const hudi_mdt_key_change *k = &in->keys[i];
+    if (!k->key || k->key_len == 0 || k->key_len > MAX_KEY_LEN)
+      st = hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit %s: record key %zu is empty or too long",
+                        in->instant, i);
+    else if (k->file_id && (!*k->file_id || !k->partition))
+      st = hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit %s: key '%.*s' has no file id/partition",
+                        in->instant, (int)(k->key_len > 200 ? 200 : k->key_len), k->key);
+    if (st == HUDI_OK) st = hudi_mdt_shard_of(&refs[i].shard, k->key, k->key_len, (size_t)n_shards, err);
+    refs[i].c = k;
+  }
+  if (st == HUDI_OK) qsort(refs, in->n_keys, sizeof *refs, cmp_key_ref);
+  size_t w = 0;
+  for (size_t i = 0; st == HUDI_OK && i < in->n_keys; i++) {
+    if (w > 0 && cmp_bytes(refs[w - 1].c->key, refs[w - 1].c->key_len, refs[i].c->key, refs[i].c->key_len) == 0) {
+      const hudi_mdt_key_change *prev = refs[w - 1].c, *k = refs[i].c;
+      if (!k->file_id) continue; /* a repeated delete */
+      if (prev->file_id)
+        st = hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                          "metadata table commit %s: record key '%.*s' is written to two locations", in->instant,
+                          (int)(k->key_len > 200 ? 200 : k->key_len), k->key);
+      refs[w - 1] = refs[i]; /* the insert replaces the delete */
+      continue;
+    }
+    refs[w++] = refs[i];
+  }
+  if (st != HUDI_OK) {
+    hudi_free(refs);
+    return st;
+  }
+  *out = refs;
+  *n_out = w;
+  return HUDI_OK;
+}
+
+/* Resolves the record-index changes into c->refs (before anything is
+ * written, so a bad key writes nothing). */
+static hudi_status prepare_record_index(commit_ctx *c, hudi_error *err) {
+  if (c->o.record_index_shards == -1 || c->in->n_keys == 0) return HUDI_OK;
+  int32_t n_shards = c->o.record_index_shards;
+  if (n_shards == 0) HUDI_TRY(count_rli_shards(c->s, &n_shards, err));
+  if (n_shards == 0)
+    return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "metadata table commit %s: %s/record_index has no file group",
+                        c->in->instant, HUDI_MDT_W_BASE);
+  return resolve_keys(c, n_shards, &c->refs, &c->n_refs, err);
+}
+
+static hudi_status commit_record_index(commit_ctx *c, hudi_error *err) {
+  const key_ref *refs = c->refs;
+  size_t n = c->n_refs;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && refs[j].shard == refs[i].shard) j++;
+    HUDI_TRY(commit_shard(c, refs[i].shard, refs + i, j - i, err));
+    i = j;
+  }
+  return HUDI_OK;
+}
+
+/* Checks the MDT exists; takes its table version unless one was given. */
+static hudi_status mdt_version(commit_ctx *c, hudi_error *err) {
+  hudi_buf text;
+  hudi_buf_init(&text, HUDI_PROPS_MAX_BYTES);
+  hudi_status st = hudi_storage_read_all(c->s, HUDI_MDT_W_PROPS, HUDI_PROPS_MAX_BYTES, &text, err);
+  if (st == HUDI_ERR_NOT_FOUND) {
+    hudi_buf_free(&text);
+    return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "%s: no metadata table", HUDI_MDT_W_PROPS);
+  }
+  hudi_props p;
+  hudi_props_init(&p);
+  if (st == HUDI_OK) st = hudi_props_parse(&p, (const char *)text.data, text.len, HUDI_MDT_W_PROPS, err);
+  hudi_buf_free(&text);
+  const char *v = st == HUDI_OK ? hudi_props_get(&p, "hoodie.table.version") : NULL;
+  int version = v ? atoi(v) : 0;
+  hudi_props_free(&p);
+  HUDI_TRY(st);
+  if (version != 8 && version != 9)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: hoodie.table.version=%s (the writer handles 8 and 9)",
+                        HUDI_MDT_W_PROPS, v ? v : "(missing)");
+  if (c->o.table_version == 0) c->o.table_version = version;
+  else if (c->o.table_version != version)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit: table version %d, but %s says %d",
+                        c->o.table_version, HUDI_MDT_W_PROPS, version);
+  return HUDI_OK;
+}
+
+/* Checks everything that can be checked before a byte is written. */
+static hudi_status precheck(commit_ctx *c, hudi_error *err) {
+  const hudi_mdt_commit_input *in = c->in;
+  if (!in || !in->instant || strlen(in->instant) != HUDI_INSTANT_TIME_LEN ||
+      hudi_instant_time_to_millis(&c->instant_ms, in->instant, HUDI_INSTANT_TIME_LEN, NULL) != HUDI_OK)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit: instant '%s' is not a 17-digit time",
+                        in && in->instant ? in->instant : "(null)");
+  if ((in->n_files && !in->files) || (in->n_keys && !in->keys))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit %s: NULL file or key array", in->instant);
+  /* T read as a local time of the timeline zone. */
+  c->instant_ms -= (int64_t)c->o.timeline_utc_offset_minutes * 60000;
+  HUDI_TRY(check_files(in, err));
+  return mdt_version(c, err);
+}
+
+static hudi_status run_commit(commit_ctx *c, hudi_error *err) {
+  HUDI_TRY(precheck(c, err));
+  HUDI_TRY(prepare_record_index(c, err));
+  HUDI_TRY(hudi_mdt_w_schema(&c->schema, c->o.table_version, err));
+  c->schema_json = hudi_mdt_schema_json(c->o.table_version, &c->schema_len);
+
+  HUDI_TRY(hudi_mdt_w_instant(c->s, c->in->instant, "", HUDI_INSTANT_REQUESTED, "", 0, err));
+  /* The inflight holds the workload profile: an UPSERT_PREPPED commit
+   * metadata without stats, as Spark's metadata writer leaves it. */
+  hudi_commit_metadata *inflight = NULL;
+  HUDI_TRY(hudi_mdt_w_commit_metadata(&inflight, "UPSERT_PREPPED", NULL, err));
+  hudi_buf avro;
+  hudi_buf_init(&avro, HUDI_BUF_DEFAULT_MAX);
+  hudi_status st = hudi_commit_metadata_to_avro(inflight, NULL, &avro, err);
+  hudi_commit_metadata_free(inflight);
+  if (st == HUDI_OK)
+    st = hudi_mdt_w_instant(c->s, c->in->instant, "", HUDI_INSTANT_INFLIGHT, avro.data, avro.len, err);
+  hudi_buf_free(&avro);
+  HUDI_TRY(st);
+
+  HUDI_TRY(hudi_mdt_w_commit_metadata(&c->meta, "UPSERT_PREPPED", c->schema_json, err));
+  HUDI_TRY(commit_files(c, err));
+  HUDI_TRY(commit_record_index(c, err));
+  HUDI_TRY(hudi_mdt_w_completion(c->s, &c->o, c->in->instant, c->res->completion_time, err));
+  return hudi_mdt_w_complete(c->s, c->meta, c->in->instant, c->res->completion_time, err);
+}
+
+hudi_status hudi_mdt_commit(hudi_storage *s, const hudi_mdt_write_options *opts, const hudi_mdt_commit_input *in,
+                            hudi_mdt_commit_result *result, hudi_error *err) {
+  hudi_mdt_commit_result dummy;
+  commit_ctx c;
+  memset(&c, 0, sizeof c);
+  c.s = s;
+  c.in = in;
+  c.res = result ? result : &dummy;
+  memset(c.res, 0, sizeof *c.res);
+  HUDI_TRY(hudi_mdt_w_resolve(&c.o, opts, err));
+  hudi_status st = run_commit(&c, err);
+  hudi_commit_metadata_free(c.meta);
+  hudi_avro_schema_free(c.schema);
+  hudi_free(c.refs);
+  return st;
+}

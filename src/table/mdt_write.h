@@ -1,0 +1,127 @@
+/* Writing Hudi's metadata table (MDT): the `files` partition and the
+ * record-level index, for the data write path (spec
+ * hudi-metadata-table.md §1, §4, §5).
+ *
+ * hudi_mdt_init (mdt_init.h) creates the MDT of a new, empty data table;
+ * hudi_mdt_commit records one data commit T in it. The data writer calls
+ * hudi_mdt_commit AFTER writing its data files and BEFORE completing T on
+ * the data timeline, and completes T with a completion time greater than
+ * the MDT's (out_completion): readers ignore the MDT deltacommit until T
+ * completes on the data timeline, and never re-sync a data commit the MDT
+ * lacks (§5 "Order of operations", "A stale MDT").
+ *
+ * Per commit, one new log file per touched MDT file group,
+ * `.<fileId>_<T>.log.1_<token>` holding:
+ *   files-0000-0: one HFILE_DATA block with `__all_partitions__` (type 1:
+ *     every partition this commit wrote, {0,false}) and one type-2 record per
+ *     touched partition (files added with their sizes, deleted files with
+ *     isDeleted=true); map entries in Java HashMap iteration order, as
+ *     Hudi's Collectors.toMap leaves them, so the bytes match Spark's;
+ *   record-index-NNNN-0: an HFILE_DATA block of type-5 records for keys
+ *     inserted or moved to another file group, and/or a DELETE block of the
+ *     shard's deleted keys ({key, "record_index", IntWrapper 0}), as Hudi
+ *     1.1 writes them. Updates inside one file group are not passed here
+ *     (Hudi writes no RLI record for them).
+ * Block headers are SCHEMA then INSTANT_TIME, as in the fixtures. The MDT
+ * timeline gets T.deltacommit.requested (empty), T.deltacommit.inflight
+ * (an UPSERT_PREPPED commit metadata without stats, as Spark writes it)
+ * and T_<c>.deltacommit with one write stat per log file.
+ *
+ * Not done here: MDT compaction, cleaning and archiving (readers accept any
+ * number of log files; Spark runs them at its next write), markers for
+ * the MDT log files, the bloom-filter meta block of base HFiles. */
+#ifndef HUDI_TABLE_MDT_WRITE_H
+#define HUDI_TABLE_MDT_WRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "base/instant.h"
+#include "io/storage.h"
+
+/* Hudi's default is 1 MiB (hoodie.hfile.block.size). Ours is smaller so a
+ * record-index lookup of k keys reads about k small blocks, and stays
+ * under the 64 KiB bound that keeps clear of the reader quirks of §3.9. */
+#define HUDI_MDT_DEFAULT_HFILE_BLOCK_SIZE ((size_t)64 * 1024)
+#define HUDI_MDT_HUDI_HFILE_BLOCK_SIZE ((size_t)1024 * 1024)
+/* HoodieMetadataConfig record.index.min.filegroup.count. */
+#define HUDI_MDT_DEFAULT_RLI_SHARDS 10
+#define HUDI_MDT_MAX_RLI_SHARDS 10000
+/* The write token of our MDT log files (\d+-\d+-\d+; the init files use
+ * 0-0-0 as Hudi does). */
+#define HUDI_MDT_WRITE_TOKEN "1-0-1"
+
+typedef struct hudi_mdt_write_options {
+  /* 8 or 9 (the data table's). 0: init writes 8; a commit takes the
+   * MDT's own hoodie.table.version. */
+  int table_version;
+  size_t hfile_block_size;     /* 0 = HUDI_MDT_DEFAULT_HFILE_BLOCK_SIZE */
+  /* init: the number of record_index shards (0 = 10; -1 = no record
+   * index). commit: 0 = as many as .hoodie/metadata/record_index holds
+   * (readers use the count present); -1 = the table has no record index
+   * (key changes are then ignored). */
+  int32_t record_index_shards;
+  /* init only: the data table's hoodie.table.name and
+   * hoodie.database.name (NULL or "" = none). */
+  const char *table_name;
+  const char *database_name;
+  /* Tests: hfile.CREATE_TIME_TS (-1 = now) and the completion time of the
+   * MDT instants (NULL = generated, greater than T and every time given). */
+  int64_t hfile_create_time_ms;
+  const char *completion_time;
+  /* The timeline zone's offset from UTC in minutes: record-index
+   * instantTime is T read in hoodie.table.timeline.timezone (0 = UTC, what
+   * hudi-c writes; Spark's default LOCAL zone gives other offsets). */
+  int32_t timeline_utc_offset_minutes;
+} hudi_mdt_write_options;
+
+#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0}
+
+/* A file of the data table added or deleted by the commit. */
+typedef struct hudi_mdt_file_change {
+  const char *partition; /* relative partition path; "" when non-partitioned */
+  const char *name;      /* file name, no directory */
+  int64_t size;          /* bytes; > 0 unless deleted */
+  bool deleted;          /* removed by clean or rollback */
+} hudi_mdt_file_change;
+
+/* A record-index change: the key now lives in (partition, file_id) of the
+ * commit, or is deleted when file_id is NULL. A key may appear at most
+ * once, except that a delete and an insert of the same key (a key moving
+ * between partitions) resolve to the insert, as Hudi's reduce by key. */
+typedef struct hudi_mdt_key_change {
+  const char *key;
+  size_t key_len;
+  const char *partition; /* "" when non-partitioned; ignored for a delete */
+  const char *file_id;   /* NULL: the key was deleted */
+} hudi_mdt_key_change;
+
+typedef struct hudi_mdt_commit_input {
+  const char *instant; /* T, the data commit's requested time (17 digits, UTC) */
+  const hudi_mdt_file_change *files;
+  size_t n_files;
+  const hudi_mdt_key_change *keys;
+  size_t n_keys;
+} hudi_mdt_commit_input;
+
+/* What a commit wrote. */
+typedef struct hudi_mdt_commit_result {
+  char completion_time[HUDI_INSTANT_TIME_BUF]; /* of the MDT deltacommit T */
+  size_t log_files;       /* MDT log files written */
+  uint64_t bytes_written; /* their bytes */
+  size_t rli_upserts, rli_deletes;
+} hudi_mdt_commit_result;
+
+/* Writes MDT deltacommit T for a data commit (see above) through s, the
+ * data table's storage (paths relative to its base). Fails with
+ * HUDI_ERR_NOT_FOUND when the MDT is missing, HUDI_ERR_INVALID_ARG for a
+ * bad instant, key or file entry (nothing is written then), and
+ * HUDI_ERR_CONFLICT when T already exists on the MDT timeline. result may
+ * be NULL. */
+HUDI_NODISCARD hudi_status hudi_mdt_commit(hudi_storage *s, const hudi_mdt_write_options *opts,
+                                           const hudi_mdt_commit_input *in, hudi_mdt_commit_result *result,
+                                           hudi_error *err);
+
+#endif
