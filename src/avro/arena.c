@@ -73,7 +73,7 @@ hudi_status hudi_avro_arena_array(hudi_avro_arena *a, size_t n, size_t size, voi
 hudi_status hudi_avro_arena_strndup(hudi_avro_arena *a, const char *s, size_t n, char **out,
                                     hudi_error *err) {
   if (n == SIZE_MAX) return hudi_err_set(err, HUDI_ERR_LIMIT, "string too large");
-  void *p;
+  void *p = NULL;
   HUDI_TRY(hudi_avro_arena_alloc(a, n + 1, &p, err));
   if (n) memcpy(p, s, n);
   ((char *)p)[n] = 0;

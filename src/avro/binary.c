@@ -48,7 +48,7 @@ hudi_status hudi_avro_read_long(hudi_avro_cursor *c, int64_t *v, hudi_error *err
 
 hudi_status hudi_avro_read_int(hudi_avro_cursor *c, int32_t *v, hudi_error *err) {
   size_t start = c->pos;
-  int64_t l;
+  int64_t l = 0;
   HUDI_TRY(hudi_avro_read_long(c, &l, err));
   if (l < INT32_MIN || l > INT32_MAX || c->pos - start > 5)
     return hudi_avro_cursor_fail(c, err, c->base + start, HUDI_ERR_CORRUPT, "varint overflows an int");
@@ -95,7 +95,7 @@ hudi_status hudi_avro_read_fixed(hudi_avro_cursor *c, size_t n, const uint8_t **
 hudi_status hudi_avro_read_bytes(hudi_avro_cursor *c, const uint8_t **p, size_t *len, size_t max_len,
                                  hudi_error *err) {
   size_t start = c->pos;
-  int64_t n;
+  int64_t n = 0;
   HUDI_TRY(hudi_avro_read_long(c, &n, err));
   if (n < 0)
     return hudi_avro_cursor_fail(c, err, c->base + start, HUDI_ERR_CORRUPT, "negative length");

@@ -151,8 +151,8 @@ static hudi_status pack(hudi_avro_writer *w, const uint8_t **data, size_t *len, 
 hudi_status hudi_avro_writer_flush(hudi_avro_writer *w, hudi_error *err) {
   HUDI_TRY(write_header(w, err));
   if (w->count == 0) return HUDI_OK;
-  const uint8_t *data;
-  size_t len;
+  const uint8_t *data = NULL;
+  size_t len = 0;
   HUDI_TRY(pack(w, &data, &len, err));
   HUDI_TRY(hudi_avro_write_long(w->out, w->count, err));
   HUDI_TRY(hudi_avro_write_long(w->out, (int64_t)len, err));

@@ -140,14 +140,14 @@ static hudi_status put(hudi_assignments *a, int64_t col, const hudi_value *v, hu
 
 hudi_status hudi_assignments_add_value(hudi_assignments *a, const char *column, const hudi_value *v,
                                        hudi_error *err) {
-  int64_t col;
+  int64_t col = 0;
   HUDI_TRY(find_column(&col, a, column, err));
   return put(a, col, v, err);
 }
 
 hudi_status hudi_assignments_add_string(hudi_assignments *a, const char *column, const char *value, size_t len,
                                         hudi_error *err) {
-  int64_t col;
+  int64_t col = 0;
   HUDI_TRY(find_column(&col, a, column, err));
   hudi_value v = {.is_null = true};
   if (value) {
@@ -198,7 +198,7 @@ static hudi_status literal_value(hudi_value *v, const hudi_arrow_field *f, const
 
 hudi_status hudi_assignments_add_sql(hudi_assignments *a, const char *column, const char *literal,
                                      hudi_error *err) {
-  int64_t col;
+  int64_t col = 0;
   HUDI_TRY(find_column(&col, a, column, err));
   hudi_expr_literal lit;
   HUDI_TRY(hudi_expr_parse_literal(&lit, literal, literal ? strlen(literal) : 0, err));

@@ -30,7 +30,7 @@ hudi_status hudi_pb_read_varint(hudi_pb_reader *r, uint64_t *out, hudi_error *er
 }
 
 hudi_status hudi_pb_read_tag(hudi_pb_reader *r, uint32_t *field, int *wire, hudi_error *err) {
-  uint64_t key;
+  uint64_t key = 0;
   size_t at = r->pos;
   HUDI_TRY(hudi_pb_read_varint(r, &key, err));
   if ((key >> 3) == 0 || (key >> 3) > 0x1fffffff)
@@ -42,7 +42,7 @@ hudi_status hudi_pb_read_tag(hudi_pb_reader *r, uint32_t *field, int *wire, hudi
 }
 
 hudi_status hudi_pb_read_bytes(hudi_pb_reader *r, const uint8_t **out, size_t *len, hudi_error *err) {
-  uint64_t n;
+  uint64_t n = 0;
   size_t at = r->pos;
   HUDI_TRY(hudi_pb_read_varint(r, &n, err));
   if (n > r->len - r->pos)

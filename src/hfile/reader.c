@@ -585,7 +585,7 @@ hudi_status hudi_hfile_reader_lookup(hudi_hfile_reader *r, const hudi_hfile_key 
     }
     HUDI_TRY(load_data_block(r, (size_t)blk, err));
     while (pos < r->block.len) {
-      kv e;
+      kv e = {0};
       HUDI_TRY(kv_parse(r, pos, &e, err));
       int c = key_cmp(e.row, e.row_len, keys[i].data, keys[i].len);
       if (c > 0) break;
@@ -611,7 +611,7 @@ hudi_status hudi_hfile_reader_scan_prefix(hudi_hfile_reader *r, const uint8_t *p
     HUDI_TRY(load_data_block(r, b, err));
     size_t pos = 0;
     while (pos < r->block.len) {
-      kv e;
+      kv e = {0};
       HUDI_TRY(kv_parse(r, pos, &e, err));
       if (has_prefix(&e, prefix, prefix_len)) {
         if (fn(ctx, e.row, e.row_len, e.value, e.value_len)) return HUDI_OK;

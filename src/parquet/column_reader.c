@@ -289,8 +289,8 @@ static hudi_status read_dictionary(chunk_ctx *c, const hudi_pq_page_header *h, c
   const hudi_pq_dictionary_page_header *d = &h->dictionary_page;
   if (d->encoding != HUDI_PQ_ENC_PLAIN && d->encoding != HUDI_PQ_ENC_PLAIN_DICTIONARY)
     return hudi_err_set(c->err, HUDI_ERR_UNSUPPORTED, "dictionary page encoding %d", d->encoding);
-  const uint8_t *p;
-  size_t len;
+  const uint8_t *p = NULL;
+  size_t len = 0;
   HUDI_TRY(page_body(c, 1, src, (size_t)h->compressed_page_size, (size_t)h->uncompressed_page_size, &p, &len));
   /* Every dictionary entry takes at least one byte (booleans: one bit). */
   if ((size_t)d->num_values > len * 8 + 1)
@@ -327,8 +327,8 @@ static hudi_status read_data_page(chunk_ctx *c, const hudi_pq_page_header *h, co
   int16_t *rep = NULL, *def = NULL;
   if (leaf->max_rep > 0) HUDI_TRY(grow_levels(c, &out->rep_levels, n, &rep));
   if (leaf->max_def > 0) HUDI_TRY(grow_levels(c, &out->def_levels, n, &def));
-  const uint8_t *p;
-  size_t len;
+  const uint8_t *p = NULL;
+  size_t len = 0;
   int32_t encoding;
   size_t comp = (size_t)h->compressed_page_size, plain = (size_t)h->uncompressed_page_size;
   if (!v2) {

@@ -27,7 +27,7 @@ hudi_status hudi_pq_file_meta_parse_file(hudi_pq_file_meta *out, hudi_pq_arena *
                                          size_t file_size, hudi_error *err) {
   if (file_size >= 4 && memcmp(file, "PAR1", 4) != 0)
     return hudi_err_set(err, HUDI_ERR_CORRUPT, "parquet: no PAR1 magic at byte offset 0");
-  size_t off, len;
+  size_t off = 0, len = 0;
   HUDI_TRY(hudi_pq_footer_locate(&off, &len, file, file_size, file_size, err));
   return hudi_pq_file_meta_decode(out, arena, file + off, len, off, err);
 }

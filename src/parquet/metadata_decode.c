@@ -68,7 +68,7 @@ static hudi_status read_bytes(rd *r, hudi_pq_arena *a, hudi_pq_bytes *b) {
 }
 
 static hudi_status read_string(rd *r, hudi_pq_arena *a, char **s, size_t *len) {
-  hudi_pq_bytes b;
+  hudi_pq_bytes b = {0};
   HUDI_TRY(read_bytes(r, a, &b));
   *s = (char *)(uintptr_t)b.data; /* NUL-terminated by read_bytes' +1 zeroed byte */
   if (len) *len = b.len;

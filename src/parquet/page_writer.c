@@ -87,7 +87,7 @@ static hudi_status check_i32(size_t v, const char *what, hudi_error *err) {
  * uncompressed ahead of the compressed rest (v2 levels). */
 static hudi_status emit_page(hudi_buf *out, hudi_pq_page_header *h, const hudi_buf *body, size_t plain_prefix,
                              hudi_pq_codec codec, bool compress, int64_t *utotal, int64_t *ctotal, hudi_error *err) {
-  hudi_codec c;
+  hudi_codec c = HUDI_CODEC_NONE;
   HUDI_TRY(hudi_pq_codec_map(&c, codec, err));
   hudi_buf z;
   hudi_buf_init(&z, 0);

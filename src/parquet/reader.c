@@ -118,14 +118,14 @@ static hudi_status make_field(hudi_pq_reader *r, hudi_error *err) {
 static hudi_status read_footer(hudi_pq_reader *r, hudi_error *err) {
   size_t tail_len = r->size < TAIL_READ ? r->size : TAIL_READ;
   if (r->size < 12) return hudi_err_set(err, HUDI_ERR_CORRUPT, "file of %zu bytes is too small for parquet", r->size);
-  const uint8_t *tail;
+  const uint8_t *tail = NULL;
   HUDI_TRY(read_range(r, r->size - tail_len, tail_len, &r->footer, &tail, err));
-  size_t foff, flen;
+  size_t foff = 0, flen = 0;
   HUDI_TRY(hudi_pq_footer_locate(&foff, &flen, tail, tail_len, r->size, err));
   if (flen > r->opts.max_footer)
     return hudi_err_set(err, HUDI_ERR_LIMIT, "footer of %zu bytes at byte offset %zu exceeds the cap of %zu", flen,
                         foff, r->opts.max_footer);
-  const uint8_t *f;
+  const uint8_t *f = NULL;
   if (foff >= r->size - tail_len) {
     f = tail + (foff - (r->size - tail_len));
   } else {

@@ -42,7 +42,7 @@ hudi_status hudi_thrift_read_byte(hudi_thrift_reader *r, int8_t *v) {
 }
 
 static hudi_status read_zigzag(hudi_thrift_reader *r, int64_t lo, int64_t hi, int64_t *v) {
-  uint64_t u;
+  uint64_t u = 0;
   size_t at = r->pos;
   HUDI_TRY(hudi_thrift_read_varint(r, &u));
   int64_t x = hudi_zigzag_decode64(u);
@@ -95,7 +95,7 @@ hudi_status hudi_thrift_read_bool(hudi_thrift_reader *r, bool *v) {
 }
 
 hudi_status hudi_thrift_read_binary(hudi_thrift_reader *r, const uint8_t **p, size_t *len) {
-  uint64_t n;
+  uint64_t n = 0;
   size_t at = r->pos;
   HUDI_TRY(hudi_thrift_read_varint(r, &n));
   if (n > remaining(r)) {
@@ -181,7 +181,7 @@ hudi_status hudi_thrift_list_begin(hudi_thrift_reader *r, uint8_t *elem_type, ui
 
 hudi_status hudi_thrift_map_begin(hudi_thrift_reader *r, uint8_t *key_type, uint8_t *value_type, uint32_t *count) {
   size_t at = r->pos;
-  uint64_t n;
+  uint64_t n = 0;
   HUDI_TRY(hudi_thrift_read_varint(r, &n));
   if (n == 0) {
     *key_type = *value_type = 0;

@@ -38,7 +38,7 @@ static hudi_status reader_new(hudi_log_reader **out, const char *name, hudi_erro
 hudi_status hudi_log_reader_open_memory(hudi_log_reader **out, const uint8_t *data, size_t len,
                                         const char *name, hudi_error *err) {
   if (!data && len) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "log reader: data is NULL");
-  hudi_log_reader *r;
+  hudi_log_reader *r = NULL;
   HUDI_TRY(reader_new(&r, name, err));
   static const uint8_t empty[1] = {0};
   r->mem = data ? data : empty;
@@ -53,7 +53,7 @@ hudi_status hudi_log_reader_open(hudi_log_reader **out, hudi_storage *s, const c
   hudi_file_stat st;
   HUDI_TRY(hudi_storage_stat(s, path, &st, err));
   if (st.is_dir) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "log file %s is a directory", path);
-  hudi_log_reader *r;
+  hudi_log_reader *r = NULL;
   HUDI_TRY(reader_new(&r, path, err));
   r->storage = s;
   r->size = st.size;

@@ -273,7 +273,7 @@ static int on_found_subset(void *ctx, size_t key_index, const uint8_t *value, si
 
 static int on_kv(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len) {
   merge *g = ctx;
-  slot *s;
+  slot *s = NULL;
   g->st = slot_for(g, key, key_len, &s);
   if (g->st == HUDI_OK) g->st = apply_record(g, s, key, key_len, value, value_len);
   return g->st != HUDI_OK;
