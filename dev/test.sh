@@ -43,7 +43,7 @@ python_tests() {
     .venv/bin/python -m pytest -q tests/python
 }
 
-tier "C unit tests" c_tests build/release -DCMAKE_BUILD_TYPE=RelWithDebInfo
+tier "C unit tests" c_tests build/release -DCMAKE_BUILD_TYPE=Release
 asan_tests() {
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     c_tests build/asan -DCMAKE_BUILD_TYPE=Debug -DHUDI_SANITIZE=ON
