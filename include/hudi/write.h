@@ -81,6 +81,74 @@ HUDI_EXTERN hudi_status hudi_table_append(hudi_write_result *result, hudi_table 
                                           struct ArrowArrayStream *stream, const hudi_option *options,
                                           size_t n_options, hudi_error *err);
 
+/* ---- keyed writes (upsert, update, delete) ------------------------------
+ * The index is Hudi's global BLOOM index over the latest base files (footer
+ * min/max record keys and bloom filters, confirmed by reading the keys):
+ * a key is found in whatever partition holds it, and a record whose
+ * partition value changes moves there (deleted from the old partition).
+ * COPY_ON_WRITE rewrites the touched file groups' base files (unchanged
+ * rows keep _hoodie_commit_time and _hoodie_commit_seqno); MERGE_ON_READ
+ * appends one log file per touched file group (an Avro data block for
+ * updates, a delete block for deletes). New keys go into new base files.
+ * Each call is one commit ("commit" / "deltacommit"); a call that changes
+ * nothing commits nothing (requested_time ""). Options as for append. */
+
+/* Upsert: rows with a new key are inserted, rows with an existing key
+ * replace the stored record unless their ordering field (the table's
+ * precombine field) is lower than the stored one. Duplicate keys within
+ * the stream: the largest ordering value wins, ties (and tables without an
+ * ordering field) go to the later row. The stream is released in every
+ * case; its schema must be the table's (or define it on an empty table). */
+HUDI_EXTERN hudi_status hudi_table_upsert(hudi_write_result *result, hudi_table *table,
+                                          struct ArrowArrayStream *stream, const hudi_option *options,
+                                          size_t n_options, hudi_error *err);
+
+/* Deletes the records with these record keys (as _hoodie_record_key holds
+ * them: "v" or "f1:v1,f2:v2"); absent keys are ignored (not counted). */
+HUDI_EXTERN hudi_status hudi_table_delete_keys(hudi_write_result *result, hudi_table *table,
+                                               const char *const *keys, size_t n_keys, const hudi_option *options,
+                                               size_t n_options, hudi_error *err);
+
+/* Deletes the records for which the SQL predicate is TRUE (expr/pred.h:
+ * "doc_id = 'doc3' AND pos > 2"). An invalid predicate or an unknown
+ * column is HUDI_ERR_INVALID_ARG, and nothing is written. */
+HUDI_EXTERN hudi_status hudi_table_delete(hudi_write_result *result, hudi_table *table, const char *predicate,
+                                          const hudi_option *options, size_t n_options, hudi_error *err);
+
+typedef enum hudi_assign_kind {
+  HUDI_ASSIGN_SQL = 0,   /* value is a SQL literal: 'text', 42, NULL, DATE '2024-01-01' */
+  HUDI_ASSIGN_STRING = 1 /* value is text cast to the column's type; NULL value: NULL */
+} hudi_assign_kind;
+
+typedef struct hudi_update_assignment {
+  const char *column;
+  const char *value;
+  hudi_assign_kind kind;
+} hudi_update_assignment;
+
+/* UPDATE table SET assignments WHERE predicate (predicate NULL: every
+ * record). The updated records are upserted, so a changed partition value
+ * moves the record; record key fields cannot be assigned. */
+HUDI_EXTERN hudi_status hudi_table_update(hudi_write_result *result, hudi_table *table, const char *predicate,
+                                          const hudi_update_assignment *assignments, size_t n_assignments,
+                                          const hudi_option *options, size_t n_options, hudi_error *err);
+
+
+typedef enum hudi_overwrite_scope {
+  HUDI_OVERWRITE_PARTITIONS = 0, /* INSERT_OVERWRITE: the partitions the rows fall in */
+  HUDI_OVERWRITE_TABLE = 1       /* INSERT_OVERWRITE_TABLE: every partition */
+} hudi_overwrite_scope;
+
+/* Overwrite: the rows (deduplicated by key as in an upsert) are written
+ * into new file groups, and one "replacecommit" replaces every current
+ * file group of the partitions the rows fall in, or of the whole table (an
+ * empty stream then empties the table). No index lookup: a key that lives
+ * in a partition not overwritten stays there too. The stream is released
+ * in every case. */
+HUDI_EXTERN hudi_status hudi_table_overwrite(hudi_write_result *result, hudi_table *table,
+                                             struct ArrowArrayStream *stream, hudi_overwrite_scope scope,
+                                             const hudi_option *options, size_t n_options, hudi_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -172,6 +172,44 @@ class HudiTable:
 
         return write.append(self._table, data, options)
 
+    def upsert(self, data: "Any", options: "Optional[Dict[str, str]]" = None) -> "HudiWriteResult":
+        """Inserts new keys and replaces existing ones (ordering field decides; one commit)."""
+        from hudi import write
+
+        return write.upsert(self._table, data, options)
+
+    def delete(self, predicate: str, options: "Optional[Dict[str, str]]" = None) -> "HudiWriteResult":
+        """Deletes the records matching a SQL predicate (``"doc_id = 'doc3'"``)."""
+        from hudi import write
+
+        return write.delete(self._table, predicate, options)
+
+    def delete_keys(self, keys: "Any", options: "Optional[Dict[str, str]]" = None) -> "HudiWriteResult":
+        """Deletes records by record key (absent keys are ignored)."""
+        from hudi import write
+
+        return write.delete_keys(self._table, keys, options)
+
+    def update(
+        self,
+        predicate: "Optional[str]",
+        assignments: "Dict[str, Any]",
+        options: "Optional[Dict[str, str]]" = None,
+    ) -> "HudiWriteResult":
+        """UPDATE ... SET assignments WHERE predicate (None: every record)."""
+        from hudi import write
+
+        return write.update(self._table, predicate, assignments, options)
+
+    def overwrite(
+        self, data: "Any", partitions_only: bool = True, options: "Optional[Dict[str, str]]" = None
+    ) -> "HudiWriteResult":
+        """Replaces the partitions ``data`` falls in (INSERT_OVERWRITE), or with ``partitions_only=False``
+        the whole table (INSERT_OVERWRITE_TABLE), with ``data``; one replacecommit."""
+        from hudi import write
+
+        return write.overwrite(self._table, data, partitions_only, options)
+
     def get_file_slices(self, options: "Optional[HudiReadOptions]" = None) -> "List[HudiFileSlice]":
         """The file slices a read with these options reads."""
         from hudi import read

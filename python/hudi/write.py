@@ -82,3 +82,57 @@ def create(
 def append(table: Any, data: Any, options: Optional[Dict[str, str]] = None) -> HudiWriteResult:
     r = _hudi._append(table, data, dict(options or {}))
     return HudiWriteResult(**r)
+
+
+def upsert(table: Any, data: Any, options: Optional[Dict[str, str]] = None) -> HudiWriteResult:
+    return HudiWriteResult(**_hudi._upsert(table, data, dict(options or {})))
+
+
+def delete(table: Any, predicate: str, options: Optional[Dict[str, str]] = None) -> HudiWriteResult:
+    if not isinstance(predicate, str) or not predicate.strip():
+        raise ValueError("predicate must be a non-empty SQL boolean expression")
+    return HudiWriteResult(**_hudi._delete(table, predicate, dict(options or {})))
+
+
+def delete_keys(table: Any, keys: Any, options: Optional[Dict[str, str]] = None) -> HudiWriteResult:
+    if isinstance(keys, str):
+        keys = [keys]
+    elif hasattr(keys, "to_pylist"):
+        keys = keys.to_pylist()
+    return HudiWriteResult(**_hudi._delete_keys(table, list(keys), dict(options or {})))
+
+
+def _assignment(column: str, value: Any) -> "tuple[str, Optional[str], int]":
+    """(column, text, kind): kind 0 = SQL literal, 1 = text cast to the column's type."""
+    if value is None:
+        return (column, None, 0)
+    if isinstance(value, bool):
+        return (column, "TRUE" if value else "FALSE", 0)
+    if isinstance(value, (int, float)):
+        return (column, repr(value), 0)
+    if isinstance(value, str):
+        return (column, value, 1)
+    import datetime
+    import decimal
+
+    if isinstance(value, decimal.Decimal):
+        return (column, str(value), 1)
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return (column, value.isoformat(), 1)
+    raise TypeError(f"cannot assign a {type(value).__name__} to column {column!r}")
+
+
+def update(
+    table: Any, predicate: Optional[str], assignments: Dict[str, Any], options: Optional[Dict[str, str]] = None
+) -> HudiWriteResult:
+    if not isinstance(assignments, dict) or not assignments:
+        raise ValueError("assignments must be a non-empty dict of column -> value")
+    items = [_assignment(str(k), v) for k, v in assignments.items()]
+    return HudiWriteResult(**_hudi._update(table, predicate, items, dict(options or {})))
+
+
+def overwrite(
+    table: Any, data: Any, partitions_only: bool = True, options: Optional[Dict[str, str]] = None
+) -> HudiWriteResult:
+    scope = "partitions" if partitions_only else "table"
+    return HudiWriteResult(**_hudi._overwrite(table, data, scope, dict(options or {})))

@@ -81,6 +81,11 @@ PyObject *hudi_py_parquet_write(PyObject *self, PyObject *args);
 /* Defined in write.c (table creation and writes). */
 PyObject *hudi_py_create(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *hudi_py_append(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_upsert(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_delete(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_delete_keys(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_update(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_overwrite(PyObject *self, PyObject *args, PyObject *kwargs);
 
 /* Defined in read.c (one file group of a planned read). */
 PyObject *hudi_py_read_file_group(PyObject *self, PyObject *args, PyObject *kwargs);
@@ -102,6 +107,16 @@ static PyMethodDef methods[] = {
      "_create(base_uri, record_key, table_type, ...): creates a table (include/hudi/write.h)."},
     {"_append", (PyCFunction)(void (*)(void))hudi_py_append, METH_VARARGS | METH_KEYWORDS,
      "_append(table, data, options): bulk insert; returns the write result as a dict."},
+    {"_upsert", (PyCFunction)(void (*)(void))hudi_py_upsert, METH_VARARGS | METH_KEYWORDS,
+     "_upsert(table, data, options): upsert; returns the write result as a dict."},
+    {"_delete", (PyCFunction)(void (*)(void))hudi_py_delete, METH_VARARGS | METH_KEYWORDS,
+     "_delete(table, predicate, options): deletes the rows matching a SQL predicate."},
+    {"_delete_keys", (PyCFunction)(void (*)(void))hudi_py_delete_keys, METH_VARARGS | METH_KEYWORDS,
+     "_delete_keys(table, keys, options): deletes records by record key."},
+    {"_update", (PyCFunction)(void (*)(void))hudi_py_update, METH_VARARGS | METH_KEYWORDS,
+     "_update(table, predicate, [(column, value, kind)], options): UPDATE ... SET ... WHERE."},
+    {"_overwrite", (PyCFunction)(void (*)(void))hudi_py_overwrite, METH_VARARGS | METH_KEYWORDS,
+     "_overwrite(table, data, scope, options): insert overwrite of 'partitions' or the 'table'."},
     {"_file_slices", (PyCFunction)(void (*)(void))hudi_py_file_slices, METH_VARARGS | METH_KEYWORDS,
      "_file_slices(table, options, filters, sql): list of (partition, file_id, base_instant, base_file, log_files)."},
     {"_read_file_group", (PyCFunction)(void (*)(void))hudi_py_read_file_group, METH_VARARGS | METH_KEYWORDS,

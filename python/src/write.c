@@ -136,3 +136,192 @@ PyObject *hudi_py_append(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (st != HUDI_OK) return hudi_py_raise(&err);
   return result_dict(&r);
 }
+
+/* ---- keyed writes: _upsert, _delete, _delete_keys, _update ---- */
+
+PyObject *hudi_py_upsert(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_delete(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_delete_keys(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_update(PyObject *self, PyObject *args, PyObject *kwargs);
+
+PyObject *hudi_py_upsert(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"table", "data", "options", NULL};
+  PyObject *table, *data, *options = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O", kwlist, &table, &data, &options)) return NULL;
+  hudi_table *t = hudi_py_table_handle(table);
+  if (!t) return NULL;
+  hudi_option *opts;
+  size_t n;
+  if (options_of(options, &opts, &n) < 0) return NULL;
+  struct ArrowArrayStream stream;
+  memset(&stream, 0, sizeof stream);
+  if (hudi_py_import_stream(data, &stream) < 0) {
+    PyMem_Free(opts);
+    return NULL;
+  }
+  hudi_write_result r;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = hudi_table_upsert(&r, t, &stream, opts, n, &err);
+  Py_END_ALLOW_THREADS
+  PyMem_Free(opts);
+  if (st != HUDI_OK) return hudi_py_raise(&err);
+  return result_dict(&r);
+}
+
+PyObject *hudi_py_delete(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"table", "predicate", "options", NULL};
+  PyObject *table, *options = NULL;
+  const char *pred;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Os|O", kwlist, &table, &pred, &options)) return NULL;
+  hudi_table *t = hudi_py_table_handle(table);
+  if (!t) return NULL;
+  hudi_option *opts;
+  size_t n;
+  if (options_of(options, &opts, &n) < 0) return NULL;
+  hudi_write_result r;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = hudi_table_delete(&r, t, pred, opts, n, &err);
+  Py_END_ALLOW_THREADS
+  PyMem_Free(opts);
+  if (st != HUDI_OK) return hudi_py_raise(&err);
+  return result_dict(&r);
+}
+
+PyObject *hudi_py_delete_keys(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"table", "keys", "options", NULL};
+  PyObject *table, *keys, *options = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O", kwlist, &table, &keys, &options)) return NULL;
+  hudi_table *t = hudi_py_table_handle(table);
+  if (!t) return NULL;
+  PyObject *seq = PySequence_List(keys);
+  if (!seq) return NULL;
+  Py_ssize_t nk = PyList_Size(seq);
+  const char **ks = PyMem_Calloc(nk ? (size_t)nk : 1, sizeof *ks);
+  if (!ks) {
+    Py_DECREF(seq);
+    return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < nk; i++) {
+    PyObject *k = PyList_GetItem(seq, i);
+    if (!PyUnicode_Check(k)) {
+      PyErr_Format(PyExc_TypeError, "record key %zd must be a str, got %R", i, k);
+      PyMem_Free(ks);
+      Py_DECREF(seq);
+      return NULL;
+    }
+    ks[i] = PyUnicode_AsUTF8AndSize(k, NULL);
+    if (!ks[i]) {
+      PyMem_Free(ks);
+      Py_DECREF(seq);
+      return NULL;
+    }
+  }
+  hudi_option *opts;
+  size_t n;
+  if (options_of(options, &opts, &n) < 0) {
+    PyMem_Free(ks);
+    Py_DECREF(seq);
+    return NULL;
+  }
+  hudi_write_result r;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = hudi_table_delete_keys(&r, t, ks, (size_t)nk, opts, n, &err);
+  Py_END_ALLOW_THREADS
+  PyMem_Free(opts);
+  PyMem_Free(ks);
+  Py_DECREF(seq);
+  if (st != HUDI_OK) return hudi_py_raise(&err);
+  return result_dict(&r);
+}
+
+/* assignments: a list of (column, value, kind) with value a str or None
+ * and kind 0 (SQL literal) or 1 (text cast to the column's type). */
+PyObject *hudi_py_update(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"table", "predicate", "assignments", "options", NULL};
+  PyObject *table, *as, *options = NULL;
+  const char *pred = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OzO|O", kwlist, &table, &pred, &as, &options)) return NULL;
+  hudi_table *t = hudi_py_table_handle(table);
+  if (!t) return NULL;
+  PyObject *seq = PySequence_List(as);
+  if (!seq) return NULL;
+  Py_ssize_t na = PyList_Size(seq);
+  hudi_update_assignment *a = PyMem_Calloc(na ? (size_t)na : 1, sizeof *a);
+  if (!a) {
+    Py_DECREF(seq);
+    return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < na; i++) {
+    const char *col, *val;
+    int kind;
+    if (!PyArg_ParseTuple(PyList_GetItem(seq, i), "szi", &col, &val, &kind)) {
+      PyMem_Free(a);
+      Py_DECREF(seq);
+      return NULL;
+    }
+    a[i].column = col;
+    a[i].value = val;
+    a[i].kind = kind ? HUDI_ASSIGN_STRING : HUDI_ASSIGN_SQL;
+  }
+  hudi_option *opts;
+  size_t n;
+  if (options_of(options, &opts, &n) < 0) {
+    PyMem_Free(a);
+    Py_DECREF(seq);
+    return NULL;
+  }
+  hudi_write_result r;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = hudi_table_update(&r, t, pred, a, (size_t)na, opts, n, &err);
+  Py_END_ALLOW_THREADS
+  PyMem_Free(opts);
+  PyMem_Free(a);
+  Py_DECREF(seq);
+  if (st != HUDI_OK) return hudi_py_raise(&err);
+  return result_dict(&r);
+}
+
+PyObject *hudi_py_overwrite(PyObject *self, PyObject *args, PyObject *kwargs);
+
+/* scope: "partitions" (INSERT_OVERWRITE) or "table" (INSERT_OVERWRITE_TABLE). */
+PyObject *hudi_py_overwrite(PyObject *self, PyObject *args, PyObject *kwargs) {
+  static char *kwlist[] = {"table", "data", "scope", "options", NULL};
+  PyObject *table, *data, *options = NULL;
+  const char *scope;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOs|O", kwlist, &table, &data, &scope, &options)) return NULL;
+  hudi_overwrite_scope sc;
+  if (!strcmp(scope, "partitions")) sc = HUDI_OVERWRITE_PARTITIONS;
+  else if (!strcmp(scope, "table")) sc = HUDI_OVERWRITE_TABLE;
+  else {
+    PyErr_Format(PyExc_ValueError, "scope must be 'partitions' or 'table', got %s", scope);
+    return NULL;
+  }
+  hudi_table *t = hudi_py_table_handle(table);
+  if (!t) return NULL;
+  hudi_option *opts;
+  size_t n;
+  if (options_of(options, &opts, &n) < 0) return NULL;
+  struct ArrowArrayStream stream;
+  memset(&stream, 0, sizeof stream);
+  if (hudi_py_import_stream(data, &stream) < 0) {
+    PyMem_Free(opts);
+    return NULL;
+  }
+  hudi_write_result r;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = hudi_table_overwrite(&r, t, &stream, sc, opts, n, &err);
+  Py_END_ALLOW_THREADS
+  PyMem_Free(opts);
+  if (st != HUDI_OK) return hudi_py_raise(&err);
+  return result_dict(&r);
+}
