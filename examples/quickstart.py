@@ -43,10 +43,11 @@ def chunks(doc_ids: list[str], updated_at: int, chunks_per_doc: int = 2) -> pa.T
 def main() -> int:
     print(f"hudi-c {hudi.__version__}")
     with tempfile.TemporaryDirectory() as tmp:
-        # 1. Create a Merge-on-Read table keyed by chunk_id and append three documents.
+        # 1. Create a Merge-on-Read table keyed by chunk_id (with the metadata table and its
+        #    record-level index, kept current by every write) and append three documents.
         base = str(Path(tmp) / "rag_chunks")
         table = HudiTable.create(base, record_key="chunk_id", ordering_fields="updated_at",
-                                 table_type="mor", record_index_enabled=False)
+                                 table_type="mor")
         result = table.append(chunks(["doc1", "doc2", "doc3"], updated_at=1))
         print(f"append: {result.num_inserts} rows in {result.files_written} file(s), "
               f"{result.action} {result.requested_time}")

@@ -4,15 +4,18 @@
  *   o.record_key_fields = "chunk_id";
  *   o.partition_fields = "doc_id";
  *   o.ordering_fields = "updated_at";
- *   o.record_index_enabled = false;   // the metadata table is not written yet
+ *   // o.record_index_enabled = true (default): metadata table + record index
  *   hudi_table *t;
  *   hudi_table_create(&t, "/data/chunks", &o, &err);
  *   hudi_write_result r;
  *   hudi_table_append(&r, t, &stream, NULL, 0, &err);   // bulk insert
  *   hudi_table_free(t);
  *
- * Tables are written in table version 8 (timeline layout 2) without a
- * metadata table (hoodie.metadata.enable=false as Hudi lays it out). */
+ * Tables are written in table version 8 (timeline layout 2). With the
+ * record index (the default) the table gets a metadata table with the
+ * `files` and `record_index` partitions (10 shards), which every append
+ * keeps current; record_index_enabled = false without
+ * hoodie.metadata.enable=true: no metadata table. */
 #ifndef HUDI_WRITE_H
 #define HUDI_WRITE_H
 
@@ -34,8 +37,12 @@ typedef struct hudi_create_options {
   const char *record_key_fields; /* required: "id" or "id,name" */
   const char *partition_fields;  /* NULL or "": non-partitioned; else "a" or "a,b" */
   const char *ordering_fields;   /* NULL: commit-time ordering; else one field */
-  /* The record-level index lives in the metadata table, which hudi-c does
-   * not write yet: true is HUDI_ERR_UNSUPPORTED (set it to false). */
+  /* true (default): the table gets the metadata table (MDT) with its
+   * `files` partition and the record-level index (partition record_index),
+   * kept current by every append (a bulk insert then refuses a key twice in
+   * one write). false: no MDT, unless option hoodie.metadata.enable=true
+   * (then `files` only). The MDT indexes hudi-c does not maintain (column
+   * and partition stats, bloom filters, secondary indexes) are refused. */
   bool record_index_enabled;
   /* Hudi options ("hoodie.*": hoodie.datasource.write.hive_style_partitioning
    * (default true), hoodie.datasource.write.partitionpath.urlencode (false),
@@ -80,6 +87,7 @@ typedef struct hudi_write_result {
 HUDI_EXTERN hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table,
                                           struct ArrowArrayStream *stream, const hudi_option *options,
                                           size_t n_options, hudi_error *err);
+
 
 /* ---- keyed writes (upsert, update, delete) ------------------------------
  * The index is Hudi's global BLOOM index over the latest base files (footer

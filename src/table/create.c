@@ -14,6 +14,7 @@
 #include "hudi/write.h"
 #include "io/storage.h"
 #include "table/create.h"
+#include "table/create_mdt.h"
 #include "table/properties.h"
 
 #define PROPS_PATH ".hoodie/hoodie.properties"
@@ -109,7 +110,8 @@ static hudi_status put(hudi_buf *b, const char *k, const char *v, hudi_error *er
 /* Values go out unescaped (hudi-rs does not unescape); everything we put
  * there is ASCII without '\\' or line breaks, which check_* guaranteed. */
 static hudi_status render(hudi_buf *b, const hudi_create_options *o, const char *name, int version,
-                          size_t n_keys, size_t n_parts, bool hive, bool urlencode, hudi_error *err) {
+                          size_t n_keys, size_t n_parts, bool hive, bool urlencode, const char *mdt_parts,
+                          hudi_error *err) {
   time_t now = time(NULL);
   struct tm tm;
   gmtime_r(&now, &tm);
@@ -144,6 +146,10 @@ static hudi_status render(hudi_buf *b, const hudi_create_options *o, const char 
   HUDI_TRY(put(b, "hoodie.record.merge.strategy.id", event_time ? EVENT_TIME_STRATEGY : COMMIT_TIME_STRATEGY, err));
   HUDI_TRY(put(b, "hoodie.table.base.file.format", "PARQUET", err));
   HUDI_TRY(put(b, "hoodie.table.timeline.timezone", "UTC", err));
+  if (*mdt_parts) { /* the metadata table (create_mdt.h) */
+    HUDI_TRY(put(b, "hoodie.table.metadata.partitions", mdt_parts, err));
+    HUDI_TRY(put(b, "hoodie.table.metadata.partitions.inflight", "", err));
+  }
   return put(b, "hoodie.table.checksum", sum, err);
 }
 
@@ -182,10 +188,8 @@ static hudi_status validate(const hudi_create_options *o, int *version, size_t *
                           o->ordering_fields);
   }
   if (o->database_name) HUDI_TRY(check_name("database name", o->database_name, err));
-  if (o->record_index_enabled)
-    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "the record-level index needs the metadata table, which hudi-c does not write yet; "
-                        "create the table with record_index_enabled = false");
+  bool mdt, rli;
+  HUDI_TRY(hudi_create_mdt_plan(o, &mdt, &rli, err)); /* hudi_create_mdt acts on it */
   const char *v = hudi_create_option(o, "hoodie.write.table.version");
   *version = 8;
   if (v && strcmp(v, "8") != 0)
@@ -194,10 +198,6 @@ static hudi_status validate(const hudi_create_options *o, int *version, size_t *
   v = hudi_create_option(o, "hoodie.table.timeline.timezone");
   if (v && strcasecmp(v, "UTC") != 0)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "hoodie.table.timeline.timezone=%s: only UTC is written", v);
-  v = hudi_create_option(o, "hoodie.metadata.enable");
-  if (v && strcasecmp(v, "false") != 0)
-    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "hoodie.metadata.enable=%s: hudi-c does not write the metadata table yet", v);
   HUDI_TRY(bool_option(o, "hoodie.datasource.write.hive_style_partitioning", true, hive, err));
   HUDI_TRY(bool_option(o, "hoodie.datasource.write.partitionpath.urlencode", false, urlencode, err));
   /* v8 writers (1.0.x) wrote a COMPLEX key of one field as the bare value,
@@ -252,11 +252,18 @@ hudi_status hudi_table_create(hudi_table **out, const char *base_uri, const hudi
   if (st == HUDI_OK && !exists) st = hudi_storage_exists(s, ".hoodie/hoodie.properties.backup", &exists, err);
   if (st == HUDI_OK && exists)
     st = hudi_err_set(err, HUDI_ERR_EXISTS, "a Hudi table already exists at %s", base_uri);
-  hudi_buf text;
+  hudi_buf text, mdt_parts;
   hudi_buf_init(&text, 1 << 20);
-  if (st == HUDI_OK) st = render(&text, o, name, version, n_keys, n_parts, hive, urlencode, err);
+  hudi_buf_init(&mdt_parts, 256);
+  if (st == HUDI_OK) make_local_dirs(s);
+  /* The MDT before hoodie.properties: the table appears (write-if-absent
+   * below) with its MDT complete. */
+  if (st == HUDI_OK) st = hudi_create_mdt(s, o, name, version, &mdt_parts, err);
+  if (st == HUDI_OK) st = hudi_buf_append_byte(&mdt_parts, 0, err);
+  if (st == HUDI_OK)
+    st = render(&text, o, name, version, n_keys, n_parts, hive, urlencode, (const char *)mdt_parts.data, err);
+  hudi_buf_free(&mdt_parts);
   if (st == HUDI_OK) {
-    make_local_dirs(s);
     st = hudi_storage_write_if_absent(s, PROPS_PATH, text.data, text.len, err);
     if (st == HUDI_ERR_EXISTS) st = hudi_err_set(err, HUDI_ERR_EXISTS, "a Hudi table already exists at %s", base_uri);
   }

@@ -86,7 +86,7 @@ hudi_status hudi_mdt_list_partitions(hudi_mdt *m, hudi_mdt_strings *out, hudi_md
     hudi_mdt_strings_free(out);
     return st;
   }
-  qsort(out->items, out->count, sizeof *out->items, cmp_str);
+  if (out->count > 1) qsort(out->items, out->count, sizeof *out->items, cmp_str);
   return HUDI_OK;
 }
 

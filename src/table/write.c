@@ -24,6 +24,7 @@
 #include "table/schema_resolve.h"
 #include "table/write.h"
 #include "table/write_convert.h"
+#include "table/write_mdt.h"
 #include "table/write_rows.h"
 
 /* ---- options ---------------------------------------------------------- */
@@ -60,13 +61,26 @@ static hudi_status codec_option(const hudi_table *t, const hudi_option *o, size_
   return HUDI_OK;
 }
 
+static hudi_status check_table_format(const hudi_table *t, hudi_error *err);
+
 hudi_status hudi_write_check_table(const hudi_table *t, hudi_error *err) {
   const char *mdt = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
   if (mdt && *mdt)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table %s has a metadata table (hoodie.table.metadata.partitions=%s), which hudi-c cannot "
-                        "update yet; writing would hide the new files from readers",
+                        "update on this operation yet (only on append); writing would hide the new files from "
+                        "readers",
                         t->base_uri, mdt);
+  return check_table_format(t, err);
+}
+
+/* Writers that keep the MDT current (write_mdt.h). */
+static hudi_status check_table_with_mdt(const hudi_table *t, hudi_error *err) {
+  HUDI_TRY(hudi_write_mdt_check(t, err));
+  return check_table_format(t, err);
+}
+
+static hudi_status check_table_format(const hudi_table *t, hudi_error *err) {
   if (t->version < 8)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has table version %d; hudi-c writes versions 8 and 9",
                         t->base_uri, t->version);
@@ -368,6 +382,8 @@ static hudi_status commit(append_ctx *c, hudi_error *err) {
   HUDI_TRY(write_instant(c, "", HUDI_INSTANT_REQUESTED, "", 0, err));
   HUDI_TRY(write_instant(c, "", HUDI_INSTANT_INFLIGHT, "", 0, err));
   HUDI_TRY(write_files(c, err));
+  /* The MDT deltacommit T; gen then completes T after it. */
+  HUDI_TRY(hudi_write_mdt_bulk_insert(c->t, c->instant, c->meta, &c->rows, &gen, err));
 
   hudi_buf avro;
   hudi_buf_init(&avro, HUDI_BUF_DEFAULT_MAX);
@@ -407,7 +423,7 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   hudi_pq_writer_options pq = HUDI_PQ_WRITER_OPTIONS_INIT;
   c.pq = pq;
   int64_t block = 0, page = 0;
-  hudi_status st = hudi_write_check_table(table, err);
+  hudi_status st = check_table_with_mdt(table, err);
   if (st == HUDI_OK) st = hudi_write_reload_timeline(table, err);
   if (st == HUDI_OK)
     st = int_option(table, c.opts, c.n_opts, "hoodie.parquet.max.file.size", HUDI_WRITE_DEFAULT_MAX_FILE_SIZE, 1,
@@ -431,6 +447,7 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
     st = build_schemas(&c, err);
   }
   if (st == HUDI_OK) st = check_schema(&c, err);
+  if (st == HUDI_OK) st = hudi_write_mdt_check_rows(table, &c.rows, err);
   snprintf(res->action, sizeof res->action, "%s", table->type == HUDI_MERGE_ON_READ ? "deltacommit" : "commit");
   snprintf(res->operation, sizeof res->operation, "BULK_INSERT");
   if (st == HUDI_OK && c.rows.n > 0) {

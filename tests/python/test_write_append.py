@@ -187,8 +187,9 @@ def test_bad_input_writes_nothing(tmp_path):
 
 
 def test_create_errors(tmp_path):
-    with pytest.raises(HudiUnsupportedError, match="record_index_enabled"):
-        HudiTable.create(str(tmp_path / "rli"), record_key="id")
+    # The record index (on by default) lives in the metadata table.
+    with pytest.raises(HudiInvalidInputError, match="metadata table"):
+        HudiTable.create(str(tmp_path / "rli"), record_key="id", hudi_options={"hoodie.metadata.enable": "false"})
     assert not (tmp_path / "rli" / ".hoodie" / "hoodie.properties").exists()
     create(tmp_path / "t", record_key="id")
     with pytest.raises(hudi.HudiError, match="already exists"):

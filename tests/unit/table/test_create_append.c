@@ -134,9 +134,15 @@ static void create_errors(void **state) {
   hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
   o.record_key_fields = "id";
   path_of(p, sizeof p, "rli");
-  assert_int_equal(hudi_table_create(&t, p, &o, &err), HUDI_ERR_UNSUPPORTED); /* record index on by default */
+  /* The record index (on by default) lives in the metadata table. */
+  hudi_option no_mdt = {"hoodie.metadata.enable", "false"};
+  o.options = &no_mdt;
+  o.n_options = 1;
+  assert_int_equal(hudi_table_create(&t, p, &o, &err), HUDI_ERR_INVALID_ARG);
   assert_non_null(strstr(err.message, "metadata table"));
   assert_int_equal(count_files(dir, "rli", "hoodie.properties"), 0);
+  o.options = NULL;
+  o.n_options = 0;
   o.record_index_enabled = false;
   o.record_key_fields = "";
   assert_int_equal(hudi_table_create(&t, p, &o, &err), HUDI_ERR_INVALID_ARG);

@@ -1,0 +1,15 @@
+/* The record-level index (the metadata table's record_index partition) as
+ * an implementation of the write path's index (index.h). */
+#ifndef HUDI_TABLE_INDEX_RLI_H
+#define HUDI_TABLE_INDEX_RLI_H
+
+#include "table/index.h"
+
+/* The record index of table t as its timeline stands (t must outlive it):
+ * each lookup is one batched read of the record_index shards
+ * (mdt_record_index.h). The index is global, as Hudi's RECORD_INDEX. Fails
+ * with HUDI_ERR_NOT_FOUND when t has no metadata table or no record index
+ * (callers then fall back to hudi_index_bloom_create). */
+HUDI_NODISCARD hudi_status hudi_index_rli_create(hudi_index **out, hudi_table *t, hudi_error *err);
+
+#endif

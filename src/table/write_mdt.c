@@ -1,0 +1,208 @@
+/* Keeping the metadata table current from the write path (write_mdt.h). */
+#include "table/write_mdt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "base/alloc.h"
+#include "table/properties.h"
+
+#define PARTITIONS_KEY "hoodie.table.metadata.partitions"
+#define INFLIGHT_KEY "hoodie.table.metadata.partitions.inflight"
+
+/* The MDT partitions hudi-c writes on every commit. */
+static bool maintained(const char *name, size_t len) {
+  return (len == 5 && !memcmp(name, "files", 5)) || (len == 12 && !memcmp(name, "record_index", 12));
+}
+
+static bool lists(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = list; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == n && !memcmp(p, name, n)) return true;
+    p = end ? end + 1 : NULL;
+  }
+  return false;
+}
+
+bool hudi_write_mdt_enabled(const hudi_table *t) {
+  const char *v = hudi_props_get(&t->props, PARTITIONS_KEY);
+  return v && *v;
+}
+
+bool hudi_write_mdt_has_record_index(const hudi_table *t) {
+  return lists(hudi_props_get(&t->props, PARTITIONS_KEY), "record_index");
+}
+
+hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
+  const char *parts = hudi_props_get(&t->props, PARTITIONS_KEY);
+  const char *inflight = hudi_props_get(&t->props, INFLIGHT_KEY);
+  if (inflight && *inflight)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "table %s has metadata-table partitions being built (%s=%s); hudi-c cannot write to it "
+                        "until that indexing finishes",
+                        t->base_uri, INFLIGHT_KEY, inflight);
+  if (!parts || !*parts) return HUDI_OK;
+  char others[512] = "";
+  size_t used = 0;
+  bool has_files = false;
+  for (const char *p = parts; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == 5 && !memcmp(p, "files", 5)) has_files = true;
+    if (len && !maintained(p, len) && used < sizeof others) {
+      int w = snprintf(others + used, sizeof others - used, "%s%.*s", used ? ", " : "", (int)len, p);
+      if (w > 0) used += (size_t)w;
+    }
+    p = end ? end + 1 : NULL;
+  }
+  if (used)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "table %s has metadata-table indexes hudi-c does not maintain (%s; %s=%s): writing would "
+                        "leave them stale and Spark would prune or look up records wrongly; hudi-c keeps only "
+                        "files and record_index current",
+                        t->base_uri, others, PARTITIONS_KEY, parts);
+  if (!has_files)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has a metadata table without the files partition (%s=%s)",
+                        t->base_uri, PARTITIONS_KEY, parts);
+  return HUDI_OK;
+}
+
+/* Minutes east of UTC of the table's timeline zone: UTC, or (no
+ * hoodie.table.timeline.timezone: Hudi's LOCAL) this process's zone now. */
+static int32_t timeline_offset(const hudi_table *t) {
+  const char *tz = hudi_props_get(&t->props, "hoodie.table.timeline.timezone");
+  if (tz && !strcasecmp(tz, "UTC")) return 0;
+  time_t now = time(NULL);
+  struct tm local;
+  if (!localtime_r(&now, &local)) return 0;
+  return (int32_t)(local.tm_gmtoff / 60);
+}
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
+                                  const hudi_mdt_file_change *deleted, size_t n_deleted,
+                                  const hudi_mdt_key_change *keys, size_t n_keys, hudi_instant_gen *gen,
+                                  hudi_error *err) {
+  if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
+  HUDI_TRY(hudi_write_mdt_check(t, err));
+  size_t n_stats = meta ? hudi_commit_metadata_n_stats(meta) : 0;
+  size_t n_files = n_stats + n_deleted;
+  hudi_mdt_file_change *files = hudi_calloc(n_files ? n_files : 1, sizeof *files);
+  if (!files) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  size_t k = 0, n_parts = 0;
+  const hudi_partition_write_stats *parts = meta ? hudi_commit_metadata_partitions(meta, &n_parts) : NULL;
+  hudi_status st = HUDI_OK;
+  for (size_t p = 0; st == HUDI_OK && p < n_parts; p++) {
+    size_t n;
+    const hudi_write_stat *ws = hudi_partition_stats(&parts[p], &n);
+    for (size_t i = 0; i < n; i++) {
+      if (!ws[i].path || !*ws[i].path || ws[i].file_size_in_bytes.v <= 0) {
+        st = hudi_err_set(err, HUDI_ERR_INTERNAL, "write stat %zu of partition '%s' has no path or size", i,
+                          parts[p].key ? parts[p].key : "");
+        break;
+      }
+      files[k].partition = parts[p].key ? parts[p].key : "";
+      files[k].name = base_name(ws[i].path);
+      files[k].size = ws[i].file_size_in_bytes.v;
+      files[k].deleted = false;
+      k++;
+    }
+  }
+  for (size_t i = 0; i < n_deleted; i++) files[k++] = deleted[i];
+  hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
+  o.record_index_shards = hudi_write_mdt_has_record_index(t) ? 0 : -1;
+  o.timeline_utc_offset_minutes = timeline_offset(t);
+  hudi_mdt_commit_input in = {instant, files, k, keys, o.record_index_shards < 0 ? 0 : n_keys};
+  hudi_mdt_commit_result res;
+  memset(&res, 0, sizeof res);
+  if (st == HUDI_OK) st = hudi_mdt_commit(t->storage, &o, &in, &res, err);
+  hudi_free(files);
+  HUDI_TRY(st);
+  int64_t ms;
+  HUDI_TRY(hudi_instant_time_to_millis(&ms, res.completion_time, strlen(res.completion_time), err));
+  hudi_instant_gen_observe(gen, ms);
+  return HUDI_OK;
+}
+
+typedef struct key_ref {
+  const char *key;
+  size_t len;
+  size_t row;
+} key_ref;
+
+static int key_cmp(const void *a, const void *b) {
+  const key_ref *x = a, *y = b;
+  int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
+  return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+hudi_status hudi_write_mdt_check_rows(const hudi_table *t, const hudi_write_rows *rows, hudi_error *err) {
+  if (!hudi_write_mdt_has_record_index(t) || rows->n < 2) return HUDI_OK;
+  key_ref *refs = hudi_malloc(rows->n * sizeof *refs);
+  if (!refs) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory checking %zu keys", rows->n);
+  /* Rows are sorted by (partition, key): equal keys in one partition are
+   * neighbours, but the same key in two partitions is not. */
+  for (size_t i = 0; i < rows->n; i++) {
+    refs[i].key = hudi_write_rows_key(rows, i, &refs[i].len);
+    refs[i].row = i;
+  }
+  qsort(refs, rows->n, sizeof *refs, key_cmp);
+  hudi_status st = HUDI_OK;
+  for (size_t i = 1; i < rows->n; i++) {
+    if (key_cmp(&refs[i - 1], &refs[i]) != 0) continue;
+    st = hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                      "record key '%.200s' appears twice in the data (partitions '%s' and '%s'); table %s has a "
+                      "record-level index, which maps each key to one file group: deduplicate the rows or use "
+                      "upsert",
+                      refs[i].key, hudi_write_rows_partition(rows, refs[i - 1].row),
+                      hudi_write_rows_partition(rows, refs[i].row), t->base_uri);
+    break;
+  }
+  hudi_free(refs);
+  return st;
+}
+
+hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
+                                       const hudi_write_rows *rows, hudi_instant_gen *gen, hudi_error *err) {
+  if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
+  size_t n_keys = hudi_write_mdt_has_record_index(t) ? rows->n : 0;
+  hudi_mdt_key_change *keys = hudi_calloc(n_keys ? n_keys : 1, sizeof *keys);
+  if (!keys) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for %zu record-index entries", n_keys);
+  size_t n_parts = 0, row = 0;
+  const hudi_partition_write_stats *parts = hudi_commit_metadata_partitions(meta, &n_parts);
+  hudi_status st = HUDI_OK;
+  for (size_t p = 0; n_keys && st == HUDI_OK && p < n_parts; p++) {
+    const char *pp = parts[p].key ? parts[p].key : "";
+    size_t n;
+    const hudi_write_stat *ws = hudi_partition_stats(&parts[p], &n);
+    for (size_t i = 0; st == HUDI_OK && i < n; i++) {
+      int64_t w = ws[i].num_writes.v;
+      if (w < 0 || (uint64_t)w > rows->n - row || !ws[i].file_id)
+        st = hudi_err_set(err, HUDI_ERR_INTERNAL, "write stats do not match the %zu rows written", rows->n);
+      for (int64_t j = 0; st == HUDI_OK && j < w; j++, row++) {
+        if (strcmp(hudi_write_rows_partition(rows, row), pp) != 0) {
+          st = hudi_err_set(err, HUDI_ERR_INTERNAL, "row %zu is in partition '%s', its write stat in '%s'", row,
+                            hudi_write_rows_partition(rows, row), pp);
+          break;
+        }
+        keys[row].key = hudi_write_rows_key(rows, row, &keys[row].key_len);
+        keys[row].partition = pp;
+        keys[row].file_id = ws[i].file_id;
+      }
+    }
+  }
+  if (st == HUDI_OK && row != n_keys)
+    st = hudi_err_set(err, HUDI_ERR_INTERNAL, "write stats cover %zu of the %zu rows written", row, n_keys);
+  if (st == HUDI_OK) st = hudi_write_mdt_update(t, instant, meta, NULL, 0, keys, n_keys, gen, err);
+  hudi_free(keys);
+  return st;
+}

@@ -1,0 +1,67 @@
+/* The write client's side of the metadata table (MDT): checking that a
+ * table's MDT is one hudi-c keeps current, and recording each data commit
+ * in it (hudi-metadata-table.md §5 "Order of operations").
+ *
+ * A write to a table with an MDT goes:
+ *   T.requested, T.inflight, data files
+ *   -> hudi_write_mdt_update (MDT deltacommit T: `files` gets the commit's
+ *      files, `record_index` its key changes)
+ *   -> T_<c>.<action> on the data timeline with c > the MDT's completion
+ *      time (the generator passed in observes it).
+ * Readers ignore the MDT deltacommit until T completes on the data
+ * timeline, so a crash in between leaves the table as it was. */
+#ifndef HUDI_TABLE_WRITE_MDT_H
+#define HUDI_TABLE_WRITE_MDT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+#include "base/instant.h"
+#include "table/commit_metadata.h"
+#include "table/mdt_write.h"
+#include "table/table.h"
+#include "table/write_rows.h"
+
+/* Whether t has an MDT (hoodie.table.metadata.partitions non-empty). */
+bool hudi_write_mdt_enabled(const hudi_table *t);
+
+/* Whether t's MDT has a record_index partition. */
+bool hudi_write_mdt_has_record_index(const hudi_table *t);
+
+/* HUDI_OK when t has no MDT or an MDT whose partitions are all ones
+ * hudi-c maintains (files, record_index) and none is being built
+ * (hoodie.table.metadata.partitions.inflight empty). Otherwise
+ * HUDI_ERR_UNSUPPORTED naming the partitions: a write that left
+ * column_stats, partition_stats, bloom_filters, expression or secondary
+ * indexes stale would make Spark prune or look up wrongly. */
+HUDI_NODISCARD hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err);
+
+/* Records data commit `instant` in t's MDT: every write stat of meta is a
+ * file added with its fileSizeInBytes (base files, and log files with
+ * their size after the append), deleted[0..n_deleted) (may be NULL) are
+ * files removed, keys the record-index changes (ignored without a record
+ * index). gen (the generator of the data commit's completion time)
+ * observes the MDT's completion time, so the data instant completes
+ * after it. A no-op when t has no MDT. */
+HUDI_NODISCARD hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
+                                                 const hudi_mdt_file_change *deleted, size_t n_deleted,
+                                                 const hudi_mdt_key_change *keys, size_t n_keys, hudi_instant_gen *gen,
+                                                 hudi_error *err);
+
+/* Before anything is written: a bulk insert into a table with a record
+ * index must not hold a record key twice (the index maps a key to one
+ * file group); HUDI_ERR_INVALID_ARG naming the key otherwise. */
+HUDI_NODISCARD hudi_status hudi_write_mdt_check_rows(const hudi_table *t, const hudi_write_rows *rows,
+                                                     hudi_error *err);
+
+/* hudi_write_mdt_update for a bulk insert: the record-index changes are
+ * every row of rows -> the file group the commit wrote it to. The files of
+ * meta must hold rows' sorted order: partitions in order, each stat
+ * num_writes consecutive rows (as hudi_table_append writes them); anything
+ * else is HUDI_ERR_INTERNAL and nothing is written. */
+HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant,
+                                                      const hudi_commit_metadata *meta, const hudi_write_rows *rows,
+                                                      hudi_instant_gen *gen, hudi_error *err);
+
+#endif
