@@ -18,6 +18,12 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/pip" install --quiet --upgrade pip
 "$venv/bin/pip" install --quiet 'moto[server]>=5.0' botocore azure-storage-blob
+if ! command -v npm >/dev/null 2>&1; then
+  # A fresh Debian machine has no Node.js: azurite needs it.
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nodejs npm >/dev/null || true
+fi
 if command -v npm >/dev/null 2>&1; then
   mkdir -p "$root/.cache/azurite"
   (cd "$root/.cache/azurite" && npm install --silent --no-audit --no-fund azurite@3 >/dev/null)
