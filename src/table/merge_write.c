@@ -2,7 +2,9 @@
  *   schemas -> dedupe incoming keys -> index lookup -> plan per file slice
  *   -> T.<action>.requested, inflight -> touched file groups (COW: rewrite
  *   the base file; MOR: one log file) and new base files for new keys ->
- *   T_C.<action> -> markers removed. Nothing is written before the plan is
+ *   the MDT deltacommit T (write_mdt.h; a no-op without an MDT) ->
+ *   T_C.<action> -> markers removed. The index is the record index when
+ *   the table has one, else the BLOOM index. Nothing is written before the plan is
  *   complete, so bad input leaves no trace. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,6 +29,7 @@
 #include "table/bloom.h"
 #include "table/commit_metadata.h"
 #include "table/index.h"
+#include "table/index_rli.h"
 #include "table/log_avro_block.h"
 #include "table/log_delete_block.h"
 #include "table/log_file_name.h"
@@ -37,6 +40,7 @@
 #include "table/schema_resolve.h"
 #include "table/write.h"
 #include "table/write_convert.h"
+#include "table/write_mdt.h"
 
 #define N_META HUDI_AVRO_N_META_FIELDS
 
@@ -51,6 +55,7 @@ typedef struct inc {
   hudi_index_loc loc;
   int64_t slice;     /* the touched slice in `full`, or -1 */
   inc_kind kind;
+  const char *new_fid; /* inserts and moves: the new file group (in meta's arena) */
 } inc;
 
 typedef struct mw {
@@ -83,6 +88,10 @@ typedef struct mw {
   hudi_index *index;
   int mode;            /* HUDI_MERGE_* */
   const char *action;  /* commit, deltacommit or replacecommit */
+  /* Keys of replaced file groups not written again (overwrites of a table
+   * with a record index): offset/length pairs into gone_keys. */
+  hudi_buf gone_keys;
+  size_t *gone, n_gone, cap_gone;
 } mw;
 
 /* ---- options and schemas ---------------------------------------------- */
@@ -298,7 +307,7 @@ static hudi_status add_inc(mw *c, const char *key, size_t klen, const char *part
     return HUDI_OK;
   }
   HUDI_TRY(hudi_hashmap_put(&c->keys, key, klen, (hudi_hashmap_value){.u64 = c->n_incs}, NULL, NULL, err));
-  c->incs[c->n_incs++] = (inc){key, klen, part, row, {NULL, NULL}, -1, INC_NOOP};
+  c->incs[c->n_incs++] = (inc){key, klen, part, row, {NULL, NULL}, -1, INC_NOOP, NULL};
   return HUDI_OK;
 }
 
@@ -397,6 +406,7 @@ typedef struct bw {
   hudi_buf seq, min_key, max_key;
   int64_t n, n_new;
   bool *same_stored; /* per data column of stored rows; NULL until known */
+  const char *stat_fid; /* after bw_close: the file id in meta's arena */
 } bw;
 
 static void bw_free(bw *b) {
@@ -567,6 +577,7 @@ static hudi_status bw_close(bw *b, const char *prev_commit, int64_t inserts, int
     ws->total_write_bytes = (hudi_tl_long){sum.file_size, 1};
     ws->file_size_in_bytes = (hudi_tl_long){sum.file_size, 1};
     hudi_write_stat_zero_unset(ws);
+    b->stat_fid = ws->file_id;
     c->res->files_written++;
     c->res->bytes_written += sum.file_size;
   }
@@ -822,6 +833,7 @@ static hudi_status write_inserts(mw *c, hudi_error *err) {
       st = bw_open(&b, c, part, NULL, "CREATE", err);
       for (size_t k = a; st == HUDI_OK && k < z; k++) st = bw_add_incoming(&b, (size_t)c->incs[ins[k]].row, err);
       if (st == HUDI_OK) st = bw_close(&b, "null", (int64_t)(z - a), 0, 0, err);
+      for (size_t k = a; st == HUDI_OK && k < z; k++) c->incs[ins[k]].new_fid = b.stat_fid;
       bw_free(&b);
     }
     c->res->num_inserts += (int64_t)cnt;
@@ -878,6 +890,60 @@ static hudi_status write_requested_replace(mw *c, const char *operation, hudi_er
   return st;
 }
 
+/* Remembers the keys of replaced slice s that this overwrite does not
+ * write again: the record index drops them (hudi-metadata-table.md §5,
+ * "keys deleted (or replaced away)"). */
+static hudi_status gone_add(mw *c, const uint8_t *k, size_t kl, hudi_error *err) {
+  if (hudi_hashmap_get(&c->keys, k, kl, NULL)) return HUDI_OK; /* re-inserted: the insert wins */
+  if (c->n_gone + 2 > c->cap_gone) {
+    size_t cap = c->cap_gone ? 2 * c->cap_gone : 512;
+    size_t *g = hudi_realloc(c->gone, cap * sizeof *g);
+    if (!g) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    c->gone = g;
+    c->cap_gone = cap;
+  }
+  c->gone[c->n_gone++] = c->gone_keys.len;
+  c->gone[c->n_gone++] = kl;
+  return hudi_buf_append(&c->gone_keys, k, kl, err);
+}
+
+static hudi_status replaced_keys(mw *c, size_t s, hudi_error *err) {
+  struct ArrowArrayStream in;
+  memset(&in, 0, sizeof in);
+  struct ArrowSchema schema;
+  memset(&schema, 0, sizeof schema);
+  hudi_file_slice_info info;
+  hudi_file_slice_list_at(c->full, s, &info);
+  hudi_status st = hudi_table_read_file_slice(&in, c->t, c->full, s, err);
+  if (st == HUDI_OK && in.get_schema(&in, &schema) != 0)
+    st = hudi_err_set(err, HUDI_ERR_IO, "reading the schema of file group %s", info.file_id);
+  while (st == HUDI_OK) {
+    struct ArrowArray a;
+    memset(&a, 0, sizeof a);
+    if (in.get_next(&in, &a) != 0) {
+      const char *m = in.get_last_error ? in.get_last_error(&in) : NULL;
+      st = hudi_err_set(err, HUDI_ERR_IO, "reading file group %s: %s", info.file_id, m ? m : "error");
+      break;
+    }
+    if (!a.release) break;
+    hudi_arrow_view v;
+    memset(&v, 0, sizeof v);
+    st = hudi_arrow_view_init(&v, &schema, &a, err);
+    if (st == HUDI_OK && v.n_children <= 2)
+      st = hudi_err_set(err, HUDI_ERR_INTERNAL, "file group %s read without meta columns", info.file_id);
+    for (int64_t i = 0; st == HUDI_OK && i < v.length; i++) {
+      int64_t row = hudi_arrow_view_struct_row(&v, i), kl;
+      const uint8_t *k = hudi_arrow_view_bytes(&v.children[2], row, &kl);
+      if (k && kl > 0) st = gone_add(c, k, (size_t)kl, err);
+    }
+    hudi_arrow_view_clear(&v);
+    a.release(&a);
+  }
+  if (in.release) in.release(&in);
+  if (schema.release) schema.release(&schema);
+  return st;
+}
+
 /* partitionToReplaceFileIds: every latest file group of the overwritten
  * partitions (all of them for a table overwrite). */
 static hudi_status add_replaced(mw *c, hudi_error *err) {
@@ -895,8 +961,37 @@ static hudi_status add_replaced(mw *c, hudi_error *err) {
     if (c->mode == HUDI_MERGE_OVERWRITE_PARTITIONS && !hudi_hashmap_get(&parts, info.partition, strlen(info.partition), NULL))
       continue;
     st = hudi_commit_metadata_add_replaced(c->meta, info.partition, info.file_id, err);
+    if (st == HUDI_OK && hudi_write_mdt_has_record_index(c->t)) st = replaced_keys(c, s, err);
   }
   hudi_hashmap_free(&parts);
+  return st;
+}
+
+/* The MDT deltacommit of this write (write_mdt.h): files from the write
+ * stats; nothing is deleted (a COW rewrite's old base file and replaced
+ * file groups stay until cleaned, hudi-metadata-table.md §5); the record
+ * index gets new and moved keys -> their new file group, deleted and
+ * replaced-away keys -> NULL. Updates in place are not passed. */
+static hudi_status update_mdt(mw *c, hudi_instant_gen *gen, hudi_error *err) {
+  if (!hudi_write_mdt_enabled(c->t)) return HUDI_OK;
+  size_t n = c->n_incs + c->n_gone / 2;
+  hudi_mdt_key_change *kc = hudi_calloc(n + 1, sizeof *kc);
+  if (!kc) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for %zu key changes", n);
+  size_t m = 0;
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < c->n_incs; i++) {
+    const inc *e = &c->incs[i];
+    if (e->kind == INC_INSERT || e->kind == INC_MOVE) {
+      if (!e->new_fid) st = hudi_err_set(err, HUDI_ERR_INTERNAL, "key %.*s was not written", (int)e->klen, e->key);
+      else kc[m++] = (hudi_mdt_key_change){e->key, e->klen, e->part, e->new_fid};
+    } else if (e->kind == INC_DELETE) {
+      kc[m++] = (hudi_mdt_key_change){e->key, e->klen, e->loc.partition, NULL};
+    }
+  }
+  for (size_t g = 0; g + 1 < c->n_gone; g += 2)
+    kc[m++] = (hudi_mdt_key_change){(const char *)c->gone_keys.data + c->gone[g], c->gone[g + 1], "", NULL};
+  if (st == HUDI_OK) st = hudi_write_mdt_update(c->t, c->instant, c->meta, NULL, 0, kc, m, gen, err);
+  hudi_free(kc);
   return st;
 }
 
@@ -924,6 +1019,8 @@ static hudi_status commit(mw *c, const char *operation, hudi_error *err) {
   (void)hudi_commit_metadata_partitions(c->meta, &np);
   c->res->partitions_written = (int64_t)np;
   c->res->num_writes = c->res->num_inserts + c->res->num_updates;
+
+  HUDI_TRY(update_mdt(c, &gen, err));
 
   hudi_buf avro;
   hudi_buf_init(&avro, HUDI_BUF_DEFAULT_MAX);
@@ -959,7 +1056,9 @@ static hudi_status run(mw *c, const hudi_merge_input *in, hudi_error *err) {
   HUDI_TRY(hudi_table_file_slices(&c->full, c->t, &ro, err));
   if (c->mode == HUDI_MERGE_UPSERT) {
     /* The index owns the location strings: it lives until the write ends. */
-    HUDI_TRY(hudi_index_bloom_create(&c->index, c->t, err));
+    hudi_status ist = hudi_index_rli_create(&c->index, c->t, err);
+    if (ist == HUDI_ERR_NOT_FOUND) ist = hudi_index_bloom_create(&c->index, c->t, err);
+    HUDI_TRY(ist);
     HUDI_TRY(plan(c, c->index, err));
     if (!has_changes(c)) return HUDI_OK;
   } else {
@@ -985,6 +1084,7 @@ hudi_status hudi_merge_write(hudi_write_result *res, hudi_table *t, const hudi_m
   c.res = res;
   hudi_hashmap_init(&c.keys, 0);
   hudi_hashmap_init(&c.slice_ids, 0);
+  hudi_buf_init(&c.gone_keys, HUDI_BUF_DEFAULT_MAX);
   c.mode = in->mode;
   c.action = in->mode != HUDI_MERGE_UPSERT ? "replacecommit"
              : t->type == HUDI_MERGE_ON_READ ? "deltacommit"
@@ -1001,6 +1101,8 @@ hudi_status hudi_merge_write(hudi_write_result *res, hudi_table *t, const hudi_m
   hudi_hashmap_free(&c.keys);
   hudi_hashmap_free(&c.slice_ids);
   hudi_free(c.incs);
+  hudi_buf_free(&c.gone_keys);
+  hudi_free(c.gone);
   hudi_free(c.by_slice);
   hudi_free(c.slice_start);
   hudi_arrow_field_clear(&c.data_schema);

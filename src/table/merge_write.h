@@ -35,7 +35,7 @@ typedef struct hudi_merge_input {
 #define HUDI_MERGE_OVERWRITE_TABLE 2
 
 /* Runs the write. res is filled (requested_time "" when nothing changed:
- * then nothing is committed). The table must pass hudi_write_check_table. */
+ * then nothing is committed). The table must pass hudi_write_check_table_mdt. */
 HUDI_NODISCARD hudi_status hudi_merge_write(hudi_write_result *res, hudi_table *t, const hudi_merge_input *in,
                                             const hudi_option *opts, size_t n_opts, hudi_error *err);
 

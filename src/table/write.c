@@ -75,7 +75,7 @@ hudi_status hudi_write_check_table(const hudi_table *t, hudi_error *err) {
 }
 
 /* Writers that keep the MDT current (write_mdt.h). */
-static hudi_status check_table_with_mdt(const hudi_table *t, hudi_error *err) {
+hudi_status hudi_write_check_table_mdt(const hudi_table *t, hudi_error *err) {
   HUDI_TRY(hudi_write_mdt_check(t, err));
   return check_table_format(t, err);
 }
@@ -423,7 +423,7 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   hudi_pq_writer_options pq = HUDI_PQ_WRITER_OPTIONS_INIT;
   c.pq = pq;
   int64_t block = 0, page = 0;
-  hudi_status st = check_table_with_mdt(table, err);
+  hudi_status st = hudi_write_check_table_mdt(table, err);
   if (st == HUDI_OK) st = hudi_write_reload_timeline(table, err);
   if (st == HUDI_OK)
     st = int_option(table, c.opts, c.n_opts, "hoodie.parquet.max.file.size", HUDI_WRITE_DEFAULT_MAX_FILE_SIZE, 1,

@@ -21,6 +21,11 @@ const char *hudi_write_option(const hudi_table *t, const hudi_option *opts, size
  * version 6, meta fields off, non-Parquet base files). */
 HUDI_NODISCARD hudi_status hudi_write_check_table(const hudi_table *t, hudi_error *err);
 
+/* hudi_write_check_table for writers that keep the metadata table current
+ * (append and the keyed verbs): accepts an MDT hudi-c maintains
+ * (hudi_write_mdt_check). */
+HUDI_NODISCARD hudi_status hudi_write_check_table_mdt(const hudi_table *t, hudi_error *err);
+
 /* Reloads the table's timeline (after a commit). */
 HUDI_NODISCARD hudi_status hudi_write_reload_timeline(hudi_table *t, hudi_error *err);
 

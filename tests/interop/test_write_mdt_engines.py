@@ -144,3 +144,36 @@ def test_spark_reads_and_upserts_through_our_record_index(tmp_path, spark, inter
     assert ours(path) == after
     check(path, spark_wrote=True)
     assert spark_rows(spark.read_table(str(path), {"hoodie.metadata.enable": "true"})) == after
+
+
+@pytest.mark.parametrize("table_type,partitioned", [("cow", True), ("mor", False)])
+def test_spark_reads_after_our_keyed_writes(tmp_path, spark, interop_config, table_type, partitioned):
+    """hudi-c's upsert (with a partition move), delete_keys, delete, update and overwrite keep the
+    MDT current; Spark lists the files through it and reads the rows our model expects."""
+    path = tmp_path / f"verbs_{table_type}"
+    t = hudi.HudiTable.create(str(path), "id", partition_fields="region" if partitioned else None,
+                              table_type=table_type)
+    assert t.properties()["hoodie.table.metadata.partitions"] == "files,record_index"
+    t.append(batch(0, 15))
+    want = {r[0]: r for r in triples(batch(0, 15))}
+    upd = pa.table({"id": ["k001", "k002", "k500"], "region": ["us", "eu", "eu"],
+                    "v": pa.array([1001, 1002, 500], pa.int64())})  # k001 and k002 move, k500 is new
+    hudi.HudiTable(str(path)).upsert(upd)
+    want.update({r[0]: r for r in triples(upd)})
+    hudi.HudiTable(str(path)).delete_keys(["k003", "k500"])
+    del want["k003"], want["k500"]
+    hudi.HudiTable(str(path)).delete("v >= 10 AND v < 12")
+    del want["k010"], want["k011"]
+    hudi.HudiTable(str(path)).update("id = 'k004'", {"v": 44})
+    want["k004"] = ("k004", want["k004"][1], 44)
+    ow = pa.table({"id": ["k006", "k700"], "region": ["eu", "eu"], "v": pa.array([6006, 700], pa.int64())})
+    hudi.HudiTable(str(path)).overwrite(ow)
+    gone = [k for k, r in want.items() if not partitioned or r[1] == "eu"]
+    for k in gone:
+        del want[k]
+    want.update({r[0]: r for r in triples(ow)})
+    expected = sorted(want.values())
+    assert ours(path) == expected
+    check(path)
+    got = spark.read_table(str(path), {"hoodie.metadata.enable": "true"})
+    assert spark_rows(got) == expected

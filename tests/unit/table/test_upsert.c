@@ -20,9 +20,13 @@
 #include "io/storage.h"
 #include "table/bloom.h"
 #include "table/index.h"
+#include "table/index_rli.h"
 #include "table/table.h"
 
 static char dir[256];
+/* Tables made by create() have the metadata table and record index
+ * (the keyed writes then look keys up in it and keep it current). */
+static bool with_rli;
 
 static int setup(void **state) {
   (void)state;
@@ -74,7 +78,7 @@ static hudi_table *create(const char *name, hudi_table_type type, const char *pa
   o.record_key_fields = "id";
   o.partition_fields = parts;
   o.ordering_fields = "ts";
-  o.record_index_enabled = false;
+  o.record_index_enabled = with_rli;
   hudi_table *t = NULL;
   hudi_error err = HUDI_ERROR_INIT;
   assert_int_equal(hudi_table_create(&t, path, &o, &err), HUDI_OK);
@@ -170,6 +174,20 @@ static void verbs(hudi_table_type type, const char *name, const char *parts) {
   else assert_string_equal(snap, "a::10;b::2;c::30;d::4;e::50;");
   assert_int_equal(r.num_inserts, part ? 2 : 1); /* e, and c re-inserted in its new partition */
   if (type == HUDI_COPY_ON_WRITE) assert_int_equal(r.num_updates, part ? 1 : 2); /* a (and c) */
+  if (with_rli) {
+    /* The record index followed the write: c moved, e is new, zz absent. */
+    hudi_index *ix = NULL;
+    hudi_error ierr = HUDI_ERROR_INIT;
+    assert_int_equal(hudi_index_rli_create(&ix, t, &ierr), HUDI_OK);
+    const char *keys[] = {"c", "e", "zz"};
+    size_t lens[] = {1, 1, 2};
+    hudi_index_loc loc[3];
+    assert_int_equal(hudi_index_lookup(ix, loc, keys, lens, 3, &ierr), HUDI_OK);
+    assert_string_equal(loc[0].partition, part ? "city=sf" : "");
+    assert_string_equal(loc[1].partition, part ? "city=nyc" : "");
+    assert_null(loc[2].partition);
+    hudi_index_free(ix);
+  }
 
   static const char *const del[] = {"d", "zz"};
   hudi_error err = HUDI_ERROR_INIT;
@@ -278,6 +296,11 @@ static void overwrite(hudi_table_type type, const char *name) {
   char snap[1024];
   snapshot(snap, sizeof snap, t);
   assert_string_equal(snap, "a:city=sf:6;c:city=nyc:3;d:city=nyc:4;e:city=sf:5;");
+  /* b was overwritten away: a delete finds nothing (in the index too). */
+  static const char *const b[] = {"b"};
+  assert_int_equal(hudi_table_delete_keys(&r, t, b, 1, NULL, 0, &err), HUDI_OK);
+  assert_int_equal(r.num_deletes, 0);
+  assert_string_equal(r.requested_time, "");
   make_stream(&s, ids + 1, cities, ts, v, 1);
   assert_int_equal(hudi_table_overwrite(&r, t, &s, HUDI_OVERWRITE_TABLE, NULL, 0, &err), HUDI_OK);
   assert_string_equal(r.operation, "INSERT_OVERWRITE_TABLE");
@@ -295,6 +318,22 @@ static void overwrite_cow(void **state) {
 static void overwrite_mor(void **state) {
   (void)state;
   overwrite(HUDI_MERGE_ON_READ, "ow_mor");
+}
+
+static void rli_cow_partitioned(void **state) {
+  (void)state;
+  with_rli = true;
+  verbs(HUDI_COPY_ON_WRITE, "rli_cow_p", "city");
+  overwrite(HUDI_COPY_ON_WRITE, "rli_ow_cow");
+  with_rli = false;
+}
+static void rli_mor_flat(void **state) {
+  (void)state;
+  with_rli = true;
+  verbs(HUDI_MERGE_ON_READ, "rli_mor_f", NULL);
+  verbs(HUDI_MERGE_ON_READ, "rli_mor_p", "city");
+  overwrite(HUDI_MERGE_ON_READ, "rli_ow_mor");
+  with_rli = false;
 }
 
 static void bloom_roundtrip(void **state) {
@@ -342,6 +381,7 @@ int main(void) {
       cmocka_unit_test(bloom_roundtrip), cmocka_unit_test(bloom_index_lookup), cmocka_unit_test(cow_partitioned),
       cmocka_unit_test(cow_flat),        cmocka_unit_test(mor_partitioned),    cmocka_unit_test(mor_flat),
       cmocka_unit_test(overwrite_cow), cmocka_unit_test(overwrite_mor),
+      cmocka_unit_test(rli_cow_partitioned), cmocka_unit_test(rli_mor_flat),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
