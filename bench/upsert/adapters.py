@@ -9,7 +9,9 @@ availability() (or raises EngineNotAvailable from any operation) and the harness
              change data feed (load_cdf) for incremental reads; DeltaTable(version=) for time travel.
   pyiceberg  SQL catalog on SQLite, local warehouse: append for the load; Table.upsert; Table.delete
              with PyIceberg's own key-match filter; incremental_append_scan; scan(snapshot_id=).
-  hudi-c     MOR and COW: to be filled in once hudi-c writes tables (HudiCAdapter below).
+  hudi-c     MOR and COW (record index on): HudiTable.append for the load; HudiTable.upsert;
+             HudiTable.delete_keys; the incremental query for incremental reads (no deletes
+             reported); the snapshot query as of an instant for time travel.
 """
 
 from __future__ import annotations
@@ -241,22 +243,24 @@ class IcebergAdapter(Adapter):
 
 
 class HudiCAdapter(Adapter):
-    """hudi-c through its Python package. Placeholder until hudi-c writes tables.
+    """hudi-c through its Python package (each operation one call into the `hudi` package):
 
-    To fill in (each a single call into the `hudi` package; no logic of its own):
-      create        hudi.HudiTable.create(str(self.root / "table"), record_key=self.keys,
-                    table_type="mor" (or "cow"), ordering_fields=None: the latest commit wins, as
-                    in the peers); the package already has this call, with append;
-      bulk_load     one bulk-insert (or append) commit of the whole table;
-      upsert        one upsert commit (MOR: log blocks; COW: rewritten file groups);
-      delete        one delete commit of the listed keys;
-      version       the completed instant time of the last commit;
-      incremental_read  the incremental query after that instant (upserted rows and deleted keys);
-      time_travel_read  the snapshot query as of an instant;
+      create        hudi.HudiTable.create(root/table, record_key=keys, table_type="mor"|"cow",
+                    ordering_fields=None: the latest commit wins, as in the peers; record index on
+                    (the default));
+      bulk_load     HudiTable.append: one bulk-insert commit of the whole table;
+      upsert        HudiTable.upsert: one upsert commit (MOR: log blocks; COW: rewritten file groups);
+      delete        HudiTable.delete_keys: one delete commit of the listed record keys, formatted as
+                    hudi's key generators format them (the value for one key field; the complex
+                    key format `f1:v1,f2:v2` for several);
+      version       the last commit's requested and completion instants (time travel compares
+                    requested times; incremental bounds are completion times on table version 8);
+      incremental_read  the incremental query over (completion time of `since`, latest]: the latest
+                    image of the rows written in that range; it does not report deletes;
+      time_travel_read  the snapshot query as of the requested instant;
       read_all      the snapshot query of the latest instant (HudiTable.read).
-    Then make _filled_in() return True. Until then availability() names what is missing and the
-    harness shows a "not available" row. (HudiWriteResult.bytes_written, once returned, can be
-    recorded beside the file-system figure as a cross-check.)
+    HudiWriteResult.bytes_written of each commit is kept in settings as a cross-check of the
+    file-system figure.
     """
 
     table_type = "MERGE_ON_READ"
@@ -273,44 +277,92 @@ class HudiCAdapter(Adapter):
         version = getattr(hudi, "__version__", "?")
         if not callable(getattr(table_cls, "create", None)):
             return f"hudi {version} has no HudiTable.create: hudi-c has no write path yet"
-        if cls._filled_in():
+        missing = [m for m in ("upsert", "delete_keys") if not callable(getattr(table_cls, m, None))]
+        if cls._filled_in() and not missing:
             return None
-        missing = [m for m in ("upsert", "delete") if not callable(getattr(table_cls, m, None))]
         return (f"hudi {version} has HudiTable.create"
                 + (f" but no HudiTable.{'/'.join(missing)} yet" if missing else "")
-                + "; HudiCAdapter in bench/upsert/adapters.py is not filled in yet")
+                + ("" if cls._filled_in() else "; HudiCAdapter in bench/upsert/adapters.py is not filled in yet"))
 
     @classmethod
     def _filled_in(cls) -> bool:
-        return False  # set to True once the methods below call the hudi package
-
-    def _todo(self, what: str) -> EngineNotAvailable:
-        return EngineNotAvailable(f"HudiCAdapter.{what}: not written yet (waits for hudi-c's write path); "
-                                   f"{self.availability() or ''}")
+        return True
 
     def create(self, schema: pa.Schema) -> None:
-        raise self._todo("create")
+        reason = self.availability()
+        if reason:
+            raise EngineNotAvailable(f"HudiCAdapter.create: {reason}")
+        import hudi
+
+        kind = "mor" if self.table_type == "MERGE_ON_READ" else "cow"
+        self.path = str(self.root / "table")
+        self.tbl = hudi.HudiTable.create(self.path, record_key=self.keys, ordering_fields=None,
+                                         table_type=kind)
+        self.settings = {"table type": self.table_type, "record index": "on (default)",
+                         "ordering fields": "none (latest commit wins)", "hudi version": getattr(hudi, "__version__", "?")}
+        self.last: Optional[Dict[str, str]] = None
+        self.bytes_written: List[int] = []
+
+    def _committed(self, r: Any) -> None:
+        self.last = {"requested": r.requested_time, "completed": r.completion_time}
+        self.bytes_written.append(int(r.bytes_written))
+        self.settings["HudiWriteResult.bytes_written per commit"] = str(self.bytes_written)
 
     def bulk_load(self, table: pa.Table) -> None:
-        raise self._todo("bulk_load")
+        self._committed(self.tbl.append(table))
 
     def upsert(self, batch: pa.Table) -> None:
-        raise self._todo("upsert")
+        self._committed(self.tbl.upsert(batch))
+
+    def _record_keys(self, keys: pa.Table) -> List[str]:
+        """Record keys as hudi's key generators write them: SIMPLE (one field) the value alone,
+        COMPLEX (several) `f1:v1,f2:v2`."""
+        import pyarrow.compute as pc
+
+        cols = [pc.cast(keys[k], pa.string()) for k in self.keys]
+        if len(cols) == 1:
+            return cols[0].to_pylist()
+        parts = []
+        for k, c in zip(self.keys, cols):
+            parts.append(pc.binary_join_element_wise(pa.scalar(f"{k}:"), c, ""))
+        return pc.binary_join_element_wise(*parts, ",").to_pylist()
 
     def delete(self, keys: pa.Table) -> None:
-        raise self._todo("delete")
+        self._committed(self.tbl.delete_keys(self._record_keys(keys)))
 
     def version(self) -> Any:
-        raise self._todo("version")
+        return dict(self.last) if self.last else None
+
+    def _read(self, opts: Any) -> pa.Table:
+        from hudi import HudiTable
+
+        # a fresh handle: the timeline as of now
+        batches = HudiTable(self.path).read(opts)
+        meta = [f"_hoodie_{m}" for m in ("commit_time", "commit_seqno", "record_key", "partition_path",
+                                         "file_name", "operation")]
+        if not batches:
+            return HudiTable(self.path).get_schema().empty_table()
+        t = pa.Table.from_batches(batches)
+        return t.drop_columns([c for c in meta if c in t.column_names])
 
     def incremental_read(self, since: Any) -> IncrementalResult:
-        raise self._todo("incremental_read")
+        from hudi import HudiQueryType, HudiReadOptions
+
+        opts = (HudiReadOptions().with_query_type(HudiQueryType.Incremental)
+                .with_start_timestamp(since["completed"]).with_end_timestamp(self.last["completed"]))
+        return IncrementalResult(self._read(opts), None,
+                                 "incremental query (start/end completion times): latest image of the rows "
+                                 "written in the range; deletes are not reported")
 
     def time_travel_read(self, version: Any) -> pa.Table:
-        raise self._todo("time_travel_read")
+        from hudi import HudiReadOptions
+
+        return self._read(HudiReadOptions().with_as_of_timestamp(version["requested"]))
 
     def read_all(self) -> pa.Table:
-        raise self._todo("read_all")
+        from hudi import HudiReadOptions
+
+        return self._read(HudiReadOptions())
 
 
 class HudiCCowAdapter(HudiCAdapter):

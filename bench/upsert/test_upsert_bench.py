@@ -122,14 +122,36 @@ def test_hudi_adapter_detects_the_write_path_by_feature(monkeypatch) -> None:
 
     fake.HudiTable = New
     reason = adapters.HudiCAdapter.availability()
-    assert "has HudiTable.create but no HudiTable.upsert/delete" in reason and "not filled in" in reason
+    assert "has HudiTable.create but no HudiTable.upsert/delete_keys" in reason
     with pytest.raises(adapters.EngineNotAvailable, match="HudiCAdapter.create"):
         adapters.HudiCAdapter(Path("/nonexistent"), ["k"], False).create(pa.schema([("k", pa.int64())]))
 
+    class Full(New):
+        def upsert(self, *a, **k):  # pragma: no cover - never called
+            raise AssertionError
 
-def test_hudi_adapter_reports_why_it_is_unavailable() -> None:
+        def delete_keys(self, *a, **k):  # pragma: no cover - never called
+            raise AssertionError
+
+    fake.HudiTable = Full
+    assert adapters.HudiCAdapter.availability() is None
+    assert adapters.HudiCCowAdapter.availability() is None
+
+
+def test_hudi_adapter_reports_why_it_is_unavailable(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "hudi", None)  # import hudi raises ImportError
     for cls in (adapters.HudiCAdapter, adapters.HudiCCowAdapter):
         reason = cls.availability()
-        assert reason and ("hudi" in reason)
+        assert reason and "not importable" in reason and "--with-hudi" in reason
     assert issubclass(adapters.EngineNotAvailable, NotImplementedError)
     assert not issubclass(pa.lib.ArrowNotImplementedError, adapters.EngineNotAvailable)
+
+
+def test_hudi_adapter_formats_record_keys_as_hudi_key_generators_do() -> None:
+    # SIMPLE key generator: the value alone; COMPLEX (several fields): field:value pairs joined by ','
+    one = adapters.HudiCAdapter(Path("/nonexistent"), ["id"], False)
+    assert one._record_keys(pa.table({"id": pa.array([7, 12], pa.int64())})) == ["7", "12"]
+    assert one._record_keys(pa.table({"id": ["doc-1#0001"]})) == ["doc-1#0001"]
+    two = adapters.HudiCAdapter(Path("/nonexistent"), ["wr_item_sk", "wr_order_number"], False)
+    keys = pa.table({"wr_order_number": pa.array([5, 60], pa.int64()), "wr_item_sk": pa.array([1, 2], pa.int32())})
+    assert two._record_keys(keys) == ["wr_item_sk:1,wr_order_number:5", "wr_item_sk:2,wr_order_number:60"]
