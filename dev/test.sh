@@ -5,7 +5,8 @@
 #   3. the same under valgrind (memcheck),
 #   4. interop: Apache Spark + Hudi and hudi-rs as oracles (tests/interop, set up by
 #      dev/setup-interop.sh outside the repo),
-#   5. the Python package (pip install . into .venv) and its pytest suite.
+#   5. the upsert benchmark at smoke scale, checked against its oracle (bench/upsert),
+#   6. the Python package (pip install . into .venv) and its pytest suite.
 # Exits non-zero when any tier fails; the last lines are the runners' summaries.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -67,6 +68,13 @@ interop_tests() {
     .venv/bin/python -m pytest -q -rs tests/interop
 }
 tier "Interop tests" interop_tests
+# The upsert benchmark at smoke scale (bench/upsert): hudi-c (MOR, COW), delta-rs and PyIceberg run
+# every scenario's commits and each end state is checked against a pyarrow oracle. Timings are
+# recorded, not asserted: performance lives in benchmarks, not tests.
+bench_smoke() {
+  bench/upsert/run.sh --with-hudi all --scale 0.01 --work-dir "$LOGS/bench" --results-dir "$LOGS/bench-results" --require-all
+}
+tier "Benchmark smoke (correctness)" bench_smoke
 tier "Python tests" python_tests
 
 echo
