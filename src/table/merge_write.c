@@ -847,30 +847,7 @@ static hudi_status write_inserts(mw *c, hudi_error *err) {
 
 static hudi_status write_instant(mw *c, const char *completion, hudi_instant_state state, const void *data,
                                  size_t len, hudi_error *err) {
-  char name[128], path[200];
-  if (hudi_instant_file_name(name, sizeof name, c->instant, completion, c->action, state, 2) < 0)
-    return hudi_err_set(err, HUDI_ERR_INTERNAL, "instant file name");
-  snprintf(path, sizeof path, ".hoodie/timeline/%s", name);
-  hudi_status st = hudi_storage_write_if_absent(c->t->storage, path, data, len, err);
-  if (st == HUDI_ERR_EXISTS)
-    return hudi_err_set(err, HUDI_ERR_CONFLICT, "timeline file %s already exists: another writer used instant %s",
-                        path, c->instant);
-  return st;
-}
-
-static hudi_status pick_instant(hudi_instant_gen *gen, const hudi_table *t, char out[HUDI_INSTANT_TIME_BUF],
-                                hudi_error *err) {
-  hudi_instant_gen_init(gen, NULL, NULL);
-  for (size_t i = 0; i < t->timeline.count; i++) {
-    const hudi_instant *in = &t->timeline.items[i];
-    const char *times[2] = {in->requested_time, in->completion_time};
-    for (int k = 0; k < 2; k++) {
-      int64_t ms;
-      if (*times[k] && hudi_instant_time_to_millis(&ms, times[k], strlen(times[k]), NULL) == HUDI_OK)
-        hudi_instant_gen_observe(gen, ms);
-    }
-  }
-  return hudi_instant_gen_next(gen, out, NULL, err);
+  return hudi_write_instant_file(c->t, c->instant, c->action, completion, state, data, len, err);
 }
 
 /* T.replacecommit.requested: HoodieRequestedReplaceMetadata naming the
@@ -997,7 +974,7 @@ static hudi_status update_mdt(mw *c, hudi_instant_gen *gen, hudi_error *err) {
 
 static hudi_status commit(mw *c, const char *operation, hudi_error *err) {
   hudi_instant_gen gen;
-  HUDI_TRY(pick_instant(&gen, c->t, c->instant, err));
+  HUDI_TRY(hudi_write_pick_instant(&gen, c->t, c->instant, err));
   snprintf(c->res->requested_time, sizeof c->res->requested_time, "%s", c->instant);
   bool replace = c->mode != HUDI_MERGE_UPSERT;
   HUDI_TRY(hudi_commit_metadata_new(&c->meta, replace, err));

@@ -339,23 +339,27 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
   return HUDI_OK;
 }
 
-static hudi_status write_instant(append_ctx *c, const char *completion, hudi_instant_state state, const void *data,
-                                 size_t len, hudi_error *err) {
+hudi_status hudi_write_instant_file(hudi_table *t, const char *instant, const char *action, const char *completion,
+                                    hudi_instant_state state, const void *data, size_t len, hudi_error *err) {
   char name[128], path[200];
-  const char *action = c->t->type == HUDI_MERGE_ON_READ ? "deltacommit" : "commit";
-  if (hudi_instant_file_name(name, sizeof name, c->instant, completion, action, state, 2) < 0)
+  if (hudi_instant_file_name(name, sizeof name, instant, completion, action, state, 2) < 0)
     return hudi_err_set(err, HUDI_ERR_INTERNAL, "instant file name");
   snprintf(path, sizeof path, ".hoodie/timeline/%s", name);
-  hudi_status st = hudi_storage_write_if_absent(c->t->storage, path, data, len, err);
+  hudi_status st = hudi_storage_write_if_absent(t->storage, path, data, len, err);
   if (st == HUDI_ERR_EXISTS)
     return hudi_err_set(err, HUDI_ERR_CONFLICT, "timeline file %s already exists: another writer used instant %s",
-                        path, c->instant);
+                        path, instant);
   return st;
 }
 
-/* T greater than every instant and completion time on the timeline. */
-static hudi_status pick_instant(hudi_instant_gen *gen, const hudi_table *t, char out[HUDI_INSTANT_TIME_BUF],
-                                hudi_error *err) {
+static hudi_status write_instant(append_ctx *c, const char *completion, hudi_instant_state state, const void *data,
+                                 size_t len, hudi_error *err) {
+  const char *action = c->t->type == HUDI_MERGE_ON_READ ? "deltacommit" : "commit";
+  return hudi_write_instant_file(c->t, c->instant, action, completion, state, data, len, err);
+}
+
+hudi_status hudi_write_pick_instant(hudi_instant_gen *gen, const hudi_table *t, char out[HUDI_INSTANT_TIME_BUF],
+                                    hudi_error *err) {
   hudi_instant_gen_init(gen, NULL, NULL);
   for (size_t i = 0; i < t->timeline.count; i++) {
     const hudi_instant *in = &t->timeline.items[i];
@@ -372,7 +376,7 @@ static hudi_status pick_instant(hudi_instant_gen *gen, const hudi_table *t, char
 
 static hudi_status commit(append_ctx *c, hudi_error *err) {
   hudi_instant_gen gen;
-  HUDI_TRY(pick_instant(&gen, c->t, c->instant, err));
+  HUDI_TRY(hudi_write_pick_instant(&gen, c->t, c->instant, err));
   snprintf(c->res->requested_time, sizeof c->res->requested_time, "%s", c->instant);
   HUDI_TRY(hudi_commit_metadata_new(&c->meta, 0, err));
   HUDI_TRY(hudi_commit_metadata_set_schema(c->meta, c->schema_json, err));

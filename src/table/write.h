@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "base/instant.h"
 #include "hudi/write.h"
 #include "table/table.h"
 
@@ -27,6 +28,18 @@ HUDI_NODISCARD hudi_status hudi_write_check_table(const hudi_table *t, hudi_erro
 HUDI_NODISCARD hudi_status hudi_write_check_table_mdt(const hudi_table *t, hudi_error *err);
 
 /* Reloads the table's timeline (after a commit). */
+/* Writes a layout-2 timeline file of instant (state, action, completion
+ * time) with write-if-absent: an existing file is HUDI_ERR_CONFLICT (another
+ * writer used the instant). */
+HUDI_NODISCARD hudi_status hudi_write_instant_file(hudi_table *t, const char *instant, const char *action,
+                                                   const char *completion, hudi_instant_state state,
+                                                   const void *data, size_t len, hudi_error *err);
+
+/* A new instant time later than every requested and completion time on the
+ * timeline; gen is left ready to observe later times (the MDT's). */
+HUDI_NODISCARD hudi_status hudi_write_pick_instant(hudi_instant_gen *gen, const hudi_table *t,
+                                                   char out[HUDI_INSTANT_TIME_BUF], hudi_error *err);
+
 HUDI_NODISCARD hudi_status hudi_write_reload_timeline(hudi_table *t, hudi_error *err);
 
 /* A new file-group id: a random UUID v4 and "-0". */
