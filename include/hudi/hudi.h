@@ -9,5 +9,6 @@
 #include "hudi/table.h"
 #include "hudi/read.h"
 #include "hudi/write.h"
+#include "hudi/services.h"
 
 #endif

@@ -82,3 +82,11 @@ def _read_file_group(
     """The file slice of (partition, file_id) that a read with these options reads, merged
     (hudi_table_read_file_group): an ``arrow_array_stream`` PyCapsule. Raises HudiNotFoundError
     when the read has no slice of that file group."""
+
+# SERVICE-PY: compact
+
+# SERVICE-PY: clean
+
+# SERVICE-PY: rollback
+
+# SERVICE-PY: archive

@@ -210,6 +210,14 @@ class HudiTable:
 
         return write.overwrite(self._table, data, partitions_only, options)
 
+    # SERVICE-PY: compact
+
+    # SERVICE-PY: clean
+
+    # SERVICE-PY: rollback
+
+    # SERVICE-PY: archive
+
     def get_file_slices(self, options: "Optional[HudiReadOptions]" = None) -> "List[HudiFileSlice]":
         """The file slices a read with these options reads."""
         from hudi import read

@@ -40,4 +40,10 @@ PyObject *hudi_py_file_slices(PyObject *self, PyObject *args, PyObject *kwargs);
 /* Methods implemented in arrow_capsule.c. */
 PyObject *hudi_py_arrow_roundtrip(PyObject *self, PyObject *obj);
 
+/* Table services (one file each: compact.c, clean.c, rollback.c, archive.c). */
+/* SERVICE-PY: compact */
+/* SERVICE-PY: clean */
+/* SERVICE-PY: rollback */
+/* SERVICE-PY: archive */
+
 #endif

@@ -122,6 +122,10 @@ static PyMethodDef methods[] = {
     {"_read_file_group", (PyCFunction)(void (*)(void))hudi_py_read_file_group, METH_VARARGS | METH_KEYWORDS,
      "_read_file_group(table, partition, file_id, options, filters, sql, projection): an 'arrow_array_stream' "
      "capsule of that file group's slice (hudi_table_read_file_group)."},
+    /* SERVICE-PY: compact */
+    /* SERVICE-PY: clean */
+    /* SERVICE-PY: rollback */
+    /* SERVICE-PY: archive */
     {NULL, NULL, 0, NULL},
 };
 

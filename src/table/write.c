@@ -22,6 +22,7 @@
 #include "table/commit_metadata.h"
 #include "table/keygen.h"
 #include "table/schema_resolve.h"
+#include "table/services.h"
 #include "table/write.h"
 #include "table/write_convert.h"
 #include "table/write_mdt.h"
@@ -429,6 +430,7 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   int64_t block = 0, page = 0;
   hudi_status st = hudi_write_check_table_mdt(table, err);
   if (st == HUDI_OK) st = hudi_write_reload_timeline(table, err);
+  if (st == HUDI_OK) st = hudi_services_before_write(table, c.opts, c.n_opts, err);
   if (st == HUDI_OK)
     st = int_option(table, c.opts, c.n_opts, "hoodie.parquet.max.file.size", HUDI_WRITE_DEFAULT_MAX_FILE_SIZE, 1,
                     &c.max_file_size, err);
@@ -457,10 +459,9 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   if (st == HUDI_OK && c.rows.n > 0) {
     res->num_writes = res->num_inserts = (int64_t)c.rows.n;
     st = commit(&c, err);
-  }
-  if (st != HUDI_OK) {
-    /* Nothing is visible: the instant, if written, is still pending. */
-    res->completion_time[0] = '\0';
+    if (st != HUDI_OK) res->completion_time[0] = '\0'; /* the instant, if written, is still pending */
+    /* The commit is visible from here on, whatever the services report. */
+    else st = hudi_services_after_commit(table, c.opts, c.n_opts, res, err);
   }
   hudi_commit_metadata_free(c.meta);
   hudi_write_rows_free(&c.rows);
