@@ -1069,11 +1069,13 @@ hudi_status hudi_merge_write(hudi_write_result *res, hudi_table *t, const hudi_m
                                              : "commit";
   snprintf(res->action, sizeof res->action, "%s", c.action);
   snprintf(res->operation, sizeof res->operation, "%s", in->operation);
-  hudi_status st = hudi_services_before_write(t, c.opts, c.n_opts, err);
+  hudi_table_lock lock = {0};
+  hudi_status st = hudi_write_begin(&lock, t, c.opts, c.n_opts, err);
   if (st == HUDI_OK) st = run(&c, in, err);
   if (st != HUDI_OK) res->completion_time[0] = '\0';
   /* The commit is visible from here on, whatever the services report. */
   else if (res->completion_time[0]) st = hudi_services_after_commit(t, c.opts, c.n_opts, res, err);
+  hudi_write_end(&lock, t);
   hudi_avro_encoder_free(c.enc);
   hudi_index_free(c.index);
   if (c.avro) hudi_avro_schema_free(c.avro);

@@ -7,7 +7,18 @@
 
 #include "base/error.h"
 #include "hudi/write.h"
+#include "table/lock.h"
 #include "table/table.h"
+
+/* Every write runs between these two: hudi_write_begin takes the table
+ * lock (lock.h), reloads the timeline and runs hudi_services_before_write;
+ * on error nothing is held. hudi_write_end releases the lock; call it after
+ * hudi_services_after_commit, on every path once begin succeeded. Services
+ * run from inside a write (after_commit) already hold the lock; services
+ * called on their own (hudi_table_compact, ...) take it with these too. */
+HUDI_NODISCARD hudi_status hudi_write_begin(hudi_table_lock *lock, hudi_table *t, const hudi_option *opts, size_t n,
+                                            hudi_error *err);
+void hudi_write_end(hudi_table_lock *lock, hudi_table *t);
 
 /* Before a write plans anything: rolls back failed (pending, abandoned)
  * writes. */

@@ -20,6 +20,7 @@
 #include "table/base_file.h"
 #include "table/bloom.h"
 #include "table/commit_metadata.h"
+#include "table/heartbeat.h"
 #include "table/keygen.h"
 #include "table/schema_resolve.h"
 #include "table/services.h"
@@ -346,10 +347,14 @@ hudi_status hudi_write_instant_file(hudi_table *t, const char *instant, const ch
   if (hudi_instant_file_name(name, sizeof name, instant, completion, action, state, 2) < 0)
     return hudi_err_set(err, HUDI_ERR_INTERNAL, "instant file name");
   snprintf(path, sizeof path, ".hoodie/timeline/%s", name);
+  /* The heartbeat says the instant's writer is alive (§6.5): written before
+   * the instant appears, deleted once it completed. */
+  if (state == HUDI_INSTANT_REQUESTED) HUDI_TRY(hudi_heartbeat_start(t, instant, err));
   hudi_status st = hudi_storage_write_if_absent(t->storage, path, data, len, err);
   if (st == HUDI_ERR_EXISTS)
     return hudi_err_set(err, HUDI_ERR_CONFLICT, "timeline file %s already exists: another writer used instant %s",
                         path, instant);
+  if (st == HUDI_OK && state == HUDI_INSTANT_COMPLETED) hudi_heartbeat_stop(t, instant);
   return st;
 }
 
@@ -428,9 +433,9 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   hudi_pq_writer_options pq = HUDI_PQ_WRITER_OPTIONS_INIT;
   c.pq = pq;
   int64_t block = 0, page = 0;
+  hudi_table_lock lock = {0};
   hudi_status st = hudi_write_check_table_mdt(table, err);
-  if (st == HUDI_OK) st = hudi_write_reload_timeline(table, err);
-  if (st == HUDI_OK) st = hudi_services_before_write(table, c.opts, c.n_opts, err);
+  if (st == HUDI_OK) st = hudi_write_begin(&lock, table, c.opts, c.n_opts, err);
   if (st == HUDI_OK)
     st = int_option(table, c.opts, c.n_opts, "hoodie.parquet.max.file.size", HUDI_WRITE_DEFAULT_MAX_FILE_SIZE, 1,
                     &c.max_file_size, err);
@@ -463,6 +468,7 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
     /* The commit is visible from here on, whatever the services report. */
     else st = hudi_services_after_commit(table, c.opts, c.n_opts, res, err);
   }
+  hudi_write_end(&lock, table);
   hudi_commit_metadata_free(c.meta);
   hudi_write_rows_free(&c.rows);
   hudi_arrow_field_clear(&c.out_schema);
