@@ -13,7 +13,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I"$here/../src" -I"$here/../include" \
   "$here/parquet_write_bench.c" "$build/libhudi.a" \
-  $(pkg-config --libs zlib libzstd liblz4 snappy libxxhash jansson) -lpthread -lm -o "$out/bench"
+  $(pkg-config --libs zlib libzstd liblz4 snappy libxxhash jansson libcurl libcrypto) -lpthread -lm -o "$out/bench"
 echo "load: $(cat /proc/loadavg)"
 for i in 1 2 3; do
   "$out/bench" rag "$rag_rows" "$out"

@@ -12,6 +12,7 @@
  * 1 MiB blocks keep the root index small). */
 #include <string.h>
 #include <time.h>
+#include <zlib.h>
 
 #include "base/alloc.h"
 #include "hfile/block.h"
@@ -48,8 +49,12 @@ struct hudi_hfile_writer {
   uint64_t entries, total_key_len, total_value_len, total_usw;
   int64_t first_data_off, last_data_off;
   named_list file_info, meta;
+  struct gz_sizer *gz; /* block sizing for the cut search, kept for its memory */
+  int last_cut;        /* the previous block was closed early (spec §3.9) */
   int finished;
 };
+
+static void gz_sizer_destroy(struct gz_sizer *g);
 
 /* ---- Java HashMap iteration order -------------------------------------- */
 
@@ -192,6 +197,7 @@ void hudi_hfile_writer_free(hudi_hfile_writer *w) {
   hudi_free(w->kv_starts);
   named_free(&w->file_info);
   named_free(&w->meta);
+  gz_sizer_destroy(w->gz);
   hudi_free(w);
 }
 
@@ -212,29 +218,332 @@ static size_t kv_end(const hudi_hfile_writer *w, size_t i) {
  * 4 x ceil((33 + onDiskSizeWithoutHeader) / 16384) bytes early, dropping a
  * last key-value no longer than that; hudi-rs cuts the gzip stream short
  * by 4 bytes when that chunk count exceeds the one the writer used. */
+static uint64_t chunk_bytes(uint64_t stored) {
+  return hudi_hfile_checksum_bytes(HUDI_HFILE_HEADER_SIZE + stored, HUDI_HFILE_BYTES_PER_CHECKSUM);
+}
+
+static uint64_t java_bytes(uint64_t stored) {
+  return hudi_hfile_checksum_bytes(HUDI_HFILE_HEADER_SIZE + stored + chunk_bytes(stored),
+                                   HUDI_HFILE_BYTES_PER_CHECKSUM);
+}
+
+static uint64_t kv_size(const hudi_hfile_writer *w, size_t i) { return kv_end(w, i) - w->kv_starts[i]; }
+
 static int block_is_misread(const hudi_hfile_writer *w, size_t n, uint64_t stored) {
-  uint64_t k = hudi_hfile_checksum_bytes(HUDI_HFILE_HEADER_SIZE + stored, HUDI_HFILE_BYTES_PER_CHECKSUM);
-  uint64_t java = hudi_hfile_checksum_bytes(HUDI_HFILE_HEADER_SIZE + stored + k, HUDI_HFILE_BYTES_PER_CHECKSUM);
-  uint64_t last = kv_end(w, n - 1) - w->kv_starts[n - 1];
-  if (last <= java) return 1;
-  return w->opts.compression == HUDI_HFILE_GZ && java != k;
+  uint64_t java = java_bytes(stored);
+  if (kv_size(w, n - 1) <= java) return 1;
+  return w->opts.compression == HUDI_HFILE_GZ && java != chunk_bytes(stored);
+}
+
+/* ---- where to close a block (spec §3.9) ----------------------------------
+ * The rule: a block holds the most key-values n (of the n_kvs waiting) for
+ * which no reader mis-reads it, at least one. Closing one key-value earlier
+ * and re-encoding until that holds re-compresses a 1 MiB block thousands of
+ * times (its last key-values are all "too short" until it shrinks below
+ * about 460 KiB), so the search below finds the same n with few size
+ * evaluations:
+ *  - NONE: the stored size of n key-values is their length; no encoding.
+ *  - GZ: one deflate pass over the block keeps snapshots of the stream
+ *    (deflateCopy) every `step` key-values; the exact compressed size of
+ *    any prefix is then a snapshot, at most `step` key-values more, and the
+ *    end of the stream. zlib's output does not depend on how its input is
+ *    split between calls, so this is the size one-shot compression gives.
+ *    The search relies on that size never shrinking as key-values are
+ *    added (deflate's output grows with its input), so that the checksum
+ *    chunk counts it depends on only step up with n: it binary-searches
+ *    the largest n whose chunk count leaves room for the longest
+ *    key-value, then walks down over runs of n with equal counts (found by
+ *    galloping), checking each key-value's length without compressing.
+ * The chosen block is then encoded the ordinary way; should its size not
+ * be the one predicted, the plain walk from the top decides instead. */
+
+#define GZ_SNAPSHOTS 64
+#define POOL_MAX (8 * (GZ_SNAPSHOTS + 2))
+
+/* zlib's allocations recycled: every snapshot and probe allocates the same
+ * few buffers (~260 KiB per stream); fresh memory each time would cost more
+ * in page faults than the copying. */
+typedef struct zpool {
+  struct { void *p; size_t size; } free[POOL_MAX];
+  size_t n;
+} zpool;
+
+typedef struct gz_sizer {
+  const hudi_hfile_writer *w;
+  z_stream snap[GZ_SNAPSHOTS + 1]; /* snap[j]: fed the first j * step key-values */
+  uint64_t out_at[GZ_SNAPSHOTS + 1];
+  size_t n_snap, step;
+  zpool pool;
+  uint8_t sink[16384]; /* compressed bytes are only counted */
+} gz_sizer;
+
+/* Each allocation carries its size in front, so a freed one can be reused
+ * for a request of the same size. */
+static voidpf gz_alloc(voidpf opaque, uInt items, uInt size) {
+  zpool *pool = opaque;
+  size_t n = hudi_mul_size(items, size);
+  for (size_t i = pool->n; i-- > 0;) {
+    if (pool->free[i].size != n) continue;
+    void *p = pool->free[i].p;
+    pool->free[i] = pool->free[--pool->n];
+    return (uint8_t *)p + 16;
+  }
+  uint8_t *p = hudi_malloc(n > SIZE_MAX - 16 ? SIZE_MAX : n + 16);
+  if (!p) return NULL;
+  memcpy(p, &n, sizeof n);
+  return p + 16;
+}
+
+static void gz_free(voidpf opaque, voidpf q) {
+  zpool *pool = opaque;
+  if (!q) return;
+  uint8_t *p = (uint8_t *)q - 16;
+  size_t n;
+  memcpy(&n, p, sizeof n);
+  if (pool->n == POOL_MAX) {
+    hudi_free(p);
+    return;
+  }
+  pool->free[pool->n].p = p;
+  pool->free[pool->n].size = n;
+  pool->n++;
+}
+
+static void zpool_free(zpool *pool) {
+  for (size_t i = 0; i < pool->n; i++) hudi_free(pool->free[i].p);
+  pool->n = 0;
+}
+
+/* Feeds bytes [from, to) of the block, flushing with `flush`; adds the
+ * bytes produced to *out. */
+static hudi_status gz_feed(gz_sizer *g, z_stream *z, size_t from, size_t to, int flush, uint64_t *out,
+                           hudi_error *err) {
+  z->next_in = (Bytef *)(g->w->block.data + from);
+  z->avail_in = (uInt)(to - from);
+  for (;;) {
+    z->next_out = g->sink;
+    z->avail_out = sizeof g->sink;
+    int rc = deflate(z, flush);
+    *out += sizeof g->sink - z->avail_out;
+    if (rc == Z_STREAM_END) return HUDI_OK;
+    if (rc != Z_OK && rc != Z_BUF_ERROR) return hudi_err_set(err, HUDI_ERR_INTERNAL, "deflate failed (%d)", rc);
+    if (flush == Z_NO_FLUSH && z->avail_in == 0) return HUDI_OK;
+    if (rc == Z_BUF_ERROR && z->avail_out != 0) /* no progress possible */
+      return hudi_err_set(err, HUDI_ERR_INTERNAL, "deflate made no progress");
+  }
+}
+
+static hudi_status deflate_start(z_stream *z, zpool *pool, hudi_error *err) {
+  memset(z, 0, sizeof *z);
+  z->zalloc = gz_alloc;
+  z->zfree = gz_free;
+  z->opaque = pool;
+  /* hudi_hfile_gzip's settings: raw deflate, level 6, default memory. */
+  int rc = deflateInit2(z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
+  if (rc == Z_MEM_ERROR) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory starting deflate");
+  return rc == Z_OK ? HUDI_OK : hudi_err_set(err, HUDI_ERR_INTERNAL, "deflateInit2 failed (%d)", rc);
+}
+
+/* Ends the snapshots; their memory stays in the pool for the next block. */
+static void gz_sizer_free(gz_sizer *g) {
+  for (size_t j = 0; j < g->n_snap; j++) deflateEnd(&g->snap[j]);
+  g->n_snap = 0;
+}
+
+static void gz_sizer_destroy(struct gz_sizer *g) {
+  if (!g) return;
+  gz_sizer_free(g);
+  zpool_free(&g->pool);
+  hudi_free(g);
+}
+
+/* One pass over the n_kvs waiting key-values, keeping snapshots; with
+ * `full`, also the stored size of all of them. */
+static hudi_status gz_sizer_init(gz_sizer *g, const hudi_hfile_writer *w, uint64_t *full, hudi_error *err) {
+  g->w = w;
+  g->n_snap = 0;
+  g->step = (w->n_kvs + GZ_SNAPSHOTS - 1) / GZ_SNAPSHOTS;
+  if (g->step == 0) g->step = 1;
+  z_stream run;
+  HUDI_TRY(deflate_start(&run, &g->pool, err));
+  uint64_t out = 0;
+  hudi_status st = HUDI_OK;
+  for (size_t j = 0; st == HUDI_OK; j++) {
+    size_t at = j * g->step;
+    if (at >= w->n_kvs) break;
+    int rc = deflateCopy(&g->snap[j], &run);
+    if (rc != Z_OK) {
+      st = hudi_err_set(err, rc == Z_MEM_ERROR ? HUDI_ERR_NOMEM : HUDI_ERR_INTERNAL, "deflateCopy failed (%d)", rc);
+      break;
+    }
+    g->out_at[j] = out;
+    g->n_snap = j + 1;
+    size_t next = at + g->step < w->n_kvs ? at + g->step : w->n_kvs;
+    if (next < w->n_kvs) {
+      st = gz_feed(g, &run, w->kv_starts[at], w->kv_starts[next], Z_NO_FLUSH, &out, err);
+    } else if (full) {
+      st = gz_feed(g, &run, w->kv_starts[at], w->block.len, Z_FINISH, &out, err);
+      *full = 10 + out + 8;
+    }
+  }
+  deflateEnd(&run);
+  if (st != HUDI_OK) gz_sizer_free(g);
+  return st;
+}
+
+/* Stored bytes (gzip header and trailer included) of the first n
+ * key-values. */
+static hudi_status gz_size(gz_sizer *g, size_t n, uint64_t *stored, hudi_error *err) {
+  size_t j = (n - 1) / g->step;
+  if (j >= g->n_snap) j = g->n_snap - 1;
+  z_stream z;
+  int rc = deflateCopy(&z, &g->snap[j]);
+  if (rc != Z_OK)
+    return hudi_err_set(err, rc == Z_MEM_ERROR ? HUDI_ERR_NOMEM : HUDI_ERR_INTERNAL, "deflateCopy failed (%d)", rc);
+  uint64_t out = g->out_at[j];
+  hudi_status st = gz_feed(g, &z, g->w->kv_starts[j * g->step], kv_end(g->w, n - 1), Z_FINISH, &out, err);
+  deflateEnd(&z);
+  *stored = 10 + out + 8; /* hudi_hfile_gzip: 10-byte header, deflate, crc32 + size */
+  return st;
+}
+
+typedef struct cut_search {
+  hudi_hfile_writer *w;
+  gz_sizer *gz; /* NULL: NONE */
+} cut_search;
+
+static hudi_status stored_size(cut_search *c, size_t n, uint64_t *stored, hudi_error *err) {
+  if (!c->gz) {
+    *stored = kv_end(c->w, n - 1);
+    return HUDI_OK;
+  }
+  return gz_size(c->gz, n, stored, err);
+}
+
+/* The checksum chunk counts a stored size gives; equal keys, equal verdicts
+ * for key-values of equal length. */
+static uint64_t size_key(uint64_t stored) { return chunk_bytes(stored) << 32 | java_bytes(stored); }
+
+/* Largest n in [1, hi] for which no reader mis-reads the block, or 1; the
+ * first hi key-values, whose block is known to be mis-read. */
+static hudi_status search_cut(cut_search *c, size_t hi, size_t *cut, hudi_error *err) {
+  hudi_hfile_writer *w = c->w;
+  uint64_t longest = 0;
+  for (size_t i = 0; i < hi; i++)
+    if (kv_size(w, i) > longest) longest = kv_size(w, i);
+  /* Past the largest n whose Java bound is below the longest key-value,
+   * every block drops its last key-value: binary search for that n. */
+  size_t lo = 1, top = hi - 1;
+  uint64_t s;
+  while (lo < top) {
+    size_t mid = lo + (top - lo + 1) / 2;
+    HUDI_TRY(stored_size(c, mid, &s, err));
+    if (java_bytes(s) < longest) lo = mid;
+    else top = mid - 1;
+  }
+  size_t n = lo;
+  while (n > 1) {
+    HUDI_TRY(stored_size(c, n, &s, err));
+    if (!block_is_misread(w, n, s)) break;
+    /* Gallop down to the first m with the same chunk counts as n ... */
+    uint64_t key = size_key(s);
+    size_t same = n, d = 1;
+    for (;;) {
+      size_t m = same > d ? same - d : 1;
+      uint64_t sm;
+      HUDI_TRY(stored_size(c, m, &sm, err));
+      if (size_key(sm) != key) {
+        /* ... the boundary lies in (m, same]: bisect it. */
+        size_t a = m, b = same; /* key(a) differs, key(b) equal */
+        while (b - a > 1) {
+          size_t mid = a + (b - a) / 2;
+          HUDI_TRY(stored_size(c, mid, &sm, err));
+          if (size_key(sm) == key) b = mid;
+          else a = mid;
+        }
+        same = b;
+        break;
+      }
+      same = m;
+      if (m == 1) break;
+      d *= 2;
+    }
+    /* Within [same, n) the verdict is the length's against the same bound. */
+    size_t i = n - 1;
+    if (java_bytes(s) == chunk_bytes(s) || !c->gz)
+      for (; i >= same && i > 1; i--)
+        if (kv_size(w, i - 1) > java_bytes(s)) break;
+    if (i >= same && i > 1 && (java_bytes(s) == chunk_bytes(s) || !c->gz)) {
+      n = i;
+      break;
+    }
+    n = same > 1 ? same - 1 : 1;
+  }
+  *cut = n;
+  return HUDI_OK;
+}
+
+/* Encodes the first n key-values into w->enc; their stored size. */
+static hudi_status encode_prefix(hudi_hfile_writer *w, size_t n, int64_t prev, uint64_t *stored, hudi_error *err) {
+  hudi_buf_reset(&w->enc);
+  HUDI_TRY(hudi_hfile_block_encode(&w->enc, HUDI_HFILE_MAGIC_DATA, w->block.data, kv_end(w, n - 1),
+                                   w->opts.compression == HUDI_HFILE_GZ, prev, err));
+  *stored = hudi_be32(w->enc.data + 29) - HUDI_HFILE_HEADER_SIZE;
+  return HUDI_OK;
+}
+
+/* How many of the waiting key-values the next block takes; w->enc holds it.
+ * The whole block is encoded first (the common case: it is read right);
+ * after a block that had to be closed early, the next one likely must be
+ * too, so its size comes from the sizer's pass instead. */
+static hudi_status choose_block(hudi_hfile_writer *w, int64_t prev, size_t *out_n, hudi_error *err) {
+  size_t n = w->n_kvs;
+  int gz = w->opts.compression == HUDI_HFILE_GZ;
+  uint64_t stored;
+  int sized = 0;
+  if (gz && !w->gz) {
+    w->gz = hudi_malloc(sizeof *w->gz);
+    if (!w->gz) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory sizing an HFile block");
+    w->gz->pool.n = 0;
+    w->gz->n_snap = 0;
+  }
+  if (gz && w->last_cut && n > 1) {
+    HUDI_TRY(gz_sizer_init(w->gz, w, &stored, err));
+    sized = 1;
+  } else {
+    HUDI_TRY(encode_prefix(w, n, prev, &stored, err));
+  }
+  size_t cut = n;
+  hudi_status st = HUDI_OK;
+  if (n > 1 && block_is_misread(w, n, stored)) {
+    cut_search c = {w, NULL};
+    if (gz && !sized) st = gz_sizer_init(w->gz, w, NULL, err);
+    if (gz) c.gz = w->gz;
+    if (st == HUDI_OK) st = search_cut(&c, n, &cut, err);
+  }
+  if (gz) gz_sizer_free(w->gz);
+  HUDI_TRY(st);
+  if (cut < n || sized) HUDI_TRY(encode_prefix(w, cut, prev, &stored, err));
+  if (cut > 1 && block_is_misread(w, cut, stored)) {
+    /* The size was not the predicted one: the plain walk decides. */
+    for (cut = n; cut > 1; cut--) {
+      HUDI_TRY(encode_prefix(w, cut, prev, &stored, err));
+      if (!block_is_misread(w, cut, stored)) break;
+    }
+    if (cut == 1) HUDI_TRY(encode_prefix(w, cut, prev, &stored, err));
+  }
+  w->last_cut = cut < n;
+  *out_n = cut;
+  return HUDI_OK;
 }
 
 static hudi_status flush_block(hudi_hfile_writer *w, hudi_error *err) {
   if (w->n_kvs == 0) return HUDI_OK;
-  int gz = w->opts.compression == HUDI_HFILE_GZ;
   /* Java gives the first block prevBlockOffset -1 and every later one its
    * own start offset (it passes currentOffset when creating the block). */
   int64_t prev = w->first_data_off < 0 ? -1 : (int64_t)w->out.len;
-  size_t n = w->n_kvs;
-  for (;;) {
-    size_t len = kv_end(w, n - 1);
-    hudi_buf_reset(&w->enc);
-    HUDI_TRY(hudi_hfile_block_encode(&w->enc, HUDI_HFILE_MAGIC_DATA, w->block.data, len, gz, prev, err));
-    uint64_t stored = hudi_be32(w->enc.data + 29) - HUDI_HFILE_HEADER_SIZE;
-    if (n == 1 || !block_is_misread(w, n, stored)) break;
-    n--; /* close the block one key-value earlier */
-  }
+  size_t n = 0;
+  HUDI_TRY(choose_block(w, prev, &n, err));
   size_t len = kv_end(w, n - 1);
   uint64_t off = w->out.len;
   HUDI_TRY(hudi_buf_append(&w->out, w->enc.data, w->enc.len, err));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "parquet/bitpack.h"
 #include "parquet/encoding.h"
 
 hudi_status hudi_pq_codec_map(hudi_codec *out, hudi_pq_codec c, hudi_error *err) {
@@ -83,97 +84,191 @@ static hudi_status check_i32(size_t v, const char *what, hudi_error *err) {
   return HUDI_OK;
 }
 
-/* Appends header + (compressed) body; body[0..plain_prefix) is stored
- * uncompressed ahead of the compressed rest (v2 levels). */
-static hudi_status emit_page(hudi_buf *out, hudi_pq_page_header *h, const hudi_buf *body, size_t plain_prefix,
-                             hudi_pq_codec codec, bool compress, int64_t *utotal, int64_t *ctotal, hudi_error *err) {
+/* Room kept ahead of the compressed body for the page header, which is
+ * encoded after compression (it holds the compressed size); a Thrift page
+ * header without statistics takes well under 100 bytes. */
+#define HEADER_ROOM 256
+
+void hudi_pq_page_scratch_init(hudi_pq_page_scratch *s) {
+  hudi_buf_init(&s->body, 0);
+  hudi_buf_init(&s->page, 0);
+  hudi_buf_init(&s->header, 0);
+}
+
+void hudi_pq_page_scratch_free(hudi_pq_page_scratch *s) {
+  hudi_buf_free(&s->body);
+  hudi_buf_free(&s->page);
+  hudi_buf_free(&s->header);
+}
+
+/* Compresses s->body (its first plain_prefix bytes stored as they are: v2
+ * levels) into s->page after HEADER_ROOM bytes, then puts the header
+ * right in front of it, so header + body are contiguous without copying
+ * the body again. */
+static hudi_status emit_page(hudi_pq_page_scratch *s, hudi_pq_page_header *h, size_t plain_prefix,
+                             hudi_pq_codec codec, bool compress, hudi_pq_page_out *out, int64_t *utotal,
+                             int64_t *ctotal, hudi_error *err) {
   hudi_codec c = HUDI_CODEC_NONE;
   HUDI_TRY(hudi_pq_codec_map(&c, codec, err));
-  hudi_buf z;
-  hudi_buf_init(&z, 0);
-  hudi_status st = hudi_buf_append(&z, body->data, plain_prefix, err);
-  if (st == HUDI_OK)
-    st = hudi_codec_compress(compress ? c : HUDI_CODEC_NONE, 0, body->data + plain_prefix, body->len - plain_prefix,
-                             &z, err);
-  if (st == HUDI_OK) st = check_i32(body->len, "size", err);
-  if (st == HUDI_OK) st = check_i32(z.len, "size", err);
-  if (st == HUDI_OK) {
-    h->uncompressed_page_size = (int32_t)body->len;
-    h->compressed_page_size = (int32_t)z.len;
-    size_t before = out->len;
-    st = hudi_pq_page_header_encode(out, h, err);
-    size_t hlen = out->len - before;
-    if (st == HUDI_OK) st = hudi_buf_append(out, z.data, z.len, err);
-    if (st == HUDI_OK && utotal) *utotal += (int64_t)(hlen + body->len);
-    if (st == HUDI_OK && ctotal) *ctotal += (int64_t)(hlen + z.len);
+  const hudi_buf *body = &s->body;
+  hudi_buf *z = &s->page;
+  hudi_buf_reset(z);
+  HUDI_TRY(hudi_buf_reserve(z, HEADER_ROOM, err));
+  z->len = HEADER_ROOM;
+  HUDI_TRY(hudi_buf_append(z, body->data, plain_prefix, err));
+  HUDI_TRY(hudi_codec_compress(compress ? c : HUDI_CODEC_NONE, 0, body->data + plain_prefix,
+                               body->len - plain_prefix, z, err));
+  size_t zlen = z->len - HEADER_ROOM;
+  HUDI_TRY(check_i32(body->len, "size", err));
+  HUDI_TRY(check_i32(zlen, "size", err));
+  h->uncompressed_page_size = (int32_t)body->len;
+  h->compressed_page_size = (int32_t)zlen;
+  hudi_buf_reset(&s->header);
+  HUDI_TRY(hudi_pq_page_header_encode(&s->header, h, err));
+  size_t hlen = s->header.len;
+  if (hlen > HEADER_ROOM)
+    return hudi_err_set(err, HUDI_ERR_INTERNAL, "parquet page header of %zu bytes exceeds its room", hlen);
+  memcpy(z->data + HEADER_ROOM - hlen, s->header.data, hlen);
+  out->data = z->data + HEADER_ROOM - hlen;
+  out->len = hlen + zlen;
+  if (utotal) *utotal += (int64_t)(hlen + body->len);
+  if (ctotal) *ctotal += (int64_t)(hlen + zlen);
+  return HUDI_OK;
+}
+
+/* ---- levels ----
+ * The RLE/bit-packed hybrid of hudi_pq_rle_encode (same runs, same bytes),
+ * read straight from the int16 levels: hudi_pq_levels_encode first widens
+ * a page's levels into a temporary uint32 array, which for list columns
+ * (one level per element: 384 per embedding) costs more than encoding. */
+
+static hudi_status levels_literal(hudi_buf *out, const int16_t *v, size_t n, int bw, hudi_error *err) {
+  if (n == 0) return HUDI_OK;
+  size_t groups = (n + 7) / 8;
+  uint8_t hdr[10];
+  size_t hn = hudi_pq_write_uleb(hdr, ((uint64_t)groups << 1) | 1);
+  HUDI_TRY(hudi_buf_append(out, hdr, hn, err));
+  size_t bytes = groups * (size_t)bw;
+  HUDI_TRY(hudi_buf_append_zeros(out, bytes, err));
+  uint8_t *dst = out->data + out->len - bytes;
+  uint32_t tmp[256]; /* 256 values: a whole number of bytes at any width */
+  for (size_t i = 0; i < n; i += 256) {
+    size_t k = n - i < 256 ? n - i : 256;
+    for (size_t j = 0; j < k; j++) tmp[j] = (uint16_t)v[i + j];
+    hudi_pq_pack32(dst + i / 8 * (size_t)bw, tmp, k, bw);
   }
-  hudi_buf_free(&z);
-  return st;
+  return HUDI_OK;
+}
+
+static hudi_status levels_run(hudi_buf *out, uint32_t value, size_t n, int bw, hudi_error *err) {
+  uint8_t hdr[16];
+  size_t hn = hudi_pq_write_uleb(hdr, (uint64_t)n << 1);
+  for (int i = 0; i < (bw + 7) / 8; i++) hdr[hn++] = (uint8_t)(value >> (8 * i));
+  return hudi_buf_append(out, hdr, hn, err);
+}
+
+static hudi_status levels_encode(hudi_buf *out, const int16_t *v, size_t n, int16_t max_level, bool with_prefix,
+                                 hudi_error *err) {
+  if (max_level == 0) return HUDI_OK;
+  int bw = hudi_pq_bit_width((uint64_t)max_level);
+  size_t start = out->len;
+  if (with_prefix) HUDI_TRY(hudi_buf_append_zeros(out, 4, err));
+  size_t lit_start = 0, i = 0;
+  while (i < n) {
+    size_t j = i + 1;
+    while (j < n && v[j] == v[i]) j++;
+    size_t run = j - i;
+    if (run >= 8) {
+      /* Literal runs hold whole groups of 8: borrow from this run to fill one. */
+      size_t borrow = (8 - (i - lit_start) % 8) % 8;
+      if (run - borrow >= 8) {
+        HUDI_TRY(levels_literal(out, v + lit_start, i + borrow - lit_start, bw, err));
+        HUDI_TRY(levels_run(out, (uint16_t)v[i], run - borrow, bw, err));
+        lit_start = j;
+      }
+    }
+    i = j;
+  }
+  HUDI_TRY(levels_literal(out, v + lit_start, n - lit_start, bw, err));
+  if (!with_prefix) return HUDI_OK;
+  size_t body = out->len - start - 4;
+  if (body > UINT32_MAX) return hudi_err_set(err, HUDI_ERR_LIMIT, "levels of %zu bytes are too large", body);
+  for (int k = 0; k < 4; k++) out->data[start + (size_t)k] = (uint8_t)(body >> (8 * k));
+  return HUDI_OK;
+}
+
+hudi_status hudi_pq_data_page_build(hudi_pq_page_scratch *s, const hudi_pq_page_input *in, hudi_pq_page_out *out,
+                                    int64_t *utotal, int64_t *ctotal, hudi_error *err) {
+  HUDI_TRY(check_i32(in->num_levels, "value count", err));
+  hudi_buf *body = &s->body;
+  hudi_buf_reset(body);
+  hudi_pq_page_header h;
+  memset(&h, 0, sizeof h);
+  bool with_prefix = !in->v2;
+  if (in->max_rep > 0) HUDI_TRY(levels_encode(body, in->rep_levels, in->num_levels, in->max_rep, with_prefix, err));
+  size_t rep_len = body->len;
+  if (in->max_def > 0) HUDI_TRY(levels_encode(body, in->def_levels, in->num_levels, in->max_def, with_prefix, err));
+  size_t levels_len = body->len;
+  HUDI_TRY(hudi_pq_values_encode(body, in->encoding, in->type, in->type_length, in->values, in->offsets,
+                                 in->num_values, in->dict_size, err));
+  if (in->v2) {
+    h.type = HUDI_PQ_PAGE_DATA_V2;
+    h.has_data_page_v2 = true;
+    hudi_pq_data_page_header_v2 *d = &h.data_page_v2;
+    d->num_values = (int32_t)in->num_levels;
+    d->num_nulls = (int32_t)(in->num_levels - in->num_values);
+    d->num_rows = in->num_rows;
+    d->encoding = in->encoding;
+    d->repetition_levels_byte_length = (int32_t)rep_len;
+    d->definition_levels_byte_length = (int32_t)(levels_len - rep_len);
+    d->has_is_compressed = true;
+    d->is_compressed = in->codec != HUDI_PQ_CODEC_UNCOMPRESSED;
+    return emit_page(s, &h, levels_len, in->codec, d->is_compressed, out, utotal, ctotal, err);
+  }
+  h.type = HUDI_PQ_PAGE_DATA;
+  h.has_data_page = true;
+  h.data_page.num_values = (int32_t)in->num_levels;
+  h.data_page.encoding = in->encoding;
+  h.data_page.definition_level_encoding = HUDI_PQ_ENC_RLE;
+  h.data_page.repetition_level_encoding = HUDI_PQ_ENC_RLE;
+  return emit_page(s, &h, 0, in->codec, true, out, utotal, ctotal, err);
+}
+
+hudi_status hudi_pq_dictionary_page_build(hudi_pq_page_scratch *s, hudi_pq_type type, int32_t type_length,
+                                          const void *values, const int32_t *offsets, size_t n, hudi_pq_codec codec,
+                                          hudi_pq_page_out *out, int64_t *utotal, int64_t *ctotal, hudi_error *err) {
+  HUDI_TRY(check_i32(n, "dictionary size", err));
+  hudi_buf_reset(&s->body);
+  HUDI_TRY(hudi_pq_values_encode(&s->body, HUDI_PQ_ENC_PLAIN, type, type_length, values, offsets, n, 0, err));
+  hudi_pq_page_header h;
+  memset(&h, 0, sizeof h);
+  h.type = HUDI_PQ_PAGE_DICTIONARY;
+  h.has_dictionary_page = true;
+  h.dictionary_page.num_values = (int32_t)n;
+  h.dictionary_page.encoding = HUDI_PQ_ENC_PLAIN;
+  return emit_page(s, &h, 0, codec, true, out, utotal, ctotal, err);
 }
 
 hudi_status hudi_pq_data_page_write(hudi_buf *out, const hudi_pq_page_input *in, int64_t *utotal, int64_t *ctotal,
                                     hudi_error *err) {
-  HUDI_TRY(check_i32(in->num_levels, "value count", err));
-  hudi_buf body;
-  hudi_buf_init(&body, 0);
-  hudi_pq_page_header h;
-  memset(&h, 0, sizeof h);
-  hudi_status st = HUDI_OK;
-  size_t levels_len = 0;
-  bool with_prefix = !in->v2;
-  if (in->max_rep > 0)
-    st = hudi_pq_levels_encode(&body, in->rep_levels, in->num_levels, in->max_rep, with_prefix, err);
-  size_t rep_len = body.len;
-  if (st == HUDI_OK && in->max_def > 0)
-    st = hudi_pq_levels_encode(&body, in->def_levels, in->num_levels, in->max_def, with_prefix, err);
-  levels_len = body.len;
-  if (st == HUDI_OK)
-    st = hudi_pq_values_encode(&body, in->encoding, in->type, in->type_length, in->values, in->offsets,
-                               in->num_values, in->dict_size, err);
-  if (st == HUDI_OK) {
-    if (in->v2) {
-      h.type = HUDI_PQ_PAGE_DATA_V2;
-      h.has_data_page_v2 = true;
-      hudi_pq_data_page_header_v2 *d = &h.data_page_v2;
-      d->num_values = (int32_t)in->num_levels;
-      d->num_nulls = (int32_t)(in->num_levels - in->num_values);
-      d->num_rows = in->num_rows;
-      d->encoding = in->encoding;
-      d->repetition_levels_byte_length = (int32_t)rep_len;
-      d->definition_levels_byte_length = (int32_t)(levels_len - rep_len);
-      d->has_is_compressed = true;
-      d->is_compressed = in->codec != HUDI_PQ_CODEC_UNCOMPRESSED;
-      st = emit_page(out, &h, &body, levels_len, in->codec, d->is_compressed, utotal, ctotal, err);
-    } else {
-      h.type = HUDI_PQ_PAGE_DATA;
-      h.has_data_page = true;
-      h.data_page.num_values = (int32_t)in->num_levels;
-      h.data_page.encoding = in->encoding;
-      h.data_page.definition_level_encoding = HUDI_PQ_ENC_RLE;
-      h.data_page.repetition_level_encoding = HUDI_PQ_ENC_RLE;
-      st = emit_page(out, &h, &body, 0, in->codec, true, utotal, ctotal, err);
-    }
-  }
-  hudi_buf_free(&body);
+  hudi_pq_page_scratch s;
+  hudi_pq_page_scratch_init(&s);
+  hudi_pq_page_out page;
+  hudi_status st = hudi_pq_data_page_build(&s, in, &page, utotal, ctotal, err);
+  if (st == HUDI_OK) st = hudi_buf_append(out, page.data, page.len, err);
+  hudi_pq_page_scratch_free(&s);
   return st;
 }
 
 hudi_status hudi_pq_dictionary_page_write(hudi_buf *out, hudi_pq_type type, int32_t type_length, const void *values,
                                           const int32_t *offsets, size_t n, hudi_pq_codec codec, int64_t *utotal,
                                           int64_t *ctotal, hudi_error *err) {
-  HUDI_TRY(check_i32(n, "dictionary size", err));
-  hudi_buf body;
-  hudi_buf_init(&body, 0);
-  hudi_status st = hudi_pq_values_encode(&body, HUDI_PQ_ENC_PLAIN, type, type_length, values, offsets, n, 0, err);
-  if (st == HUDI_OK) {
-    hudi_pq_page_header h;
-    memset(&h, 0, sizeof h);
-    h.type = HUDI_PQ_PAGE_DICTIONARY;
-    h.has_dictionary_page = true;
-    h.dictionary_page.num_values = (int32_t)n;
-    h.dictionary_page.encoding = HUDI_PQ_ENC_PLAIN;
-    st = emit_page(out, &h, &body, 0, codec, true, utotal, ctotal, err);
-  }
-  hudi_buf_free(&body);
+  hudi_pq_page_scratch s;
+  hudi_pq_page_scratch_init(&s);
+  hudi_pq_page_out page;
+  hudi_status st = hudi_pq_dictionary_page_build(&s, type, type_length, values, offsets, n, codec, &page, utotal,
+                                                 ctotal, err);
+  if (st == HUDI_OK) st = hudi_buf_append(out, page.data, page.len, err);
+  hudi_pq_page_scratch_free(&s);
   return st;
 }

@@ -37,6 +37,36 @@ HUDI_NODISCARD hudi_status hudi_pq_values_encode(hudi_buf *out, int32_t encoding
                                                  int32_t type_length, const void *values, const int32_t *offsets,
                                                  size_t n, uint32_t dict_size, hudi_error *err);
 
+/* Reusable buffers for building pages one after another: the encoded
+ * body, and the page (header + compressed body) handed back by the
+ * *_build functions. */
+typedef struct hudi_pq_page_scratch {
+  hudi_buf body, page, header;
+} hudi_pq_page_scratch;
+
+void hudi_pq_page_scratch_init(hudi_pq_page_scratch *s);
+void hudi_pq_page_scratch_free(hudi_pq_page_scratch *s);
+
+/* A built page: header + body bytes, valid until the scratch is used again. */
+typedef struct hudi_pq_page_out {
+  const uint8_t *data;
+  size_t len;
+} hudi_pq_page_out;
+
+/* Builds a data page in s (the body is compressed once, straight into the
+ * page buffer behind room for the header). The size totals (nullable)
+ * grow by the page's sizes, header included. */
+HUDI_NODISCARD hudi_status hudi_pq_data_page_build(hudi_pq_page_scratch *s, const hudi_pq_page_input *in,
+                                                   hudi_pq_page_out *out, int64_t *uncompressed_total,
+                                                   int64_t *compressed_total, hudi_error *err);
+
+/* Builds a dictionary page of n PLAIN-encoded entries in s. */
+HUDI_NODISCARD hudi_status hudi_pq_dictionary_page_build(hudi_pq_page_scratch *s, hudi_pq_type type,
+                                                         int32_t type_length, const void *values,
+                                                         const int32_t *offsets, size_t n, hudi_pq_codec codec,
+                                                         hudi_pq_page_out *out, int64_t *uncompressed_total,
+                                                         int64_t *compressed_total, hudi_error *err);
+
 /* Appends a data page (header and body). *uncompressed_total and
  * *compressed_total (nullable) grow by the page's sizes, header included. */
 HUDI_NODISCARD hudi_status hudi_pq_data_page_write(hudi_buf *out, const hudi_pq_page_input *in,

@@ -89,6 +89,48 @@ static bool is_nan(hudi_pq_sort sort, const uint8_t *p) {
     memcpy(mx, &hi, sizeof(T));                          \
   } while (0)
 
+/* Floats and doubles: NaN is skipped (it has no place in the order).
+ * False when every value is NaN. Eight independent lanes (the compiler
+ * turns them into vector min/max) because the embedding columns of RAG
+ * tables are hundreds of millions of floats; the lanes may keep a
+ * different zero of -0.0 and 0.0 than a scalar loop would, which does not
+ * matter: hudi_pq_stats_to_thrift writes a zero bound as -0.0 (min) and
+ * 0.0 (max) whichever was kept. */
+#define MINMAX_FLOAT_FN(name, T)                                              \
+  static bool name(const uint8_t *data, size_t n, uint8_t *mn, uint8_t *mx) { \
+    size_t i = 0;                                                             \
+    T first = 0;                                                              \
+    for (; i < n; i++) {                                                      \
+      memcpy(&first, data + i * sizeof(T), sizeof(T));                        \
+      if (!isnan(first)) break;                                               \
+    }                                                                         \
+    if (i == n) return false;                                                 \
+    T lo[8], hi[8], v[8];                                                     \
+    for (int k = 0; k < 8; k++) lo[k] = hi[k] = first;                        \
+    /* comparisons with NaN are false: NaN never replaces a bound */          \
+    for (i++; i + 8 <= n; i += 8) {                                           \
+      memcpy(v, data + i * sizeof(T), sizeof v);                              \
+      for (int k = 0; k < 8; k++) {                                           \
+        lo[k] = v[k] < lo[k] ? v[k] : lo[k];                                  \
+        hi[k] = v[k] > hi[k] ? v[k] : hi[k];                                  \
+      }                                                                       \
+    }                                                                         \
+    for (; i < n; i++) {                                                      \
+      memcpy(&v[0], data + i * sizeof(T), sizeof(T));                         \
+      lo[0] = v[0] < lo[0] ? v[0] : lo[0];                                    \
+      hi[0] = v[0] > hi[0] ? v[0] : hi[0];                                    \
+    }                                                                         \
+    for (int k = 1; k < 8; k++) {                                             \
+      lo[0] = lo[k] < lo[0] ? lo[k] : lo[0];                                  \
+      hi[0] = hi[k] > hi[0] ? hi[k] : hi[0];                                  \
+    }                                                                         \
+    memcpy(mn, &lo[0], sizeof(T));                                            \
+    memcpy(mx, &hi[0], sizeof(T));                                            \
+    return true;                                                              \
+  }
+MINMAX_FLOAT_FN(minmax_float, float)
+MINMAX_FLOAT_FN(minmax_double, double)
+
 static void fold_fixed(hudi_pq_stats_acc *s, const uint8_t *mn, const uint8_t *mx) {
   size_t w = (size_t)s->width;
   if (!s->has) {
@@ -130,9 +172,16 @@ hudi_status hudi_pq_stats_update(hudi_pq_stats_acc *s, const uint8_t *data, cons
     size_t lo = 0, hi = 0;
     const uint8_t *lp = data + (w ? 0 : (size_t)offsets[0]), *hp = lp;
     size_t ll = w ? w : (size_t)(offsets[1] - offsets[0]), hl = ll;
+    bool bytes_order = s->sort == HUDI_PQ_SORT_BYTES;
     for (size_t i = 1; i < n; i++) {
       const uint8_t *p = data + (w ? i * w : (size_t)offsets[i]);
       size_t l = w ? w : (size_t)(offsets[i + 1] - offsets[i]);
+      if (bytes_order) {
+        /* the common case (strings), without the per-value dispatch */
+        if (cmp_bytes(p, l, lp, ll) < 0) { lp = p; ll = l; lo = i; }
+        else if (cmp_bytes(p, l, hp, hl) > 0) { hp = p; hl = l; hi = i; }
+        continue;
+      }
       if (hudi_pq_stats_compare(s->sort, p, l, lp, ll) < 0) { lp = p; ll = l; lo = i; }
       if (hudi_pq_stats_compare(s->sort, p, l, hp, hl) > 0) { hp = p; hl = l; hi = i; }
     }
@@ -147,6 +196,8 @@ hudi_status hudi_pq_stats_update(hudi_pq_stats_acc *s, const uint8_t *data, cons
     case HUDI_PQ_SORT_I64: MINMAX_LOOP(int64_t); break;
     case HUDI_PQ_SORT_U64: MINMAX_LOOP(uint64_t); break;
     case HUDI_PQ_SORT_BOOL: MINMAX_LOOP(uint8_t); break;
+    case HUDI_PQ_SORT_FLOAT: if (!minmax_float(data, n, mn, mx)) return HUDI_OK; break;
+    case HUDI_PQ_SORT_DOUBLE: if (!minmax_double(data, n, mn, mx)) return HUDI_OK; break;
     default: {
       /* Floats (skipping NaN) and small FLBA. */
       size_t w = (size_t)s->width;

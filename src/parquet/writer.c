@@ -186,19 +186,28 @@ hudi_status hudi_pq_writer_open_storage(hudi_pq_writer **out, const struct Arrow
 
 const hudi_pq_wschema *hudi_pq_writer_schema(const hudi_pq_writer *w) { return &w->ws; }
 
-/* Writes column i's finished chunk to the output. */
-static hudi_status flush_column(hudi_pq_writer *w, uint32_t i, hudi_error *err) {
+static hudi_status column_sink(void *ctx, const void *p, size_t n, hudi_error *err) {
+  return sink_write(ctx, p, n, err);
+}
+
+/* Writes column i's finished chunk to the output. `offset`: where a
+ * column streaming into the output (hudi_pq_colw_set_sink) started; -1
+ * for a held chunk, written now. */
+static hudi_status flush_column(hudi_pq_writer *w, uint32_t i, int64_t offset, hudi_error *err) {
   hudi_pq_colw *c = &w->cols[i];
+  bool direct = c->sink != NULL;
   HUDI_TRY(hudi_pq_colw_finish(c, err));
-  int64_t offset = (int64_t)w->pos;
-  HUDI_TRY(sink_write(w, c->dict_page.data, c->dict_page.len, err));
-  HUDI_TRY(sink_write(w, c->chunk.data, c->chunk.len, err));
+  if (!direct) {
+    offset = (int64_t)w->pos;
+    HUDI_TRY(sink_write(w, c->dict_page.data, c->dict_page.len, err));
+    HUDI_TRY(sink_write(w, c->chunk.data, c->chunk.len, err));
+  }
   return hudi_pq_colw_meta(c, &w->open_chunks[i], offset, &w->arena, err);
 }
 
 static hudi_status close_row_group(hudi_pq_writer *w, hudi_error *err) {
   if (w->rg_rows == 0) return HUDI_OK;
-  for (uint32_t i = w->n_flushed; i < w->ws.n_leaves; i++) HUDI_TRY(flush_column(w, i, err));
+  for (uint32_t i = w->n_flushed; i < w->ws.n_leaves; i++) HUDI_TRY(flush_column(w, i, -1, err));
   if (w->n_rgs == w->cap_rgs) {
     uint32_t cap = w->cap_rgs ? w->cap_rgs * 2 : 8;
     hudi_pq_row_group *p = hudi_realloc(w->rgs, hudi_mul_size(cap, sizeof *p));
@@ -238,14 +247,18 @@ static int64_t buffered(const hudi_pq_writer *w) {
 
 /* Rows [r, r + n) of batch view bv into the open row group. With
  * `closes`, these rows end the row group and nothing is pending: each
- * column is written out as soon as it is encoded. */
+ * column streams its pages to the output as it encodes them (only pages
+ * behind a still-open dictionary are held), so the file is written in one
+ * pass without holding a whole column chunk. */
 static hudi_status write_rows(hudi_pq_writer *w, const hudi_arrow_view *bv, int64_t r, int64_t n, bool closes,
                               hudi_error *err) {
   for (uint32_t i = 0; i < w->ws.n_leaves; i++) {
     const hudi_pq_leaf_plan *p = &w->ws.leaves[i];
+    int64_t offset = (int64_t)w->pos;
+    if (closes) hudi_pq_colw_set_sink(&w->cols[i], column_sink, w);
     HUDI_TRY(hudi_pq_colw_write(&w->cols[i], &bv->children[p->top], hudi_arrow_view_struct_row(bv, r), n, err));
     if (closes) {
-      HUDI_TRY(flush_column(w, i, err));
+      HUDI_TRY(flush_column(w, i, offset, err));
       w->n_flushed = i + 1;
     }
   }
@@ -302,6 +315,14 @@ static bool same_field(const hudi_arrow_field *a, const hudi_arrow_field *b) {
   return !a->dictionary || same_field(a->dictionary, b->dictionary);
 }
 
+/* The stream's next batch into *a (a->release NULL at the end). */
+static hudi_status next_batch(struct ArrowArrayStream *stream, struct ArrowArray *a, hudi_error *err) {
+  memset(a, 0, sizeof *a);
+  if (stream->get_next(stream, a) == 0) return HUDI_OK;
+  const char *m = stream->get_last_error(stream);
+  return hudi_err_set(err, HUDI_ERR_IO, "Arrow stream: %s", m ? m : "get_next failed");
+}
+
 hudi_status hudi_pq_writer_write_stream(hudi_pq_writer *w, struct ArrowArrayStream *stream, hudi_error *err) {
   hudi_status st = usable(w, err);
   struct ArrowSchema s;
@@ -319,18 +340,23 @@ hudi_status hudi_pq_writer_write_stream(hudi_pq_writer *w, struct ArrowArrayStre
     hudi_arrow_field_clear(&f);
   }
   if (s.release) s.release(&s);
-  while (st == HUDI_OK) {
-    struct ArrowArray a;
-    memset(&a, 0, sizeof a);
-    if (stream->get_next(stream, &a) != 0) {
-      const char *m = stream->get_last_error(stream);
-      st = hudi_err_set(err, HUDI_ERR_IO, "Arrow stream: %s", m ? m : "get_next failed");
-      break;
-    }
-    if (!a.release) break;
-    st = hudi_pq_writer_write_batch(w, &a, 0, err);
-    a.release(&a);
+  /* One batch of lookahead: the last batch is written with
+   * HUDI_PQ_WRITE_LAST, so a stream of one batch (a pyarrow Table of one
+   * chunk) is written column by column, streaming each column's pages to
+   * the output instead of holding every column chunk of the row group. */
+  struct ArrowArray cur, next;
+  memset(&cur, 0, sizeof cur);
+  memset(&next, 0, sizeof next);
+  if (st == HUDI_OK) st = next_batch(stream, &cur, err);
+  while (st == HUDI_OK && cur.release) {
+    st = next_batch(stream, &next, err);
+    if (st == HUDI_OK) st = hudi_pq_writer_write_batch(w, &cur, next.release ? 0 : HUDI_PQ_WRITE_LAST, err);
+    cur.release(&cur);
+    cur = next;
+    memset(&next, 0, sizeof next);
   }
+  if (cur.release) cur.release(&cur);
+  if (next.release) next.release(&next);
   if (stream->release) stream->release(stream);
   if (st != HUDI_OK) w->failed = true;
   return st;

@@ -98,7 +98,9 @@ enum {
 HUDI_NODISCARD hudi_status hudi_pq_writer_write_batch(hudi_pq_writer *w, const struct ArrowArray *batch,
                                                       unsigned flags, hudi_error *err);
 /* Writes every batch of a stream (whose schema must match the writer's
- * field for field) and releases the stream. */
+ * field for field) and releases the stream. The stream's last batch is
+ * written as HUDI_PQ_WRITE_LAST (the stream is read one batch ahead): write
+ * no more rows after it. */
 HUDI_NODISCARD hudi_status hudi_pq_writer_write_stream(hudi_pq_writer *w, struct ArrowArrayStream *stream,
                                                        hudi_error *err);
 

@@ -30,6 +30,7 @@ hudi_status hudi_pq_colw_init(hudi_pq_colw *c, const hudi_pq_leaf_plan *plan, co
   HUDI_TRY(hudi_buf_append(&c->stage_offs, &zero, sizeof zero, err));
   hudi_pq_dict_init(&c->dict, plan->type == HUDI_PQ_BYTE_ARRAY ? 0
                                                              : (int32_t)hudi_pq_value_size(plan->type, plan->type_length));
+  hudi_pq_page_scratch_init(&c->scratch);
   hudi_pq_stats_init(&c->stats, opts->statistics ? plan->sort : HUDI_PQ_SORT_NONE, plan->type, plan->type_length);
   c->dict_on = opts->dictionary && plan->dictionary_ok;
   c->plain_encoding = plan->type == HUDI_PQ_BOOLEAN && opts->data_page_v2 ? HUDI_PQ_ENC_RLE : HUDI_PQ_ENC_PLAIN;
@@ -43,7 +44,36 @@ void hudi_pq_colw_free(hudi_pq_colw *c) {
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) hudi_buf_free(bufs[i]);
   hudi_pq_dict_free(&c->dict);
   hudi_pq_stats_free(&c->stats);
+  hudi_pq_page_scratch_free(&c->scratch);
   memset(c, 0, sizeof *c);
+}
+
+void hudi_pq_colw_set_sink(hudi_pq_colw *c, hudi_pq_sink_fn sink, void *ctx) {
+  /* Only at a chunk's start: held pages would otherwise be skipped. */
+  if (c->chunk.len || c->page_levels || c->dict_used) return;
+  c->sink = sink;
+  c->sink_ctx = ctx;
+  c->streaming = !c->dict_on;
+}
+
+/* The dictionary is final (fallback or end of chunk): the dictionary page
+ * and the pages held behind it go to the sink; later pages follow. */
+static hudi_status start_streaming(hudi_pq_colw *c, hudi_error *err) {
+  hudi_buf_reset(&c->dict_page);
+  if (c->dict_used) {
+    hudi_pq_page_out pg;
+    hudi_status st = hudi_pq_dictionary_page_build(&c->scratch, c->plan->type, c->plan->type_length,
+                                                   c->dict.values.data, c->dict.offsets, c->dict.n, c->opts->codec,
+                                                   &pg, &c->dict_uncompressed, &c->dict_compressed, err);
+    if (st != HUDI_OK) return hudi_err_context(err, st, "column '%s'", c->plan->name);
+    HUDI_TRY(hudi_buf_append(&c->dict_page, pg.data, pg.len, err));
+    HUDI_TRY(c->sink(c->sink_ctx, pg.data, pg.len, err));
+    c->n_dict_pages = 1;
+  }
+  HUDI_TRY(c->sink(c->sink_ctx, c->chunk.data, c->chunk.len, err));
+  hudi_buf_reset(&c->chunk);
+  c->streaming = true;
+  return HUDI_OK;
 }
 
 /* Encoded size of the open page, roughly (levels RLE-compress well). */
@@ -85,8 +115,10 @@ static hudi_status flush_page(hudi_pq_colw *c, hudi_error *err) {
     c->n_plain_pages++;
   }
   if (c->page_rows > INT32_MAX) return hudi_err_set(err, HUDI_ERR_LIMIT, "column '%s': page too large", p->name);
-  hudi_status st = hudi_pq_data_page_write(&c->chunk, &in, &c->data_uncompressed, &c->data_compressed, err);
+  hudi_pq_page_out pg;
+  hudi_status st = hudi_pq_data_page_build(&c->scratch, &in, &pg, &c->data_uncompressed, &c->data_compressed, err);
   if (st != HUDI_OK) return hudi_err_context(err, st, "column '%s'", p->name);
+  HUDI_TRY(c->streaming ? c->sink(c->sink_ctx, pg.data, pg.len, err) : hudi_buf_append(&c->chunk, pg.data, pg.len, err));
   c->num_levels += (int64_t)c->page_levels;
   reset_page(c);
   return HUDI_OK;
@@ -107,6 +139,7 @@ static hudi_status dict_encode_stage(hudi_pq_colw *c, size_t n, hudi_error *err)
   if ((int64_t)c->dict.plain_size > c->opts->dictionary_page_bytes) {
     HUDI_TRY(flush_page(c, err));
     c->dict_on = false;
+    if (c->sink && !c->streaming) HUDI_TRY(start_streaming(c, err));
   }
   return HUDI_OK;
 }
@@ -153,6 +186,10 @@ hudi_status hudi_pq_colw_write(hudi_pq_colw *c, const hudi_arrow_view *top, int6
 
 hudi_status hudi_pq_colw_finish(hudi_pq_colw *c, hudi_error *err) {
   HUDI_TRY(flush_page(c, err));
+  if (c->sink) {
+    if (!c->streaming) HUDI_TRY(start_streaming(c, err));
+    return HUDI_OK;
+  }
   hudi_buf_reset(&c->dict_page);
   if (c->dict_used) {
     hudi_status st = hudi_pq_dictionary_page_write(&c->dict_page, c->plan->type, c->plan->type_length,
@@ -222,5 +259,8 @@ hudi_status hudi_pq_colw_meta(hudi_pq_colw *c, hudi_pq_column_chunk *out, int64_
   c->data_uncompressed = c->data_compressed = c->dict_uncompressed = c->dict_compressed = 0;
   c->num_levels = c->rows = 0;
   c->n_dict_pages = c->n_dict_data_pages = c->n_plain_pages = 0;
+  c->sink = NULL;
+  c->sink_ctx = NULL;
+  c->streaming = false;
   return HUDI_OK;
 }

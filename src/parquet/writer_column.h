@@ -13,9 +13,14 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "parquet/arrow_to_parquet.h"
+#include "parquet/page_writer.h"
 #include "parquet/stats_write.h"
 #include "parquet/writer.h"
 #include "parquet/writer_dict.h"
+
+/* Where a column chunk's bytes go when they are not held: appends n bytes
+ * to the file. */
+typedef hudi_status (*hudi_pq_sink_fn)(void *ctx, const void *p, size_t n, hudi_error *err);
 
 typedef struct hudi_pq_colw {
   const hudi_pq_leaf_plan *plan;
@@ -43,6 +48,12 @@ typedef struct hudi_pq_colw {
   int32_t plain_encoding;     /* PLAIN, or RLE for v2 booleans */
   hudi_pq_stats_acc stats;
   double bytes_per_row;       /* running estimate for slice sizes */
+  hudi_pq_page_scratch scratch; /* page building buffers, reused page after page */
+  /* direct output (hudi_pq_colw_set_sink): pages go to the sink as soon as
+   * nothing has to precede them, instead of into `chunk` */
+  hudi_pq_sink_fn sink;
+  void *sink_ctx;
+  bool streaming;             /* the dictionary page and the pages before it went out */
 } hudi_pq_colw;
 
 HUDI_NODISCARD hudi_status hudi_pq_colw_init(hudi_pq_colw *c, const hudi_pq_leaf_plan *plan,
@@ -54,11 +65,22 @@ void hudi_pq_colw_free(hudi_pq_colw *c);
 HUDI_NODISCARD hudi_status hudi_pq_colw_write(hudi_pq_colw *c, const hudi_arrow_view *top, int64_t row, int64_t n,
                                               hudi_error *err);
 
+/* For a chunk written out whole before anything else goes to the file
+ * (the file writer's column-by-column mode): from now until the chunk is
+ * finished, its bytes go to `sink` (dictionary page first, then the data
+ * pages) as soon as their order is settled, i.e. from the start for a
+ * column without dictionary, else once the dictionary falls back to PLAIN
+ * or at finish. Only pages encoded while the dictionary is still open are
+ * held, as pyarrow does. Call before the chunk's first row. */
+void hudi_pq_colw_set_sink(hudi_pq_colw *c, hudi_pq_sink_fn sink, void *ctx);
+
 /* Encoded bytes held for the chunk so far (pages written + the open page). */
 int64_t hudi_pq_colw_buffered(const hudi_pq_colw *c);
 
 /* Ends the chunk: flushes the open page and makes the dictionary page.
- * Then dict_page + chunk are the chunk's bytes, in that order. */
+ * Then dict_page + chunk are the chunk's bytes, in that order; with a sink
+ * they have all gone to it already (dict_page still says how long the
+ * dictionary page was). */
 HUDI_NODISCARD hudi_status hudi_pq_colw_finish(hudi_pq_colw *c, hudi_error *err);
 
 /* Fills the chunk's metadata, placed at file offset `offset`, allocating
