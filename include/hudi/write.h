@@ -11,8 +11,11 @@
  *   hudi_table_append(&r, t, &stream, NULL, 0, &err);   // bulk insert
  *   hudi_table_free(t);
  *
- * Tables are written in table version 8 (timeline layout 2). With the
- * record index (the default) the table gets a metadata table with the
+ * Tables are written in table version 8 (timeline layout 2) unless option
+ * hoodie.write.table.version asks for 9 (Hudi 1.1/1.2) or 6 (Hudi
+ * 0.14/0.15, timeline layout 1, JSON commits; without a metadata table, so
+ * record_index_enabled must be false and keyed writes use the bloom
+ * index). With the record index (the default) the table gets a metadata table with the
  * `files` and `record_index` partitions (10 shards), which every append
  * keeps current; record_index_enabled = false without
  * hoodie.metadata.enable=true: no metadata table. */
@@ -46,7 +49,7 @@ typedef struct hudi_create_options {
   bool record_index_enabled;
   /* Hudi options ("hoodie.*": hoodie.datasource.write.hive_style_partitioning
    * (default true), hoodie.datasource.write.partitionpath.urlencode (false),
-   * hoodie.write.table.version (8), hoodie.table.timeline.timezone (UTC
+   * hoodie.write.table.version (8; or 6 or 9), hoodie.table.timeline.timezone (UTC
    * only)) and storage options (the rest, e.g. "fsync"). */
   const hudi_option *options;
   size_t n_options;

@@ -1,6 +1,10 @@
-/* hudi_table_create: a new table's hoodie.properties (table version 8, as
- * HoodieTableMetaClient.TableBuilder writes it; hudi-format-core.md §2) and
- * the directories Spark lays out, then the table opened. */
+/* hudi_table_create: a new table's hoodie.properties and the directories
+ * Spark lays out, then the table opened. hoodie.write.table.version picks
+ * the version: 8 (default; HoodieTableMetaClient.TableBuilder of Hudi 1.0,
+ * hudi-format-core.md §2), 9 (Hudi 1.1/1.2: the same table with renamed
+ * and dropped merge keys, checked key by key against the v9 fixtures and
+ * Spark 1.2) or 6 (Hudi 0.14/0.15, timeline layout 1, key generator class,
+ * payload class; hudi-format-v6-and-archive.md A3; no metadata table). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,6 +111,55 @@ static hudi_status put(hudi_buf *b, const char *k, const char *v, hudi_error *er
   return hudi_buf_printf(b, err, "%s=%s\n", k, v);
 }
 
+/* The key generator class a table version 6 names (the v6 fixtures'
+ * org.apache.hudi.keygen.* classes; v8 stores the type instead). */
+static const char *keygen_class(const char *type) {
+  if (!strcmp(type, "NON_PARTITION")) return "org.apache.hudi.keygen.NonpartitionedKeyGenerator";
+  if (!strcmp(type, "SIMPLE")) return "org.apache.hudi.keygen.SimpleKeyGenerator";
+  return "org.apache.hudi.keygen.ComplexKeyGenerator";
+}
+
+/* Table version 6 (Hudi 0.14/0.15, timeline layout 1): the keys of the v6
+ * fixtures (hudi-format-v6-and-archive.md A3). The payload class carries
+ * the merge behaviour: Hudi 1.x infers EVENT_TIME_ORDERING from
+ * DefaultHoodieRecordPayload and COMMIT_TIME_ORDERING from
+ * OverwriteWithLatestAvroPayload for tables before version 8, and 0.x
+ * merges with the class itself. */
+static hudi_status render_v6_keys(hudi_buf *b, const hudi_create_options *o, size_t n_keys, size_t n_parts,
+                                  bool event_time, hudi_error *err) {
+  HUDI_TRY(put(b, "hoodie.table.version", "6", err));
+  HUDI_TRY(put(b, "hoodie.timeline.layout.version", "1", err));
+  HUDI_TRY(put(b, "hoodie.archivelog.folder", "archived", err));
+  HUDI_TRY(put(b, "hoodie.table.recordkey.fields", o->record_key_fields, err));
+  if (n_parts) HUDI_TRY(put(b, "hoodie.table.partition.fields", o->partition_fields, err));
+  if (event_time) HUDI_TRY(put(b, "hoodie.table.precombine.field", o->ordering_fields, err));
+  HUDI_TRY(put(b, "hoodie.table.keygenerator.class", keygen_class(keygen_type(n_keys, n_parts)), err));
+  return HUDI_OK;
+}
+
+/* Table versions 8 and 9 (timeline layout 2). Version 9 (Hudi 1.1/1.2)
+ * differs only here: the ordering field is hoodie.table.ordering.fields,
+ * no payload class or merge strategy id for the built-in merge modes, and
+ * hoodie.table.format=native (v9 fixtures; what Spark 1.2 writes for the
+ * same CREATE TABLE, with and without a preCombineField). */
+static hudi_status render_v8_keys(hudi_buf *b, const hudi_create_options *o, const char *ver, size_t n_keys,
+                                  size_t n_parts, bool event_time, hudi_error *err) {
+  bool v9 = strcmp(ver, "9") == 0;
+  HUDI_TRY(put(b, "hoodie.table.version", ver, err));
+  HUDI_TRY(put(b, "hoodie.table.initial.version", ver, err));
+  HUDI_TRY(put(b, "hoodie.timeline.layout.version", "2", err));
+  HUDI_TRY(put(b, "hoodie.timeline.path", "timeline", err));
+  HUDI_TRY(put(b, "hoodie.timeline.history.path", "history", err));
+  HUDI_TRY(put(b, "hoodie.archivelog.folder", "archived", err));
+  if (v9) HUDI_TRY(put(b, "hoodie.table.format", "native", err));
+  HUDI_TRY(put(b, "hoodie.table.recordkey.fields", o->record_key_fields, err));
+  if (n_parts) HUDI_TRY(put(b, "hoodie.table.partition.fields", o->partition_fields, err));
+  if (event_time)
+    HUDI_TRY(put(b, v9 ? "hoodie.table.ordering.fields" : "hoodie.table.precombine.field", o->ordering_fields, err));
+  HUDI_TRY(put(b, "hoodie.table.keygenerator.type", keygen_type(n_keys, n_parts), err));
+  return HUDI_OK;
+}
+
 /* Values go out unescaped (hudi-rs does not unescape); everything we put
  * there is ASCII without '\\' or line breaks, which check_* guaranteed. */
 static hudi_status render(hudi_buf *b, const hudi_create_options *o, const char *name, int version,
@@ -125,30 +178,31 @@ static hudi_status render(hudi_buf *b, const hudi_create_options *o, const char 
   HUDI_TRY(put(b, "hoodie.table.name", name, err));
   if (o->database_name) HUDI_TRY(put(b, "hoodie.database.name", o->database_name, err));
   HUDI_TRY(put(b, "hoodie.table.type", o->type == HUDI_MERGE_ON_READ ? "MERGE_ON_READ" : "COPY_ON_WRITE", err));
-  HUDI_TRY(put(b, "hoodie.table.version", ver, err));
-  HUDI_TRY(put(b, "hoodie.table.initial.version", ver, err));
-  HUDI_TRY(put(b, "hoodie.timeline.layout.version", "2", err));
-  HUDI_TRY(put(b, "hoodie.timeline.path", "timeline", err));
-  HUDI_TRY(put(b, "hoodie.timeline.history.path", "history", err));
-  HUDI_TRY(put(b, "hoodie.archivelog.folder", "archived", err));
-  HUDI_TRY(put(b, "hoodie.table.recordkey.fields", o->record_key_fields, err));
-  if (n_parts) HUDI_TRY(put(b, "hoodie.table.partition.fields", o->partition_fields, err));
-  if (event_time) HUDI_TRY(put(b, "hoodie.table.precombine.field", o->ordering_fields, err));
-  HUDI_TRY(put(b, "hoodie.table.keygenerator.type", keygen_type(n_keys, n_parts), err));
+  if (version == 6) HUDI_TRY(render_v6_keys(b, o, n_keys, n_parts, event_time, err));
+  else HUDI_TRY(render_v8_keys(b, o, ver, n_keys, n_parts, event_time, err));
   HUDI_TRY(put(b, "hoodie.datasource.write.hive_style_partitioning", hive ? "true" : "false", err));
   HUDI_TRY(put(b, "hoodie.datasource.write.partitionpath.urlencode", urlencode ? "true" : "false", err));
   HUDI_TRY(put(b, "hoodie.datasource.write.drop.partition.columns", "false", err));
-  HUDI_TRY(put(b, "hoodie.record.merge.mode", event_time ? "EVENT_TIME_ORDERING" : "COMMIT_TIME_ORDERING", err));
-  HUDI_TRY(put(b, "hoodie.compaction.payload.class",
-               event_time ? "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
-                          : "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload",
-               err));
-  HUDI_TRY(put(b, "hoodie.record.merge.strategy.id", event_time ? EVENT_TIME_STRATEGY : COMMIT_TIME_STRATEGY, err));
+  const char *payload = event_time ? "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+                                   : "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload";
+  if (version == 6) {
+    HUDI_TRY(put(b, "hoodie.compaction.payload.class", payload, err));
+    /* 0.x's default merger strategy, as every v6 MOR fixture stores it. */
+    HUDI_TRY(put(b, "hoodie.compaction.record.merger.strategy", EVENT_TIME_STRATEGY, err));
+  } else {
+    HUDI_TRY(put(b, "hoodie.record.merge.mode", event_time ? "EVENT_TIME_ORDERING" : "COMMIT_TIME_ORDERING", err));
+    if (version == 8) {
+      HUDI_TRY(put(b, "hoodie.compaction.payload.class", payload, err));
+      HUDI_TRY(put(b, "hoodie.record.merge.strategy.id", event_time ? EVENT_TIME_STRATEGY : COMMIT_TIME_STRATEGY, err));
+    }
+  }
   HUDI_TRY(put(b, "hoodie.table.base.file.format", "PARQUET", err));
   HUDI_TRY(put(b, "hoodie.table.timeline.timezone", "UTC", err));
   if (*mdt_parts) { /* the metadata table (create_mdt.h) */
     HUDI_TRY(put(b, "hoodie.table.metadata.partitions", mdt_parts, err));
     HUDI_TRY(put(b, "hoodie.table.metadata.partitions.inflight", "", err));
+    if (version == 9 && strstr(mdt_parts, "record_index")) /* index.json (create_mdt.h) */
+      HUDI_TRY(put(b, "hoodie.table.index.defs.path", ".hoodie/.index_defs/index.json", err));
   }
   return put(b, "hoodie.table.checksum", sum, err);
 }
@@ -156,14 +210,21 @@ static hudi_status render(hudi_buf *b, const hudi_create_options *o, const char 
 /* Spark's empty directories (fixture v8_empty). Object stores have no
  * directories, and no reader needs them, so only the local backend gets
  * them, best effort. */
-static void make_local_dirs(hudi_storage *s) {
+static void make_local_dirs(hudi_storage *s, int version) {
   if (strcmp(hudi_storage_backend_name(s), "local") != 0) return;
+  /* Version 6 keeps its timeline in .hoodie itself and archives to
+   * .hoodie/archived (hudi-format-v6-and-archive.md A2). */
   static const char *const dirs[] = {"", ".hoodie", ".hoodie/.temp", ".hoodie/.aux", ".hoodie/.aux/.bootstrap",
                                      ".hoodie/.aux/.bootstrap/.partitions", ".hoodie/.aux/.bootstrap/.fileids",
                                      ".hoodie/.schema", ".hoodie/timeline", ".hoodie/timeline/history"};
+  static const char *const dirs6[] = {"", ".hoodie", ".hoodie/.temp", ".hoodie/.aux", ".hoodie/.aux/.bootstrap",
+                                      ".hoodie/.aux/.bootstrap/.partitions", ".hoodie/.aux/.bootstrap/.fileids",
+                                      ".hoodie/.schema", ".hoodie/archived"};
+  const char *const *list = version == 6 ? dirs6 : dirs;
+  size_t n = version == 6 ? sizeof dirs6 / sizeof dirs6[0] : sizeof dirs / sizeof dirs[0];
   char path[4096];
-  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-    if ((size_t)snprintf(path, sizeof path, "%s%s%s", hudi_storage_base(s), *dirs[i] ? "/" : "", dirs[i]) >=
+  for (size_t i = 0; i < n; i++) {
+    if ((size_t)snprintf(path, sizeof path, "%s%s%s", hudi_storage_base(s), *list[i] ? "/" : "", list[i]) >=
         sizeof path)
       return;
     if (mkdir(path, 0777) != 0 && errno != EEXIST) return;
@@ -192,9 +253,15 @@ static hudi_status validate(const hudi_create_options *o, int *version, size_t *
   HUDI_TRY(hudi_create_mdt_plan(o, &mdt, &rli, err)); /* hudi_create_mdt acts on it */
   const char *v = hudi_create_option(o, "hoodie.write.table.version");
   *version = 8;
-  if (v && strcmp(v, "8") != 0)
-    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "hoodie.write.table.version=%s: hudi-c creates version 8 tables",
-                        v);
+  if (v && !strcmp(v, "6")) *version = 6;
+  else if (v && !strcmp(v, "9")) *version = 9;
+  else if (v && strcmp(v, "8") != 0)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "hoodie.write.table.version=%s: hudi-c creates table versions 6, 8 and 9", v);
+  if (*version == 6 && mdt) /* create_mdt.h: the v6 metadata table is not written */
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "table version 6: hudi-c creates version 6 tables without a metadata table (record "
+                        "index); pass record_index_enabled=false (upserts then use the bloom index)");
   v = hudi_create_option(o, "hoodie.table.timeline.timezone");
   if (v && strcasecmp(v, "UTC") != 0)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "hoodie.table.timeline.timezone=%s: only UTC is written", v);
@@ -216,7 +283,7 @@ hudi_status hudi_table_create(hudi_table **out, const char *base_uri, const hudi
   if (!base_uri || !*base_uri) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "the table's base URI is empty");
   hudi_create_options dflt = HUDI_CREATE_OPTIONS_INIT;
   const hudi_create_options *o = opts ? opts : &dflt;
-  int version;
+  int version = 8;
   size_t n_keys, n_parts;
   bool hive, urlencode;
   HUDI_TRY(validate(o, &version, &n_keys, &n_parts, &hive, &urlencode, err));
@@ -255,7 +322,7 @@ hudi_status hudi_table_create(hudi_table **out, const char *base_uri, const hudi
   hudi_buf text, mdt_parts;
   hudi_buf_init(&text, 1 << 20);
   hudi_buf_init(&mdt_parts, 256);
-  if (st == HUDI_OK) make_local_dirs(s);
+  if (st == HUDI_OK) make_local_dirs(s, version);
   /* The MDT before hoodie.properties: the table appears (write-if-absent
    * below) with its MDT complete. */
   if (st == HUDI_OK) st = hudi_create_mdt(s, o, name, version, &mdt_parts, err);

@@ -1,4 +1,6 @@
-/* Table creation helpers shared with the writer. */
+/* Table creation helpers shared with the writer. hudi_table_create itself
+ * (include/hudi/write.h) writes table version 6, 8 or 9 as the option
+ * hoodie.write.table.version asks (create.c). */
 #ifndef HUDI_TABLE_CREATE_H
 #define HUDI_TABLE_CREATE_H
 

@@ -44,6 +44,29 @@ hudi_status hudi_create_mdt_plan(const hudi_create_options *o, bool *mdt, bool *
   return HUDI_OK;
 }
 
+/* Hudi 1.1+ (table version 9) records every MDT index it builds in
+ * .hoodie/.index_defs/index.json, Jackson-pretty-printed; the record index
+ * entry exactly as the v9 fixtures hold it (hudi-metadata-table.md §1.3). */
+static const char INDEX_DEFS[] =
+    "{\n"
+    "  \"indexDefinitions\" : {\n"
+    "    \"record_index\" : {\n"
+    "      \"indexName\" : \"record_index\",\n"
+    "      \"indexType\" : \"record_index\",\n"
+    "      \"indexFunction\" : \"\",\n"
+    "      \"sourceFields\" : [ ],\n"
+    "      \"indexOptions\" : {\n"
+    "        \"isPartitioned\" : \"false\"\n"
+    "      },\n"
+    "      \"version\" : \"V1\"\n"
+    "    }\n"
+    "  }\n"
+    "}";
+
+static hudi_status write_index_defs(hudi_storage *s, hudi_error *err) {
+  return hudi_storage_write(s, HUDI_CREATE_INDEX_DEFS_PATH, INDEX_DEFS, sizeof INDEX_DEFS - 1, 0, err);
+}
+
 hudi_status hudi_create_mdt(hudi_storage *s, const hudi_create_options *o, const char *name, int version,
                             hudi_buf *partitions, hudi_error *err) {
   bool mdt, rli;
@@ -59,5 +82,6 @@ hudi_status hudi_create_mdt(hudi_storage *s, const hudi_create_options *o, const
     return hudi_err_set(err, HUDI_ERR_EXISTS,
                         "a metadata table already exists under %s/.hoodie/metadata (left by an earlier create?)",
                         hudi_storage_base(s));
+  if (st == HUDI_OK && rli && version >= 9) st = write_index_defs(s, err);
   return st;
 }

@@ -19,10 +19,18 @@
  * stats, bloom filters), are refused. */
 HUDI_NODISCARD hudi_status hudi_create_mdt_plan(const hudi_create_options *o, bool *mdt, bool *rli, hudi_error *err);
 
-/* Creates the MDT of the new table name (table version `version`) under
- * s when the options ask for one, and appends the
+/* Where a version-9 table keeps its index definitions
+ * (hoodie.table.index.defs.path). */
+#define HUDI_CREATE_INDEX_DEFS_PATH ".hoodie/.index_defs/index.json"
+
+/* Creates the MDT of the new table name (table version `version`: 8 or 9;
+ * version 6 tables get none, create.c refuses the options asking for it)
+ * under s when the options ask for one, and appends the
  * hoodie.table.metadata.partitions value to partitions (nothing when
- * there is no MDT). */
+ * there is no MDT). Version 9 with the record index also writes
+ * HUDI_CREATE_INDEX_DEFS_PATH with the record_index definition, as Hudi
+ * 1.1+ does; the MDT itself differs from version 8 only in its
+ * hoodie.table.version / initial.version (mdt_init.h). */
 HUDI_NODISCARD hudi_status hudi_create_mdt(hudi_storage *s, const hudi_create_options *o, const char *name,
                                            int version, hudi_buf *partitions, hudi_error *err);
 

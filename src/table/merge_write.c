@@ -1,7 +1,9 @@
 /* The keyed write engine (merge_write.h). Steps:
- *   schemas -> dedupe incoming keys -> index lookup -> plan per file slice
- *   -> T.<action>.requested, inflight -> touched file groups (COW: rewrite
- *   the base file; MOR: one log file) and new base files for new keys ->
+ *   schemas (evolved, write_schema.h) -> dedupe incoming keys -> index
+ *   lookup -> plan per file slice -> new keys into small files ->
+ *   T.<action>.requested, inflight -> touched file groups (COW, and MOR
+ *   small files: rewrite the base file; MOR: one log file) and new base
+ *   files for the other new keys ->
  *   the MDT deltacommit T (write_mdt.h; a no-op without an MDT) ->
  *   T_C.<action> -> markers removed. The index is the record index when
  *   the table has one, else the BLOOM index. Nothing is written before the plan is
@@ -42,6 +44,7 @@
 #include "table/write.h"
 #include "table/write_convert.h"
 #include "table/write_mdt.h"
+#include "table/write_schema.h"
 
 #define N_META HUDI_AVRO_N_META_FIELDS
 
@@ -71,7 +74,6 @@ typedef struct mw {
   hudi_arrow_field data_schema; /* stored data columns */
   hudi_arrow_field out_schema;  /* meta + data */
   bool *same_in;                /* per data column: incoming values copy as they are */
-  int64_t *in_col;              /* per data column: its column in the incoming rows */
   char *schema_json, *avro_with_meta;
   char root_name[600];
   int64_t ordering_in, ordering_stored; /* column of the ordering field: input data / stored with meta */
@@ -131,25 +133,6 @@ static hudi_status pq_options(mw *c, hudi_error *err) {
   return HUDI_OK;
 }
 
-/* extraMetadata.schema of the latest write (not a table service), or NULL. */
-static hudi_status current_schema(char **out, hudi_table *t, hudi_error *err) {
-  *out = NULL;
-  for (size_t i = t->timeline.count; i-- > 0;) {
-    const hudi_instant *in = &t->timeline.items[i];
-    if (in->state != HUDI_INSTANT_COMPLETED || !hudi_instant_is_write(in)) continue;
-    hudi_commit_metadata *m = NULL;
-    HUDI_TRY(hudi_table_instant_metadata(&m, t, in, err));
-    const char *s = hudi_commit_metadata_schema(m);
-    const char *op = m->operation_type ? m->operation_type : "";
-    bool usable = s && strcmp(op, "COMPACT") && strcmp(op, "CLUSTER") && strcmp(op, "LOG_COMPACT") &&
-                  strcmp(op, "INDEX");
-    if (usable) *out = hudi_strdup(s);
-    hudi_commit_metadata_free(m);
-    if (usable) return *out ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-  }
-  return HUDI_OK;
-}
-
 static int64_t child_index(const hudi_arrow_field *f, const char *name) {
   for (int64_t i = 0; i < f->n_children; i++)
     if (f->children[i].name && !strcmp(f->children[i].name, name)) return i;
@@ -169,44 +152,18 @@ static const char *ordering_field(const hudi_table *t, char *buf, size_t cap) {
   return buf;
 }
 
-/* The incoming columns in the table's column order (Spark SQL moves
- * partition columns last; a DataFrame may have any order): data_schema
- * takes the table's order, in_col maps it to the input. Columns missing
- * from either side are left for the schema comparison to report. */
-static hudi_status table_order(mw *c, hudi_error *err) {
-  struct ArrowSchema s;
-  memset(&s, 0, sizeof s);
-  hudi_arrow_field tf;
-  memset(&tf, 0, sizeof tf);
-  const hudi_arrow_field *in = &c->rows->stored;
-  hudi_status st = hudi_table_get_schema(&s, c->t, false, err);
-  if (st == HUDI_OK) st = hudi_arrow_field_from_schema(&tf, &s, true, err);
-  if (s.release) s.release(&s);
-  bool permuted = st == HUDI_OK && tf.n_children == in->n_children;
-  for (int64_t k = 0; permuted && k < tf.n_children; k++)
-    permuted = tf.children[k].name && child_index(in, tf.children[k].name) >= 0;
-  if (st == HUDI_OK) st = hudi_arrow_field_init(&c->data_schema, "", "+s", 0, err);
-  if (st == HUDI_OK) st = hudi_arrow_field_alloc_children(&c->data_schema, in->n_children, err);
-  if (st == HUDI_OK) {
-    c->in_col = hudi_calloc((size_t)in->n_children + 1, sizeof *c->in_col);
-    if (!c->in_col) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-  }
-  for (int64_t k = 0; st == HUDI_OK && k < in->n_children; k++) {
-    c->in_col[k] = permuted ? child_index(in, tf.children[k].name) : k;
-    st = hudi_arrow_field_copy(&c->data_schema.children[k], &in->children[c->in_col[k]], false, err);
-  }
-  hudi_arrow_field_clear(&tf);
-  return st;
-}
-
 /* data_schema from the rows or the table; the JSON schemas; out_schema. */
 static hudi_status build_schemas(mw *c, bool *empty_table, hudi_error *err) {
   char *cur = NULL;
-  HUDI_TRY(current_schema(&cur, c->t, err));
+  HUDI_TRY(hudi_write_current_schema(&cur, c->t, err));
   *empty_table = cur == NULL;
   hudi_status st = HUDI_OK;
   if (c->rows) {
-    st = cur ? table_order(c, err) : hudi_arrow_field_copy(&c->data_schema, &c->rows->stored, false, err);
+    /* Schema evolution (write_schema.h): the rows then carry the writer
+     * schema, in the table's column order, column for column. Spark SQL
+     * moves partition columns last; a DataFrame may have any order. */
+    st = hudi_write_rows_evolve(c->rows, c->t, c->opts, c->n_opts, NULL, err);
+    if (st == HUDI_OK) st = hudi_arrow_field_copy(&c->data_schema, &c->rows->stored, false, err);
   } else if (cur) {
     struct ArrowSchema s;
     memset(&s, 0, sizeof s);
@@ -232,11 +189,6 @@ static hudi_status build_schemas(mw *c, bool *empty_table, hudi_error *err) {
   if (st == HUDI_OK) c->avro_with_meta = hudi_strdup((const char *)b.data);
   hudi_buf_free(&b);
   if (st == HUDI_OK && (!c->schema_json || !c->avro_with_meta)) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-  if (st == HUDI_OK && cur && c->rows && strcmp(cur, c->schema_json) != 0)
-    st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                      "the data's schema differs from table %s's schema, and schema evolution is not supported yet; "
-                      "table: %.300s; data: %.300s",
-                      c->t->base_uri, cur, c->schema_json);
   /* A delete keeps the table's own schema text. */
   if (st == HUDI_OK && cur && !c->rows) {
     hudi_free(c->schema_json);
@@ -259,7 +211,7 @@ static hudi_status build_schemas(mw *c, bool *empty_table, hudi_error *err) {
   if (!c->same_in) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   if (c->rows)
     for (int64_t i = 0; i < d->n_children; i++)
-      c->same_in[i] = hudi_write_same_storage(&d->children[i], &c->rows->input.children[c->in_col ? c->in_col[i] : i]);
+      c->same_in[i] = hudi_write_same_storage(&d->children[i], &c->rows->input.children[i]);
   char ob[256];
   const char *of = ordering_field(c->t, ob, sizeof ob);
   c->ordering_in = c->ordering_stored = -1;
@@ -374,8 +326,12 @@ static hudi_status plan(mw *c, hudi_index *ix, hudi_error *err) {
   hudi_free(keys);
   hudi_free(lens);
   hudi_free(locs);
-  HUDI_TRY(st);
-  /* Group the touched keys by slice (counting sort, keeps key order). */
+  return st;
+}
+
+/* Groups the touched keys by slice (counting sort, keeps key order). */
+static hudi_status group_by_slice(mw *c, hudi_error *err) {
+  size_t ns = hudi_file_slice_list_count(c->full);
   c->slice_start = hudi_calloc(ns + 2, sizeof *c->slice_start);
   c->by_slice = hudi_calloc(c->n_incs + 1, sizeof *c->by_slice);
   if (!c->slice_start || !c->by_slice) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
@@ -406,7 +362,11 @@ typedef struct bw {
   hudi_bloom bloom;
   hudi_buf seq, min_key, max_key;
   int64_t n, n_new;
-  bool *same_stored; /* per data column of stored rows; NULL until known */
+  /* Per data column: its column in the stored rows (-1: absent, written as
+   * null; the rows were written before the column was added) and whether
+   * its values copy as they are. NULL until the first stored row. */
+  int64_t *stored_col;
+  bool *same_stored;
   const char *stat_fid; /* after bw_close: the file id in meta's arena */
 } bw;
 
@@ -419,6 +379,7 @@ static void bw_free(bw *b) {
   hudi_buf_free(&b->max_key);
   hudi_buf_free(&b->path);
   hudi_free(b->same_stored);
+  hudi_free(b->stored_col);
   memset(b, 0, sizeof *b);
 }
 
@@ -496,7 +457,7 @@ static hudi_status bw_add_incoming(bw *b, size_t i, hudi_error *err) {
   int64_t srow = hudi_arrow_view_struct_row(batch, row->row);
   for (int64_t k = 0; k < c->data_schema.n_children; k++) {
     hudi_arrow_builder *cb = hudi_arrow_batch_builder_column(b->bb, N_META + k);
-    const hudi_arrow_view *col = &batch->children[c->in_col ? c->in_col[k] : k];
+    const hudi_arrow_view *col = &batch->children[k];
     HUDI_TRY(c->same_in[k] ? hudi_arrow_builder_append_view(cb, col, srow, err)
                            : hudi_write_append_converted(cb, col, srow, err));
   }
@@ -511,14 +472,22 @@ static hudi_status bw_add_stored(bw *b, const hudi_arrow_view *v, const hudi_arr
                                  hudi_error *err) {
   mw *c = b->c;
   int64_t nd = c->data_schema.n_children;
-  if (v->n_children != N_META + nd)
-    return hudi_err_set(err, HUDI_ERR_INTERNAL, "stored rows have %" PRId64 " columns, expected %" PRId64,
-                        v->n_children, N_META + nd);
+  if (v->n_children < N_META)
+    return hudi_err_set(err, HUDI_ERR_INTERNAL, "stored rows have %" PRId64 " columns, without meta columns",
+                        v->n_children);
   if (!b->same_stored) {
+    /* The stored rows have the table's schema before this write: columns
+     * by name (an evolved schema adds or widens some). */
     b->same_stored = hudi_calloc((size_t)nd + 1, sizeof *b->same_stored);
-    if (!b->same_stored) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-    for (int64_t k = 0; k < nd; k++)
-      b->same_stored[k] = hudi_write_same_storage(&c->data_schema.children[k], &vf->children[N_META + k]);
+    b->stored_col = hudi_calloc((size_t)nd + 1, sizeof *b->stored_col);
+    if (!b->same_stored || !b->stored_col) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    for (int64_t k = 0; k < nd; k++) {
+      b->stored_col[k] = -1;
+      for (int64_t j = N_META; j < vf->n_children; j++)
+        if (vf->children[j].name && !strcmp(vf->children[j].name, c->data_schema.children[k].name)) b->stored_col[k] = j;
+      if (b->stored_col[k] >= 0)
+        b->same_stored[k] = hudi_write_same_storage(&c->data_schema.children[k], &vf->children[b->stored_col[k]]);
+    }
   }
   int64_t row = hudi_arrow_view_struct_row(v, i);
   int64_t klen = 0;
@@ -534,7 +503,11 @@ static hudi_status bw_add_stored(bw *b, const hudi_arrow_view *v, const hudi_arr
   }
   for (int64_t k = 0; k < nd; k++) {
     hudi_arrow_builder *cb = hudi_arrow_batch_builder_column(b->bb, N_META + k);
-    const hudi_arrow_view *col = &v->children[N_META + k];
+    if (b->stored_col[k] < 0) {
+      HUDI_TRY(hudi_arrow_builder_append_null(cb, err));
+      continue;
+    }
+    const hudi_arrow_view *col = &v->children[b->stored_col[k]];
     HUDI_TRY(b->same_stored[k] ? hudi_arrow_builder_append_view(cb, col, row, err)
                                : hudi_write_append_converted(cb, col, row, err));
   }
@@ -612,7 +585,7 @@ static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
   if (st == HUDI_OK && in.get_schema(&in, &schema) != 0)
     st = hudi_err_set(err, HUDI_ERR_IO, "reading the schema of file group %s", info.file_id);
   if (st == HUDI_OK) st = hudi_arrow_field_from_schema(&vf, &schema, true, err);
-  int64_t updates = 0, deletes = 0;
+  int64_t updates = 0, deletes = 0, inserts = 0;
   while (st == HUDI_OK) {
     struct ArrowArray a;
     memset(&a, 0, sizeof a);
@@ -662,11 +635,22 @@ static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
   if (schema.release) schema.release(&schema);
   hudi_arrow_field_clear(&vf);
   hudi_hashmap_free(&mine);
-  if (st == HUDI_OK) st = bw_close(&b, info.base_instant ? info.base_instant : "null", 0, updates, deletes, err);
+  /* New keys this small file takes (assign_small_files), after its rows. */
+  for (size_t j = c->slice_start[s]; st == HUDI_OK && j < c->slice_start[s + 1]; j++) {
+    const inc *e = &c->incs[c->by_slice[j]];
+    if (e->kind != INC_INSERT) continue;
+    st = bw_add_incoming(&b, (size_t)e->row, err);
+    inserts++;
+  }
+  if (st == HUDI_OK)
+    st = bw_close(&b, info.base_instant ? info.base_instant : "null", inserts, updates, deletes, err);
+  for (size_t j = c->slice_start[s]; st == HUDI_OK && j < c->slice_start[s + 1]; j++)
+    if (c->incs[c->by_slice[j]].kind == INC_INSERT) c->incs[c->by_slice[j]].new_fid = b.stat_fid;
   bw_free(&b);
   if (st == HUDI_OK) {
     c->res->num_updates += updates;
     c->res->num_deletes += deletes;
+    c->res->num_inserts += inserts;
   }
   return st;
 }
@@ -759,32 +743,46 @@ static hudi_status append_slice(mw *c, size_t s, hudi_error *err) {
   int task = c->task++;
   if (st == HUDI_OK) st = hudi_log_write_token_format(&token, task, 1, task, err);
   if (st == HUDI_OK) st = hudi_buf_append_byte(&token, 0, err);
+  /* Table version 6 names a log by its slice's base instant, at the next
+   * version (log_writer.h); 8 and 9 by the delta commit. */
+  const char *log_instant = c->t->version == 6 && info.base_instant ? info.base_instant : c->instant;
+  int32_t first = 1;
+  if (st == HUDI_OK && log_instant != c->instant)
+    st = hudi_log_file_next_version(c->t->storage, info.partition, info.file_id, log_instant, &first, err);
   /* The marker names the first version; a taken name moves the version up. */
   if (st == HUDI_OK)
-    st = hudi_log_file_name_format(&name, info.file_id, c->instant, NULL, 1, (const char *)token.data, NULL, err);
+    st = hudi_log_file_name_format(&name, info.file_id, log_instant, NULL, first, (const char *)token.data, NULL, err);
   if (st == HUDI_OK) st = hudi_buf_append_byte(&name, 0, err);
   if (st == HUDI_OK) st = hudi_write_marker(c->t->storage, c->instant, info.partition, (const char *)name.data,
                                             "APPEND", err);
   if (st == HUDI_OK) st = hudi_write_partition_metadata(c->t->storage, info.partition, c->instant, err);
   int32_t version = 1;
   if (st == HUDI_OK)
-    st = hudi_log_file_create(c->t->storage, info.partition, info.file_id, c->instant, 1, (const char *)token.data,
+    st = hudi_log_file_create(c->t->storage, info.partition, info.file_id, log_instant, first, (const char *)token.data,
                               file.data, file.len, &version, &rel, err);
   if (st == HUDI_OK && (rel.len == 0 || rel.data[rel.len - 1] != 0)) st = hudi_buf_append_byte(&rel, 0, err);
   hudi_write_stat *ws = NULL;
   if (st == HUDI_OK) st = hudi_commit_metadata_add_stat(c->meta, info.partition, &ws, err);
   if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, info.file_id, &ws->file_id, err);
   if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, (const char *)rel.data, &ws->path, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, c->instant, &ws->prev_commit, err);
+  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, log_instant, &ws->prev_commit, err);
   const char *slash = st == HUDI_OK ? strrchr((const char *)rel.data, '/') : NULL;
   const char *log_name = slash ? slash + 1 : (const char *)rel.data;
   /* Spark 1.x (table version 8) leaves baseFile empty and totalLogBlocks
    * 0 in a log file's stat (fixture mor/avro/v8_trips_8i3u1d): a log is
    * no longer tied to a base file; readers use neither. */
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, "", &ws->base_file, err);
+  /* Version 6 (0.x) names the slice's base file and all its log files. */
+  bool v6 = c->t->version == 6 && info.base_file;
+  const char *bf = v6 ? strrchr(info.base_file, '/') : NULL;
+  if (st == HUDI_OK)
+    st = hudi_commit_metadata_strdup(c->meta, v6 ? (bf ? bf + 1 : info.base_file) : "", &ws->base_file, err);
   if (st == HUDI_OK) {
     ws->log_files.has = 1;
-    st = hudi_tl_strs_push(&ws->log_files, &c->meta->doc.arena, log_name, err);
+    for (size_t k = 0; v6 && st == HUDI_OK && k < info.n_log_files; k++) {
+      const char *ls = strrchr(info.log_files[k], '/');
+      st = hudi_tl_strs_push(&ws->log_files, &c->meta->doc.arena, ls ? ls + 1 : info.log_files[k], err);
+    }
+    if (st == HUDI_OK) st = hudi_tl_strs_push(&ws->log_files, &c->meta->doc.arena, log_name, err);
   }
   if (st == HUDI_OK) {
     ws->num_writes = (hudi_tl_long){n_rows, 1};
@@ -809,6 +807,150 @@ static hudi_status append_slice(mw *c, size_t s, hudi_error *err) {
   return st;
 }
 
+/* ---- small files (hudi-write-semantics.md §4) ----------------------- */
+
+/* Whether slice s takes new keys of this write (a small file). */
+static bool slice_takes_inserts(const mw *c, size_t s) {
+  for (size_t j = c->slice_start[s]; j < c->slice_start[s + 1]; j++)
+    if (c->incs[c->by_slice[j]].kind == INC_INSERT) return true;
+  return false;
+}
+
+/* AverageRecordSizeUtils: the newest completed write whose base files
+ * hold more than threshold * small.file.limit bytes gives
+ * ceil(bytes / records) (a deltacommit counts its base files only); else
+ * hoodie.copyonwrite.record.size.estimate. */
+static hudi_status average_record_size(mw *c, int64_t limit, int64_t *out, hudi_error *err) {
+  HUDI_TRY(int_opt(c, "hoodie.copyonwrite.record.size.estimate", 1024, 1, out, err));
+  const char *tv = hudi_write_option(c->t, c->opts, c->n_opts, "hoodie.record.size.estimation.threshold");
+  double threshold = tv ? strtod(tv, NULL) : 1.0;
+  const hudi_timeline *tl = &c->t->timeline;
+  for (size_t i = tl->count; i-- > 0;) {
+    const hudi_instant *in = &tl->items[i];
+    if (!hudi_instant_is_write(in)) continue;
+    hudi_commit_metadata *m = NULL;
+    HUDI_TRY(hudi_table_instant_metadata(&m, c->t, in, err));
+    bool delta = !strcmp(in->action, "deltacommit");
+    int64_t bytes = 0, records = 0;
+    size_t np;
+    const hudi_partition_write_stats *ps = hudi_commit_metadata_partitions(m, &np);
+    for (size_t p = 0; p < np; p++) {
+      size_t ns;
+      const hudi_write_stat *ws = hudi_partition_stats(&ps[p], &ns);
+      for (size_t k = 0; k < ns; k++) {
+        size_t pl = ws[k].path ? strlen(ws[k].path) : 0;
+        if (delta && !(pl > 8 && !strcmp(ws[k].path + pl - 8, ".parquet"))) continue;
+        bytes += ws[k].total_write_bytes.v;
+        records += ws[k].num_writes.v;
+      }
+    }
+    hudi_commit_metadata_free(m);
+    if (records > 0 && (double)bytes > threshold * (double)limit) {
+      *out = (bytes + records - 1) / records;
+      return HUDI_OK;
+    }
+  }
+  return HUDI_OK;
+}
+
+/* A pending clustering (or other replace) may rewrite any file group:
+ * leave small files alone while one is pending (§4.3, §7.4). */
+static bool pending_replace(const hudi_table *t) {
+  for (size_t i = 0; i < t->timeline.count; i++) {
+    const hudi_instant *in = &t->timeline.items[i];
+    if (in->state == HUDI_INSTANT_COMPLETED) continue;
+    if (!strcmp(in->requested_action, "clustering") || !strcmp(in->action, "clustering") ||
+        !strcmp(in->action, "replacecommit"))
+      return true;
+  }
+  return false;
+}
+
+typedef struct small_file {
+  size_t slice;
+  int64_t size;
+} small_file;
+
+static int small_cmp(const void *a, const void *b) {
+  const small_file *x = a, *y = b;
+  if (x->size != y->size) return x->size < y->size ? -1 : 1;
+  return x->slice < y->slice ? -1 : x->slice > y->slice;
+}
+
+/* The small files of a partition: latest slices with a base file smaller
+ * than limit (MERGE_ON_READ: and no log files, the index cannot see
+ * inserts in logs), smallest first, at most max_n. */
+static hudi_status small_files(mw *c, const char *part, int64_t limit, size_t max_n, small_file **out, size_t *n,
+                               hudi_error *err) {
+  size_t ns = hudi_file_slice_list_count(c->full), cap = 0;
+  *out = NULL;
+  *n = 0;
+  for (size_t s = 0; s < ns; s++) {
+    hudi_file_slice_info info;
+    hudi_file_slice_list_at(c->full, s, &info);
+    if (!info.base_file || strcmp(info.partition, part) != 0) continue;
+    if (c->t->type == HUDI_MERGE_ON_READ && info.n_log_files > 0) continue;
+    hudi_file_stat fs;
+    HUDI_TRY(hudi_storage_stat(c->t->storage, info.base_file, &fs, err));
+    if ((int64_t)fs.size >= limit) continue;
+    if (*n == cap) {
+      cap = cap ? 2 * cap : 16;
+      small_file *g = hudi_realloc(*out, cap * sizeof *g);
+      if (!g) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+      *out = g;
+    }
+    (*out)[(*n)++] = (small_file){s, (int64_t)fs.size};
+  }
+  if (*n > 1) qsort(*out, *n, sizeof **out, small_cmp);
+  if (*n > max_n) *n = max_n;
+  return HUDI_OK;
+}
+
+/* UpsertPartitioner (COPY_ON_WRITE) and SparkUpsertDeltaCommitPartitioner
+ * with an index that cannot index log files (MERGE_ON_READ): new keys of
+ * a partition first fill its small files, each up to
+ * (max.file.size - size) / average record size; the small file's slice is
+ * then rewritten with its rows and the new ones. The rest go to new file
+ * groups (write_inserts). */
+static hudi_status assign_small_files(mw *c, hudi_error *err) {
+  int64_t limit, avg, max_n;
+  HUDI_TRY(int_opt(c, "hoodie.parquet.small.file.limit", 104857600, INT64_MIN, &limit, err));
+  if (limit <= 0 || !c->rows || pending_replace(c->t)) return HUDI_OK;
+  HUDI_TRY(int_opt(c, "hoodie.merge.small.file.group.candidates.limit", 1, 0, &max_n, err));
+  bool have = false;
+  for (size_t i = 0; i < c->n_incs && !have; i++) have = c->incs[i].kind == INC_INSERT;
+  if (!have) return HUDI_OK;
+  HUDI_TRY(average_record_size(c, limit, &avg, err));
+  hudi_status st = HUDI_OK;
+  size_t i = 0;
+  while (st == HUDI_OK && i < c->n_incs) {
+    /* incs follow the rows' (partition, key) order, deletes last. */
+    if (c->incs[i].kind != INC_INSERT) {
+      i++;
+      continue;
+    }
+    const char *part = c->incs[i].part;
+    size_t end = i;
+    while (end < c->n_incs && c->incs[end].part && !strcmp(c->incs[end].part, part)) end++;
+    small_file *sf = NULL;
+    size_t n_sf = 0;
+    size_t limit_n = c->t->type == HUDI_MERGE_ON_READ ? (size_t)max_n : (size_t)-1;
+    st = small_files(c, part, limit, limit_n, &sf, &n_sf, err);
+    size_t k = i;
+    for (size_t f = 0; st == HUDI_OK && f < n_sf; f++) {
+      int64_t room = (c->max_file_size - sf[f].size) / avg;
+      for (; room > 0 && k < end; k++) {
+        if (c->incs[k].kind != INC_INSERT) continue;
+        c->incs[k].slice = (int64_t)sf[f].slice;
+        room--;
+      }
+    }
+    hudi_free(sf);
+    i = end;
+  }
+  return st;
+}
+
 /* ---- new keys --------------------------------------------------------- */
 
 static hudi_status write_inserts(mw *c, hudi_error *err) {
@@ -817,7 +959,7 @@ static hudi_status write_inserts(mw *c, hudi_error *err) {
   if (!ins) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   size_t n = 0;
   for (size_t i = 0; i < c->n_incs; i++)
-    if (c->incs[i].kind == INC_INSERT || c->incs[i].kind == INC_MOVE) ins[n++] = i;
+    if ((c->incs[i].kind == INC_INSERT && c->incs[i].slice < 0) || c->incs[i].kind == INC_MOVE) ins[n++] = i;
   int64_t per_row = c->rows ? hudi_write_rows_bytes_per_row(c->rows) : 1;
   int64_t rows_per_file = c->max_file_size / (per_row > 0 ? per_row : 1);
   if (rows_per_file < 1) rows_per_file = 1;
@@ -989,7 +1131,8 @@ static hudi_status commit(mw *c, const char *operation, hudi_error *err) {
   size_t ns = hudi_file_slice_list_count(c->full);
   for (size_t s = 0; s < ns; s++) {
     if (c->slice_start[s] == c->slice_start[s + 1]) continue;
-    HUDI_TRY(c->t->type == HUDI_MERGE_ON_READ ? append_slice(c, s, err) : rewrite_slice(c, s, err));
+    bool cow = c->t->type != HUDI_MERGE_ON_READ || slice_takes_inserts(c, s);
+    HUDI_TRY(cow ? rewrite_slice(c, s, err) : append_slice(c, s, err));
   }
   HUDI_TRY(write_inserts(c, err));
   if (replace) HUDI_TRY(add_replaced(c, err));
@@ -1014,7 +1157,10 @@ static hudi_status commit(mw *c, const char *operation, hudi_error *err) {
   hudi_error ignored = HUDI_ERROR_INIT;
   hudi_status del = hudi_storage_delete(c->t->storage, temp, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, &ignored);
   (void)del;
-  return hudi_write_reload_timeline(c->t, err);
+  /* T is committed: a failed reload must not report the write as failed
+   * (a retry would apply it twice); the next write reloads anyway. */
+  if (hudi_write_reload_timeline(c->t, &ignored) != HUDI_OK) hudi_error_clear(&ignored);
+  return HUDI_OK;
 }
 
 static bool has_changes(const mw *c) {
@@ -1039,8 +1185,11 @@ static hudi_status run(mw *c, const hudi_merge_input *in, hudi_error *err) {
     HUDI_TRY(ist);
     HUDI_TRY(plan(c, c->index, err));
     if (!has_changes(c)) return HUDI_OK;
+    HUDI_TRY(assign_small_files(c, err));
+    HUDI_TRY(group_by_slice(c, err));
   } else {
     HUDI_TRY(plan(c, NULL, err)); /* every key absent: all inserts */
+    HUDI_TRY(group_by_slice(c, err));
     if (!has_changes(c) && (c->mode != HUDI_MERGE_OVERWRITE_TABLE || hudi_file_slice_list_count(c->full) == 0))
       return HUDI_OK;
   }
@@ -1091,7 +1240,6 @@ hudi_status hudi_merge_write(hudi_write_result *res, hudi_table *t, const hudi_m
   hudi_arrow_field_clear(&c.data_schema);
   hudi_arrow_field_clear(&c.out_schema);
   hudi_free(c.same_in);
-  hudi_free(c.in_col);
   hudi_free(c.schema_json);
   hudi_free(c.avro_with_meta);
   return st;

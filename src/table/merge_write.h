@@ -1,9 +1,17 @@
 /* The keyed write engine behind upsert, update, delete and delete_keys
- * (hudi-write-semantics.md): dedupe the incoming records by key, look the
- * keys up in the index, then per touched file group either rewrite its base
- * file (COPY_ON_WRITE) or append one log file with a data block and a
- * delete block (MERGE_ON_READ); new keys go to new base files. Committed
- * with the protocol of hudi-format-core.md §6 as one instant. */
+ * (hudi-write-semantics.md): evolve the schema (write_schema.h), dedupe the
+ * incoming records by key, look the keys up in the index, then per touched
+ * file group either rewrite its base file (COPY_ON_WRITE) or append one log
+ * file with a data block and a delete block (MERGE_ON_READ). New keys of an
+ * upsert first fill the partition's small file groups (§4: base file under
+ * hoodie.parquet.small.file.limit, default 100 MiB, each up to
+ * hoodie.parquet.max.file.size at the average record size of the latest
+ * large commit, else hoodie.copyonwrite.record.size.estimate; on
+ * MERGE_ON_READ only slices without log files, smallest first, at most
+ * hoodie.merge.small.file.group.candidates.limit per partition, and such a
+ * slice is rewritten like COPY_ON_WRITE); the rest go to new base files.
+ * No small file is chosen while a clustering or replace is pending.
+ * Committed with the protocol of hudi-format-core.md §6 as one instant. */
 #ifndef HUDI_TABLE_MERGE_WRITE_H
 #define HUDI_TABLE_MERGE_WRITE_H
 

@@ -88,7 +88,8 @@ static const char *view_str(const hudi_arrow_view *v, int64_t i, int64_t *len) {
 /* A value whose file type differs from the table schema's, cast the way
  * hudi-rs (arrow-rs cast) does for the cases Hudi tables produce: integers
  * to strings (a timestamp-based key generator's source field), integer and
- * float widening. Others are HUDI_ERR_UNSUPPORTED naming the column. */
+ * float widening, string <-> bytes (schema evolution, write_schema.h).
+ * Others are HUDI_ERR_UNSUPPORTED naming the column. */
 static hudi_status append_cast(hudi_arrow_builder *b, const hudi_arrow_field *to, const hudi_arrow_view *v, int64_t i,
                                hudi_error *err) {
   if (hudi_arrow_view_is_null(v, i)) return hudi_arrow_builder_append_null(b, err);
@@ -104,6 +105,15 @@ static hudi_status append_cast(hudi_arrow_builder *b, const hudi_arrow_field *to
   if (to_string && x.cls == HUDI_VC_UINT) {
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)x.v.u);
     return hudi_arrow_builder_append_str(b, buf, err);
+  }
+  /* Avro string <-> bytes (a column evolved between the two). */
+  bool to_bytes = to_string || to->type.id == HUDI_ARROW_BINARY || to->type.id == HUDI_ARROW_LARGE_BINARY;
+  bool from_bytes = v->type.id == HUDI_ARROW_STRING || v->type.id == HUDI_ARROW_LARGE_STRING ||
+                    v->type.id == HUDI_ARROW_BINARY || v->type.id == HUDI_ARROW_LARGE_BINARY;
+  if (to_bytes && from_bytes) {
+    int64_t len;
+    const uint8_t *p = hudi_arrow_view_bytes(v, i, &len);
+    return hudi_arrow_builder_append_bytes(b, p, len, err);
   }
   if (tc == HUDI_VC_INT && x.cls == HUDI_VC_INT) return hudi_arrow_builder_append_int(b, x.v.i, err);
   if (tc == HUDI_VC_DOUBLE && x.cls == HUDI_VC_INT) return hudi_arrow_builder_append_double(b, (double)x.v.i, err);

@@ -21,6 +21,7 @@
 #include "table/bloom.h"
 #include "table/commit_metadata.h"
 #include "table/heartbeat.h"
+#include "table/instant_v6.h"
 #include "table/keygen.h"
 #include "table/schema_resolve.h"
 #include "table/services.h"
@@ -28,6 +29,7 @@
 #include "table/write_convert.h"
 #include "table/write_mdt.h"
 #include "table/write_rows.h"
+#include "table/write_schema.h"
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -83,9 +85,16 @@ hudi_status hudi_write_check_table_mdt(const hudi_table *t, hudi_error *err) {
 }
 
 static hudi_status check_table_format(const hudi_table *t, hudi_error *err) {
-  if (t->version < 8)
-    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has table version %d; hudi-c writes versions 8 and 9",
+  if (t->version != 6 && t->version < 8)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has table version %d; hudi-c writes versions 6, 8 and 9",
                         t->base_uri, t->version);
+  /* The version-6 metadata table (layout 1, 0.x instants) is not written
+   * (create.c); writing past one would hide the new files from readers. */
+  const char *mdt6 = t->version == 6 ? hudi_props_get(&t->props, "hoodie.table.metadata.partitions") : NULL;
+  if (mdt6 && *mdt6)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "table %s (table version 6) has a metadata table (%s), which hudi-c cannot update in "
+                        "version 6", t->base_uri, mdt6);
   const char *meta = hudi_props_get(&t->props, "hoodie.populate.meta.fields");
   if (meta && !strcasecmp(meta, "false"))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has hoodie.populate.meta.fields=false", t->base_uri);
@@ -110,29 +119,6 @@ hudi_status hudi_write_reload_timeline(hudi_table *t, hudi_error *err) {
 }
 
 /* ---- schema ----------------------------------------------------------- */
-
-/* The table's current schema (extraMetadata.schema of its latest write),
- * or NULL for a table without writes. Caller frees. */
-static hudi_status current_schema(char **out, hudi_table *t, hudi_error *err) {
-  *out = NULL;
-  for (size_t i = t->timeline.count; i-- > 0;) {
-    const hudi_instant *in = &t->timeline.items[i];
-    if (in->state != HUDI_INSTANT_COMPLETED || !hudi_instant_is_write(in)) continue;
-    hudi_commit_metadata *m = NULL;
-    HUDI_TRY(hudi_table_instant_metadata(&m, t, in, err));
-    const char *s = hudi_commit_metadata_schema(m);
-    const char *op = m->operation_type ? m->operation_type : "";
-    bool usable = s && strcmp(op, "COMPACT") && strcmp(op, "CLUSTER") && strcmp(op, "LOG_COMPACT") &&
-                  strcmp(op, "INDEX");
-    if (usable) {
-      *out = hudi_strdup(s);
-      hudi_commit_metadata_free(m);
-      return *out ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-    }
-    hudi_commit_metadata_free(m);
-  }
-  return HUDI_OK;
-}
 
 /* ---- the write -------------------------------------------------------- */
 
@@ -186,19 +172,6 @@ static hudi_status build_schemas(append_ctx *c, hudi_error *err) {
   for (int64_t i = 0; i < stored->n_children; i++)
     c->same[i] = hudi_write_same_storage(&stored->children[i], &c->rows.input.children[i]);
   return HUDI_OK;
-}
-
-static hudi_status check_schema(append_ctx *c, hudi_error *err) {
-  char *cur = NULL;
-  HUDI_TRY(current_schema(&cur, c->t, err));
-  hudi_status st = HUDI_OK;
-  if (cur && strcmp(cur, c->schema_json) != 0)
-    st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                      "the data's schema differs from table %s's schema, and schema evolution is not supported yet; "
-                      "table: %.300s; data: %.300s",
-                      c->t->base_uri, cur, c->schema_json);
-  hudi_free(cur);
-  return st;
 }
 
 /* Writes one file group: rows [from, to) of the sorted order, all in
@@ -344,13 +317,20 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
 hudi_status hudi_write_instant_file(hudi_table *t, const char *instant, const char *action, const char *completion,
                                     hudi_instant_state state, const void *data, size_t len, hudi_error *err) {
   char name[128], path[200];
-  if (hudi_instant_file_name(name, sizeof name, instant, completion, action, state, 2) < 0)
+  /* Layout 1 (table version 6): .hoodie/T.<action>, JSON commit metadata (instant_v6.h). */
+  int layout = t->layout >= 2 ? 2 : 1;
+  if (layout == 1) action = hudi_instant_v6_action(action);
+  if (hudi_instant_file_name(name, sizeof name, instant, completion, action, state, layout) < 0)
     return hudi_err_set(err, HUDI_ERR_INTERNAL, "instant file name");
-  snprintf(path, sizeof path, ".hoodie/timeline/%s", name);
+  snprintf(path, sizeof path, "%s/%s", layout == 2 ? ".hoodie/timeline" : ".hoodie", name);
   /* The heartbeat says the instant's writer is alive (§6.5): written before
    * the instant appears, deleted once it completed. */
   if (state == HUDI_INSTANT_REQUESTED) HUDI_TRY(hudi_heartbeat_start(t, instant, err));
-  hudi_status st = hudi_storage_write_if_absent(t->storage, path, data, len, err);
+  hudi_buf v6;
+  hudi_buf_init(&v6, HUDI_BUF_DEFAULT_MAX);
+  hudi_status st = layout == 1 ? hudi_instant_v6_content(&v6, &data, &len, action, state, data, len, err) : HUDI_OK;
+  if (st == HUDI_OK) st = hudi_storage_write_if_absent(t->storage, path, data, len, err);
+  hudi_buf_free(&v6);
   if (st == HUDI_ERR_EXISTS)
     return hudi_err_set(err, HUDI_ERR_CONFLICT, "timeline file %s already exists: another writer used instant %s",
                         path, instant);
@@ -410,7 +390,10 @@ static hudi_status commit(append_ctx *c, hudi_error *err) {
   hudi_error ignored = HUDI_ERROR_INIT;
   hudi_status del = hudi_storage_delete(c->t->storage, temp, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, &ignored);
   (void)del;
-  return hudi_write_reload_timeline(c->t, err);
+  /* T is committed: a failed reload must not report the write as failed
+   * (a retry would apply it twice); the next write reloads anyway. */
+  if (hudi_write_reload_timeline(c->t, &ignored) != HUDI_OK) hudi_error_clear(&ignored);
+  return HUDI_OK;
 }
 
 hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, struct ArrowArrayStream *stream,
@@ -455,9 +438,10 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
     c.pq.schema.list_style = HUDI_PQ_LIST_2LEVEL;
     c.pq.schema.map_key_value_legacy = true;
     c.pq.schema.root_name = c.root_name;
-    st = build_schemas(&c, err);
+    /* Schema evolution (write_schema.h): rows then carry the writer schema. */
+    st = hudi_write_rows_evolve(&c.rows, table, c.opts, c.n_opts, NULL, err);
   }
-  if (st == HUDI_OK) st = check_schema(&c, err);
+  if (st == HUDI_OK) st = build_schemas(&c, err);
   if (st == HUDI_OK) st = hudi_write_mdt_check_rows(table, &c.rows, err);
   snprintf(res->action, sizeof res->action, "%s", table->type == HUDI_MERGE_ON_READ ? "deltacommit" : "commit");
   snprintf(res->operation, sizeof res->operation, "BULK_INSERT");

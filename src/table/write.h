@@ -19,7 +19,8 @@
 const char *hudi_write_option(const hudi_table *t, const hudi_option *opts, size_t n, const char *key);
 
 /* Refuses tables hudi-c cannot write to yet (metadata table present, table
- * version 6, meta fields off, non-Parquet base files). */
+ * versions other than 6, 8 and 9, a version-6 metadata table, meta fields
+ * off, non-Parquet base files). */
 HUDI_NODISCARD hudi_status hudi_write_check_table(const hudi_table *t, hudi_error *err);
 
 /* hudi_write_check_table for writers that keep the metadata table current
@@ -28,9 +29,11 @@ HUDI_NODISCARD hudi_status hudi_write_check_table(const hudi_table *t, hudi_erro
 HUDI_NODISCARD hudi_status hudi_write_check_table_mdt(const hudi_table *t, hudi_error *err);
 
 /* Reloads the table's timeline (after a commit). */
-/* Writes a layout-2 timeline file of instant (state, action, completion
- * time) with write-if-absent: an existing file is HUDI_ERR_CONFLICT (another
- * writer used the instant). */
+/* Writes the timeline file of instant (state, action, completion time)
+ * with write-if-absent: an existing file is HUDI_ERR_CONFLICT (another
+ * writer used the instant). data is the layout-2 content; on a layout-1
+ * table (version 6) the file goes to .hoodie/ without the completion time
+ * and commit metadata is turned into JSON (instant_v6.h). */
 HUDI_NODISCARD hudi_status hudi_write_instant_file(hudi_table *t, const char *instant, const char *action,
                                                    const char *completion, hudi_instant_state state,
                                                    const void *data, size_t len, hudi_error *err);

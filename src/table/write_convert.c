@@ -133,6 +133,36 @@ static void unit_ratio(hudi_arrow_time_unit from, hudi_arrow_time_unit to, int64
   else if (from > to) *div = per_s[from] / per_s[to];
 }
 
+static bool is_bytes_type(hudi_arrow_type_id id) {
+  return id == HUDI_ARROW_STRING || id == HUDI_ARROW_LARGE_STRING || id == HUDI_ARROW_STRING_VIEW ||
+         id == HUDI_ARROW_BINARY || id == HUDI_ARROW_LARGE_BINARY || id == HUDI_ARROW_BINARY_VIEW;
+}
+
+/* A string or binary column: every string/binary flavour copies its bytes
+ * (Avro string <-> bytes); integers become their decimal text (Hudi's
+ * int/long -> string promotion). */
+static hudi_status append_as_bytes(hudi_arrow_builder *b, const hudi_arrow_view *v, int64_t i, hudi_error *err) {
+  if (is_bytes_type(v->type.id)) {
+    int64_t len;
+    const uint8_t *p = hudi_arrow_view_bytes(v, i, &len);
+    return hudi_arrow_builder_append_bytes(b, p, len, err);
+  }
+  char buf[32];
+  if (hudi_arrow_type_is_unsigned_int(v->type.id)) {
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)hudi_arrow_view_uint(v, i));
+    return hudi_arrow_builder_append_str(b, buf, err);
+  }
+  switch (v->type.id) {
+    case HUDI_ARROW_INT8:
+    case HUDI_ARROW_INT16:
+    case HUDI_ARROW_INT32:
+    case HUDI_ARROW_INT64:
+      snprintf(buf, sizeof buf, "%lld", (long long)hudi_arrow_view_int(v, i));
+      return hudi_arrow_builder_append_str(b, buf, err);
+    default: return hudi_arrow_builder_append_view(b, v, i, err);
+  }
+}
+
 hudi_status hudi_write_append_converted(hudi_arrow_builder *b, const hudi_arrow_view *v, int64_t i,
                                         hudi_error *err) {
   if (v->dictionary) {
@@ -177,6 +207,17 @@ hudi_status hudi_write_append_converted(hudi_arrow_builder *b, const hudi_arrow_
         HUDI_TRY(hudi_write_append_converted(hudi_arrow_builder_child(b, k), &v->children[k], row, err));
       return hudi_arrow_builder_end_element(b, err);
     }
+    case HUDI_ARROW_FLOAT:
+    case HUDI_ARROW_DOUBLE:
+      /* Avro promotions int/long -> float/double and float -> double. */
+      if (hudi_arrow_type_is_unsigned_int(v->type.id))
+        return hudi_arrow_builder_append_double(b, (double)hudi_arrow_view_uint(v, i), err);
+      if (v->type.id != HUDI_ARROW_FLOAT && v->type.id != HUDI_ARROW_DOUBLE)
+        return hudi_arrow_builder_append_double(b, (double)hudi_arrow_view_int(v, i), err);
+      return hudi_arrow_builder_append_double(b, hudi_arrow_view_double(v, i), err);
+    case HUDI_ARROW_STRING:
+    case HUDI_ARROW_BINARY:
+      return append_as_bytes(b, v, i, err);
     default: return hudi_arrow_builder_append_view(b, v, i, err);
   }
 }

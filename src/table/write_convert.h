@@ -24,7 +24,10 @@ HUDI_NODISCARD hudi_status hudi_write_storage_field(hudi_arrow_field *out, const
 /* True when values of `in` can be copied into `stored` as they are. */
 bool hudi_write_same_storage(const hudi_arrow_field *stored, const hudi_arrow_field *in);
 
-/* Appends element i of v (converted) to b, a builder of the stored type. */
+/* Appends element i of v (converted) to b, a builder of the stored type.
+ * Besides the storage conversions above, the promotions of schema
+ * evolution (write_schema.h): integers to long, float or double, float to
+ * double, integers to their decimal text, string <-> binary. */
 HUDI_NODISCARD hudi_status hudi_write_append_converted(hudi_arrow_builder *b, const hudi_arrow_view *v, int64_t i,
                                                        hudi_error *err);
 
