@@ -36,7 +36,7 @@ c_tests() { # build dir, extra cmake args...
   local dir=$1; shift
   cmake -S . -B "$dir" -G Ninja -DHUDI_WERROR=ON "$@" >/dev/null &&
     cmake --build "$dir" -j "$JOBS" &&
-    (cd "$dir" && ctest --output-on-failure -j "$JOBS")
+    (cd "$dir" && ctest --output-on-failure -j "$JOBS" ${CTEST_EXCLUDE:+-E "$CTEST_EXCLUDE"})
 }
 
 python_tests() {
@@ -52,8 +52,11 @@ asan_tests() {
 
 # valgrind runs every test program of a third build (ctest wraps each test
 # command in the "emulator"); leaks of definite kind fail the test.
+# The crash test (a write failed at each of its storage operations in turn,
+# hundreds of writes) runs in the release and ASan tiers; under valgrind it
+# would take hours.
 valgrind_tests() {
-  c_tests build/valgrind -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHUDI_VALGRIND=ON \
+  CTEST_EXCLUDE='^table_test_crash$' c_tests build/valgrind -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHUDI_VALGRIND=ON \
     "-DCMAKE_CROSSCOMPILING_EMULATOR=valgrind;-q;--error-exitcode=99;--leak-check=full;--errors-for-leak-kinds=definite;--show-leak-kinds=definite"
 }
 

@@ -28,22 +28,78 @@ typedef struct hudi_compact_result {
   int64_t files_written, bytes_written;
 } hudi_compact_result;
 
-/* Schedules and runs a compaction of every file group that has log files.
- * HUDI_ERR_INVALID_ARG on a COPY_ON_WRITE table. */
+/* Compacts a MERGE_ON_READ table: first finishes pending compactions (a
+ * compaction requested by Spark, or an earlier run that stopped; files of a
+ * failed attempt are deleted first), then schedules one over every file
+ * group whose latest file slice has log files (<C>.compaction.requested,
+ * HoodieCompactionPlan as Spark writes it) and runs it: each group's base
+ * file and logs are merged as a snapshot read merges them into a new base
+ * file <fileId>_<token>_<C>.parquet (rows keep _hoodie_commit_time and
+ * _hoodie_commit_seqno), the metadata table's `files` partition is updated,
+ * and C completes as <C>_<completion>.commit (operationType COMPACT).
+ * result: the counts add up over every compaction run, the times are the
+ * last one's ("" when there was nothing to compact). Takes the table lock like a write.
+ *
+ * Writes run it inline with option hoodie.compact.inline=true after a
+ * deltacommit once hoodie.compact.inline.max.delta.commits (default 5)
+ * deltacommits completed since the latest compaction was requested.
+ * HUDI_ERR_INVALID_ARG on a COPY_ON_WRITE table; HUDI_ERR_UNSUPPORTED where
+ * writes are (table version 6, metadata-table indexes hudi-c does not
+ * maintain). */
 HUDI_EXTERN hudi_status hudi_table_compact(hudi_compact_result *result, hudi_table *table, const hudi_option *options,
                                            size_t n_options, hudi_error *err);
+
+/* Asynchronous compaction: with hoodie.datasource.compaction.async.enable=true
+ * (a write option or a table open option; hoodie.compact.inline wins when
+ * both are set), the write that makes a compaction due (the same count as
+ * inline) only schedules it (<C>.compaction.requested, under the write's
+ * lock), and a background thread owned by the table handle runs it, and
+ * any other pending compaction, while later writes go on. It holds the
+ * table lock only to mark C inflight and to complete it; writes that land
+ * meanwhile append logs that join C's new file slice, so reads see every
+ * write. One background compaction runs per handle at a time.
+ *
+ * hudi_table_wait_services waits for the handle's background work and
+ * returns its error (HUDI_OK when there was none or nothing ran); the
+ * handle's timeline is then reloaded, so its reads see the compaction. The error
+ * of a failed background compaction is kept until reported, by this call,
+ * by the next write on the handle (which then writes nothing) or by
+ * hudi_table_compact; the compaction stays pending and the next write with
+ * async compaction, or hudi_table_compact, finishes it. hudi_table_compact
+ * waits for the background compaction first. hudi_table_free waits too (an
+ * error nobody asked for is dropped, the compaction left pending). */
+HUDI_EXTERN hudi_status hudi_table_wait_services(hudi_table *table, hudi_error *err);
 
 /* ---- cleaning ------------------------------------------------------------ */
 
 typedef struct hudi_clean_result {
   char requested_time[HUDI_SERVICE_TIME_MAX]; /* "" when there was nothing to clean */
   char completion_time[HUDI_SERVICE_TIME_MAX];
-  char earliest_commit_to_retain[HUDI_SERVICE_TIME_MAX];
+  char earliest_commit_to_retain[HUDI_SERVICE_TIME_MAX]; /* "" unless KEEP_LATEST_COMMITS */
   int64_t num_files_deleted;
-  int64_t num_partitions;
+  int64_t num_partitions; /* partitions with files deleted */
 } hudi_clean_result;
 
-/* Deletes the file slices the cleaning policy no longer retains. */
+/* Deletes the file slices the cleaning policy no longer retains, as Apache
+ * Hudi's cleaner does, and records it as a clean instant (T.clean.requested
+ * with the plan, T.clean.inflight, T_<c>.clean with what was deleted; the
+ * metadata table marks the files deleted first). Options (call options,
+ * then the table's open options, then hoodie.properties):
+ *   hoodie.clean.policy            KEEP_LATEST_COMMITS (default): keep every
+ *                                  slice a read as of one of the last N
+ *                                  commits needs;
+ *                                  KEEP_LATEST_FILE_VERSIONS: keep the newest
+ *                                  N slices of each file group
+ *   hoodie.clean.commits.retained  N for KEEP_LATEST_COMMITS (default 10)
+ *   hoodie.clean.fileversions.retained  N for the other (default 3)
+ * (hoodie.cleaner.* names are accepted too.) File groups replaced by an
+ * overwrite or clustering go whole once outside the window. The latest
+ * slice, slices a pending compaction reads and savepointed slices are never
+ * deleted. Nothing to delete: no instant, requested_time "".
+ * After a KEEP_LATEST_COMMITS clean, reads as of an instant before
+ * earliest_commit_to_retain fail with HUDI_ERR_INVALID_ARG.
+ * Every write also cleans after its commit (hoodie.clean.automatic=true,
+ * the default) when its timeline shows something may be due. */
 HUDI_EXTERN hudi_status hudi_table_clean(hudi_clean_result *result, hudi_table *table, const hudi_option *options,
                                          size_t n_options, hudi_error *err);
 
@@ -63,11 +119,24 @@ HUDI_EXTERN hudi_status hudi_table_rollback(hudi_rollback_result *result, hudi_t
 /* ---- archival ------------------------------------------------------------ */
 
 typedef struct hudi_archive_result {
-  int64_t num_instants_archived;
+  int64_t num_instants_archived; /* 0: nothing to archive */
+  int64_t num_files_compacted;   /* history files merged into the next LSM level */
+  char first_archived[HUDI_SERVICE_TIME_MAX]; /* requested times of the first and last archived */
+  char last_archived[HUDI_SERVICE_TIME_MAX];
 } hudi_archive_result;
 
-/* Moves completed instants past hoodie.keep.max.commits into the LSM
- * history (timeline/history). */
+/* Moves the oldest completed instants into the LSM history
+ * (.hoodie/timeline/history, read back by time travel and incremental
+ * reads) once there are more than hoodie.keep.max.commits (30) completed
+ * commits, keeping hoodie.keep.min.commits (20), as Apache Hudi 1.x's
+ * TimelineArchiverV2 does: never at or past the earliest pending write,
+ * the commits the cleaner retains (hoodie.clean.commits.retained), a
+ * Merge-on-Read table's last hoodie.compact.inline.max.delta.commits delta
+ * commits, uncleaned replace commits, the first savepoint, or (with a
+ * metadata table) anything completed after the metadata table's last
+ * compaction. Then merges history files (hoodie.timeline.compaction.batch.size,
+ * 10). Writes run it after every commit unless hoodie.archive.automatic is
+ * false. Timeline layout 1 (table version 6): nothing is archived. */
 HUDI_EXTERN hudi_status hudi_table_archive(hudi_archive_result *result, hudi_table *table, const hudi_option *options,
                                            size_t n_options, hudi_error *err);
 

@@ -83,10 +83,24 @@ def _read_file_group(
     (hudi_table_read_file_group): an ``arrow_array_stream`` PyCapsule. Raises HudiNotFoundError
     when the read has no slice of that file group."""
 
-# SERVICE-PY: compact
+def _compact(table: Table, options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """Compacts a MERGE_ON_READ table (hudi_table_compact): a dict with ``requested_time``,
+    ``completion_time`` (both ``""`` when no file group had log files), ``num_file_groups``,
+    ``num_log_files``, ``num_records``, ``files_written``, ``bytes_written``."""
 
-# SERVICE-PY: clean
+def _wait_services(table: Table) -> None:
+    """Waits for the table handle's background compaction (hudi_table_wait_services);
+    raises the error of a failed one (reported once)."""
 
-# SERVICE-PY: rollback
+def _clean(table: Table, options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """Cleans the table (hudi_table_clean): a dict with ``requested_time``, ``completion_time``
+    (both ``""`` when nothing was deleted), ``earliest_commit_to_retain``, ``num_files_deleted``,
+    ``num_partitions``."""
 
-# SERVICE-PY: archive
+def _rollback(table: Table, instant: str, options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """Rolls back a pending write or the latest completed write (hudi_table_rollback): a dict with
+    ``rolled_back_instant``, ``requested_time``, ``completion_time``, ``num_files_deleted``."""
+
+def _archive(table: Table, options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """Archives the timeline (hudi_table_archive): a dict with ``num_instants_archived``,
+    ``num_files_compacted``, ``first_archived``, ``last_archived``."""

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from typing import Any, Union
 
     from hudi.write import HudiWriteResult
+    from hudi.services import HudiCleanResult
+    from hudi.services import HudiCompactResult
 
 
 @dataclass(frozen=True)
@@ -210,13 +212,51 @@ class HudiTable:
 
         return write.overwrite(self._table, data, partitions_only, options)
 
-    # SERVICE-PY: compact
+    def compact(self, options: "Optional[Dict[str, str]]" = None) -> "HudiCompactResult":
+        """Compacts a MERGE_ON_READ table: every file group with log files gets a new base file
+        merging them (one ``compaction`` instant, completed as a ``commit``). Pending compactions
+        are finished first. Raises HudiInvalidInputError on a COPY_ON_WRITE table."""
+        from hudi import services
 
-    # SERVICE-PY: clean
+        return services.compact(self._table, options)
 
-    # SERVICE-PY: rollback
+    def wait_services(self) -> None:
+        """Waits for this handle's background table services: with
+        ``hoodie.datasource.compaction.async.enable=true`` (a write option or a table option) a
+        write that makes a compaction due only schedules it and a background thread runs it while
+        later writes go on. Raises the error of a failed background compaction (reported once, by
+        this call or by the next write, which then writes nothing); the compaction stays pending
+        and the next such write, or ``compact()``, finishes it. Dropping the table waits too."""
+        _hudi._wait_services(self._table)
 
-    # SERVICE-PY: archive
+    def clean(self, options: "Optional[Dict[str, str]]" = None) -> "HudiCleanResult":
+        """Deletes the file slices the cleaning policy no longer retains (one clean instant; none when
+        there is nothing to delete). Options: ``hoodie.clean.policy`` (``KEEP_LATEST_COMMITS``, the
+        default, or ``KEEP_LATEST_FILE_VERSIONS``), ``hoodie.clean.commits.retained`` (10),
+        ``hoodie.clean.fileversions.retained`` (3). Writes clean by themselves after each commit
+        unless ``hoodie.clean.automatic`` is ``false``."""
+        from hudi import services
+
+        return services.clean(self._table, options)
+
+    def rollback(self, instant: str, options: "Optional[Dict[str, str]]" = None) -> "Dict[str, object]":
+        """Rolls back ``instant``: a pending (failed) write, or the latest completed write. Its files are
+        deleted, its metadata-table deltacommit rolled back, and a rollback instant is completed.
+        Returns ``rolled_back_instant``, ``requested_time`` / ``completion_time`` (of the rollback
+        instant) and ``num_files_deleted``. Writes roll back failed writes by themselves first."""
+        if not isinstance(instant, str) or not instant:
+            raise ValueError("instant must be a non-empty instant time string")
+        return dict(_hudi._rollback(self._table, instant, dict(options or {})))
+
+    def archive(self, options: "Optional[Dict[str, str]]" = None) -> "Dict[str, object]":
+        """Moves the oldest completed instants of the timeline into its LSM history
+        (``.hoodie/timeline/history``) once there are more than ``hoodie.keep.max.commits`` (30)
+        completed commits, keeping ``hoodie.keep.min.commits`` (20), as Apache Hudi 1.x does; time
+        travel and incremental reads still see the archived commits. Returns
+        ``num_instants_archived`` (0: nothing to archive), ``num_files_compacted``,
+        ``first_archived``, ``last_archived``. Writes archive by themselves after each commit
+        unless ``hoodie.archive.automatic`` is ``false``."""
+        return dict(_hudi._archive(self._table, dict(options or {})))
 
     def get_file_slices(self, options: "Optional[HudiReadOptions]" = None) -> "List[HudiFileSlice]":
         """The file slices a read with these options reads."""

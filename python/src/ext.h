@@ -41,9 +41,15 @@ PyObject *hudi_py_file_slices(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *hudi_py_arrow_roundtrip(PyObject *self, PyObject *obj);
 
 /* Table services (one file each: compact.c, clean.c, rollback.c, archive.c). */
-/* SERVICE-PY: compact */
-/* SERVICE-PY: clean */
-/* SERVICE-PY: rollback */
-/* SERVICE-PY: archive */
+/* compact.c: _compact(table, options) -> dict. */
+PyObject *hudi_py_compact(PyObject *self, PyObject *args, PyObject *kwargs);
+/* compact.c: _wait_services(table) -> None (hudi_table_wait_services). */
+PyObject *hudi_py_wait_services(PyObject *self, PyObject *args, PyObject *kwargs);
+/* clean.c: _clean(table, options) -> dict. */
+PyObject *hudi_py_clean(PyObject *self, PyObject *args, PyObject *kwargs);
+/* rollback.c: _rollback(table, instant, options) -> dict. */
+PyObject *hudi_py_rollback(PyObject *self, PyObject *args, PyObject *kwargs);
+/* archive.c: _archive(table, options) -> dict. */
+PyObject *hudi_py_archive(PyObject *self, PyObject *args, PyObject *kwargs);
 
 #endif

@@ -122,10 +122,16 @@ static PyMethodDef methods[] = {
     {"_read_file_group", (PyCFunction)(void (*)(void))hudi_py_read_file_group, METH_VARARGS | METH_KEYWORDS,
      "_read_file_group(table, partition, file_id, options, filters, sql, projection): an 'arrow_array_stream' "
      "capsule of that file group's slice (hudi_table_read_file_group)."},
-    /* SERVICE-PY: compact */
-    /* SERVICE-PY: clean */
-    /* SERVICE-PY: rollback */
-    /* SERVICE-PY: archive */
+    {"_compact", (PyCFunction)(void (*)(void))hudi_py_compact, METH_VARARGS | METH_KEYWORDS,
+     "_compact(table, options): compacts a MERGE_ON_READ table (hudi_table_compact); a dict."},
+    {"_wait_services", (PyCFunction)(void (*)(void))hudi_py_wait_services, METH_VARARGS | METH_KEYWORDS,
+     "_wait_services(table): waits for the table's background compaction; raises its error."},
+    {"_clean", (PyCFunction)(void (*)(void))hudi_py_clean, METH_VARARGS | METH_KEYWORDS,
+     "_clean(table, options): deletes the file slices the cleaning policy no longer retains; a dict."},
+    {"_rollback", (PyCFunction)(void (*)(void))hudi_py_rollback, METH_VARARGS | METH_KEYWORDS,
+     "_rollback(table, instant, options): rolls back a pending write or the latest completed write; a dict."},
+    {"_archive", (PyCFunction)(void (*)(void))hudi_py_archive, METH_VARARGS | METH_KEYWORDS,
+     "_archive(table, options): moves the oldest completed instants into the LSM history; a dict."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/buf.h"
+#include "table/compaction_plan.h"
 
 #define FSVIEW_MAX_FILES 100000000
 
@@ -57,7 +59,9 @@ static int is_visible(const completed_view *cv, const char *instant, const char 
   /* Not on the active timeline: archived (completed) when older than its
    * first instant, otherwise a leftover of a write that was rolled back. */
   if (cv->first_active && strcmp(instant, cv->first_active) < 0) {
-    *completion = instant;
+    /* Its completion time from the archived timeline when loaded. */
+    const hudi_instant *a = hudi_timeline_find_archived(cv->tl, instant);
+    *completion = a && a->completion_time[0] ? a->completion_time : instant;
     return 1;
   }
   return 0;
@@ -77,21 +81,26 @@ static int cmp_entry(const void *a, const void *b) {
   return c ? c : strcmp(x->name, y->name);
 }
 
+static void slice_clear(hudi_file_slice *sl) {
+  if (sl->base) {
+    hudi_free(sl->base->path);
+    hudi_free(sl->base);
+  }
+  for (size_t l = 0; l < sl->n_logs; l++) {
+    hudi_free(sl->logs[l].path);
+    hudi_free(sl->logs[l].file_name);
+    hudi_log_file_name_free(&sl->logs[l].name);
+  }
+  hudi_free(sl->logs);
+}
+
 void hudi_fsview_free(hudi_fsview *v) {
   for (size_t g = 0; g < v->n_groups; g++) {
     hudi_file_group *fg = &v->groups[g];
-    for (size_t s = 0; s < fg->n_slices; s++) {
-      hudi_file_slice *sl = &fg->slices[s];
-      if (sl->base) {
-        hudi_free(sl->base->path);
-        hudi_free(sl->base);
-      }
-      for (size_t l = 0; l < sl->n_logs; l++) {
-        hudi_free(sl->logs[l].path);
-        hudi_free(sl->logs[l].file_name);
-        hudi_log_file_name_free(&sl->logs[l].name);
-      }
-      hudi_free(sl->logs);
+    for (size_t s = 0; s < fg->n_slices; s++) slice_clear(&fg->slices[s]);
+    if (fg->merged) {
+      slice_clear(fg->merged);
+      hudi_free(fg->merged);
     }
     hudi_free(fg->slices);
     hudi_free(fg->partition);
@@ -102,7 +111,14 @@ void hudi_fsview_free(hudi_fsview *v) {
 }
 
 const hudi_file_slice *hudi_file_group_latest_slice(const hudi_file_group *g) {
+  if (g->merged) return g->merged;
   return g->n_slices ? &g->slices[g->n_slices - 1] : NULL;
+}
+
+const hudi_file_slice *hudi_file_group_slice_at(const hudi_file_group *g, const char *base_instant) {
+  for (size_t i = 0; i < g->n_slices; i++)
+    if (strcmp(g->slices[i].base_instant, base_instant) == 0) return &g->slices[i];
+  return NULL;
 }
 
 static hudi_status grow(void **items, size_t *cap, size_t n, size_t size, hudi_error *err) {
@@ -228,26 +244,159 @@ static int classify(entry *e, const hudi_file_info *info, char *id_buf, size_t i
   return ok;
 }
 
+/* ---- pending compactions ------------------------------------------------ */
+
+#define PENDING_PLAN_MAX ((size_t)256 << 20)
+
+void hudi_pending_compactions_free(hudi_pending_compactions *p) {
+  for (size_t i = 0; i < p->n; i++) {
+    hudi_free(p->ops[i].partition);
+    hudi_free(p->ops[i].file_id);
+  }
+  hudi_free(p->ops);
+  memset(p, 0, sizeof *p);
+}
+
+static int cmp_op(const void *a, const void *b) {
+  const hudi_pending_compaction_op *x = a, *y = b;
+  int c = strcmp(x->partition, y->partition);
+  return c ? c : strcmp(x->file_id, y->file_id);
+}
+
+static hudi_status add_plan_ops(hudi_pending_compactions *out, const hudi_compaction_plan *plan, const char *instant,
+                                const char *where, hudi_error *err) {
+  const hudi_compaction_operation *ops = plan->operations.items;
+  for (size_t i = 0; i < plan->operations.n; i++) {
+    if (!ops[i].file_id)
+      return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: operation %zu has no fileId", where, i);
+    HUDI_TRY(grow((void **)&out->ops, &out->cap, out->n, sizeof *out->ops, err));
+    hudi_pending_compaction_op *o = &out->ops[out->n];
+    memset(o, 0, sizeof *o);
+    o->partition = hudi_strdup(ops[i].partition_path ? ops[i].partition_path : "");
+    o->file_id = hudi_strdup(ops[i].file_id);
+    snprintf(o->instant, sizeof o->instant, "%s", instant);
+    out->n++;
+    if (!o->partition || !o->file_id) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  return HUDI_OK;
+}
+
+hudi_status hudi_pending_compactions_load(hudi_pending_compactions *out, hudi_storage *s,
+                                          const hudi_timeline *timeline, const char *as_of, hudi_error *err) {
+  memset(out, 0, sizeof *out);
+  hudi_buf data;
+  hudi_buf_init(&data, PENDING_PLAN_MAX);
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < timeline->count; i++) {
+    const hudi_instant *in = &timeline->items[i];
+    if (in->state == HUDI_INSTANT_COMPLETED || strcmp(in->requested_action, "compaction") != 0) continue;
+    if (as_of && *as_of && strcmp(in->requested_time, as_of) > 0) continue;
+    char name[128], path[256];
+    if (hudi_instant_file_name(name, sizeof name, in->requested_time, "", "compaction", HUDI_INSTANT_REQUESTED,
+                               timeline->layout) < 0) {
+      st = hudi_err_set(err, HUDI_ERR_INTERNAL, "compaction plan file name of %s", in->requested_time);
+      break;
+    }
+    snprintf(path, sizeof path, "%s/%s", timeline->dir, name);
+    hudi_buf_reset(&data);
+    st = hudi_storage_read_all(s, path, PENDING_PLAN_MAX, &data, err);
+    hudi_compaction_plan *plan = NULL;
+    if (st == HUDI_OK && data.len == 0) continue; /* Java treats an empty plan as no operations */
+    if (st == HUDI_OK) st = hudi_compaction_plan_parse(&plan, data.data, data.len, path, err);
+    if (st == HUDI_OK) st = add_plan_ops(out, plan, in->requested_time, path, err);
+    hudi_compaction_plan_free(plan);
+    if (st != HUDI_OK) hudi_err_context(err, st, "pending compaction %s", in->requested_time);
+  }
+  hudi_buf_free(&data);
+  if (st == HUDI_OK && out->n) qsort(out->ops, out->n, sizeof *out->ops, cmp_op);
+  if (st != HUDI_OK) hudi_pending_compactions_free(out);
+  return st;
+}
+
+const char *hudi_pending_compactions_find(const hudi_pending_compactions *p, const char *partition, size_t plen,
+                                          const char *file_id) {
+  size_t lo = 0, hi = p->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const hudi_pending_compaction_op *o = &p->ops[mid];
+    size_t ol = strlen(o->partition);
+    size_t n = ol < plen ? ol : plen;
+    int c = memcmp(o->partition, partition, n);
+    if (!c && ol != plen) c = ol < plen ? -1 : 1;
+    if (!c) c = strcmp(o->file_id, file_id);
+    if (c == 0) return o->instant;
+    if (c < 0) lo = mid + 1; else hi = mid;
+  }
+  return NULL;
+}
+
+static hudi_status copy_log(hudi_fs_log_file *dst, const hudi_fs_log_file *src, hudi_error *err) {
+  memset(dst, 0, sizeof *dst);
+  dst->size = src->size;
+  memcpy(dst->completion_time, src->completion_time, sizeof dst->completion_time);
+  dst->path = hudi_strdup(src->path);
+  dst->file_name = hudi_strdup(src->file_name);
+  if (!dst->path || !dst->file_name) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  return hudi_log_file_name_parse(&dst->name, dst->file_name, strlen(dst->file_name), err);
+}
+
+/* The merged slice of a group whose latest slice is the pending
+ * compaction's: the previous slice, then the pending slice's logs. */
+static hudi_status merge_pending(hudi_file_group *g, hudi_error *err) {
+  if (g->n_slices < 2 || strcmp(g->slices[g->n_slices - 1].base_instant, g->pending_compaction) != 0)
+    return HUDI_OK;
+  const hudi_file_slice *prev = &g->slices[g->n_slices - 2], *cur = &g->slices[g->n_slices - 1];
+  hudi_file_slice *m = hudi_calloc(1, sizeof *m);
+  if (!m) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  g->merged = m;
+  memcpy(m->base_instant, prev->base_instant, sizeof m->base_instant);
+  if (prev->base) {
+    if (!(m->base = hudi_calloc(1, sizeof *m->base))) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    m->base->name = prev->base->name;
+    m->base->size = prev->base->size;
+    if (!(m->base->path = hudi_strdup(prev->base->path))) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  size_t n = prev->n_logs + cur->n_logs;
+  m->logs = hudi_calloc(n + 1, sizeof *m->logs);
+  if (!m->logs) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  m->cap_logs = n + 1;
+  for (size_t i = 0; i < n; i++) {
+    HUDI_TRY(copy_log(&m->logs[i], i < prev->n_logs ? &prev->logs[i] : &cur->logs[i - prev->n_logs], err));
+    m->n_logs++;
+  }
+  return HUDI_OK;
+}
+
 typedef struct log_ids {
   char file_id[HUDI_FILE_ID_MAX];
   char instant[HUDI_INSTANT_TIME_MAX];
 } log_ids;
 
 static hudi_status build_groups(hudi_fsview *out, entry *entries, size_t n, const completed_view *cv,
-                                int version, hudi_error *err) {
+                                const hudi_pending_compactions *pending, int version, hudi_error *err) {
   hudi_file_group *g = NULL;
   for (size_t i = 0; i < n; i++) {
     const entry *e = &entries[i];
     const char *completion;
     if (!is_visible(cv, entry_instant(e), &completion)) continue;
     if (!g || strlen(g->partition) != e->partition_len ||
-        memcmp(g->partition, e->partition, e->partition_len) != 0 || strcmp(g->file_id, entry_file_id(e)) != 0)
+        memcmp(g->partition, e->partition, e->partition_len) != 0 || strcmp(g->file_id, entry_file_id(e)) != 0) {
       HUDI_TRY(add_group(out, e, &g, err));
+      /* The pending compaction's slice exists before any log attaches. */
+      const char *c = hudi_pending_compactions_find(pending, e->partition, e->partition_len, entry_file_id(e));
+      hudi_file_slice *ps;
+      if (c) {
+        snprintf(g->pending_compaction, sizeof g->pending_compaction, "%s", c);
+        HUDI_TRY(add_slice(g, c, &ps, err));
+      }
+    }
     if (e->is_log)
       HUDI_TRY(add_log(g, e, completion, version, err));
     else
       HUDI_TRY(add_base(g, e, err));
   }
+  for (size_t k = 0; k < out->n_groups; k++)
+    if (out->groups[k].pending_compaction[0]) HUDI_TRY(merge_pending(&out->groups[k], err));
   return HUDI_OK;
 }
 
@@ -269,12 +418,16 @@ hudi_status hudi_fsview_build_from_listing(hudi_fsview *out, hudi_storage *s, co
     if (classify(&entries[n], &list.items[i], ids[n].file_id, sizeof ids[n].file_id, ids[n].instant,
                  sizeof ids[n].instant))
       n++;
+  hudi_pending_compactions pending;
+  memset(&pending, 0, sizeof pending);
+  const char *as_of = opts && opts->as_of && *opts->as_of ? opts->as_of : NULL;
+  if (st == HUDI_OK) st = hudi_pending_compactions_load(&pending, s, timeline, as_of, err);
   if (st == HUDI_OK) {
     qsort(entries, n, sizeof *entries, cmp_entry);
-    completed_view cv = {timeline, opts && opts->as_of && *opts->as_of ? opts->as_of : NULL,
-                         timeline->count ? timeline->items[0].requested_time : NULL};
-    st = build_groups(out, entries, n, &cv, opts ? opts->table_version : 8, err);
+    completed_view cv = {timeline, as_of, timeline->count ? timeline->items[0].requested_time : NULL};
+    st = build_groups(out, entries, n, &cv, &pending, opts ? opts->table_version : 8, err);
   }
+  hudi_pending_compactions_free(&pending);
   hudi_free(entries);
   hudi_free(ids);
   hudi_file_list_free(&list);

@@ -9,7 +9,15 @@
  *     <= the delta commit's completion time (the slice keyed by its own
  *     instant when there is none: a file group with only log files);
  *   - table version 6 names a log after its slice's base instant; it joins
- *     that slice, and block-level visibility is left to the log reader. */
+ *     that slice, and block-level visibility is left to the log reader;
+ *   - a pending (requested or inflight) compaction C of a file group (one
+ *     of the operations of C.compaction.requested) gives that group a slice
+ *     keyed C without a base file, so logs completed after C was requested
+ *     join it (Java's AbstractTableFileSystemView adds the same slice). The
+ *     group's `merged` slice is what a snapshot reads until C completes: the
+ *     previous slice's base file and logs followed by the new slice's logs
+ *     (Java's getLatestMergedFileSlicesBeforeOrOn); a read-optimized read
+ *     sees the previous base file through it. */
 #ifndef HUDI_TABLE_FSVIEW_H
 #define HUDI_TABLE_FSVIEW_H
 
@@ -48,6 +56,10 @@ typedef struct hudi_file_group {
   char *file_id;
   hudi_file_slice *slices; /* ascending base instant */
   size_t n_slices, cap_slices;
+  /* Pending compaction of this group: its instant ("" when none), and the
+   * merged slice (NULL unless the pending slice has a predecessor). */
+  char pending_compaction[HUDI_INSTANT_TIME_MAX];
+  hudi_file_slice *merged;
 } hudi_file_group;
 
 typedef struct hudi_fsview {
@@ -69,7 +81,32 @@ HUDI_NODISCARD hudi_status hudi_fsview_build_from_listing(hudi_fsview *out, hudi
                                                           const hudi_fsview_options *opts, hudi_error *err);
 void hudi_fsview_free(hudi_fsview *v);
 
-/* The latest slice of a group (NULL when it has none). */
+/* The slice a snapshot reads: the merged slice of a group under pending
+ * compaction, else the latest slice (NULL when it has none). */
 const hudi_file_slice *hudi_file_group_latest_slice(const hudi_file_group *g);
+
+/* The slice with this base instant, or NULL. */
+const hudi_file_slice *hudi_file_group_slice_at(const hudi_file_group *g, const char *base_instant);
+
+/* The pending compactions of a timeline: for each compaction instant that
+ * is requested or inflight (and, when as_of is set, requested at or before
+ * it) the plan's file groups. Read from <instant>.compaction.requested. */
+typedef struct hudi_pending_compaction_op {
+  char *partition, *file_id;
+  char instant[HUDI_INSTANT_TIME_MAX];
+} hudi_pending_compaction_op;
+
+typedef struct hudi_pending_compactions {
+  hudi_pending_compaction_op *ops; /* sorted by (partition, file_id) */
+  size_t n, cap;
+} hudi_pending_compactions;
+
+HUDI_NODISCARD hudi_status hudi_pending_compactions_load(hudi_pending_compactions *out, hudi_storage *s,
+                                                         const hudi_timeline *timeline, const char *as_of,
+                                                         hudi_error *err);
+/* The pending compaction instant of a file group, or NULL. */
+const char *hudi_pending_compactions_find(const hudi_pending_compactions *p, const char *partition, size_t plen,
+                                          const char *file_id);
+void hudi_pending_compactions_free(hudi_pending_compactions *p);
 
 #endif

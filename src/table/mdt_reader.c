@@ -10,7 +10,9 @@
 #include "table/log_delete_block.h"
 #include "table/log_reader.h"
 
-#define MAX_SCHEMAS 8
+/* Distinct payload schemas a handle caches (never evicted: a streaming
+ * merge holds pointers to them). */
+#define MAX_SCHEMAS 32
 /* Largest MDT log file or timeline file we read whole. */
 #define MAX_LOG_FILE ((size_t)1 << 30)
 
@@ -115,6 +117,11 @@ const hudi_file_group *hudi_mdt_groups(const hudi_mdt *m, const char *partition,
   return *n ? &m->view.groups[i] : NULL;
 }
 
+const hudi_file_group *hudi_mdt_all_groups(const hudi_mdt *m, size_t *n) {
+  *n = m->view.n_groups;
+  return m->view.groups;
+}
+
 /* ---- schemas ---- */
 
 static hudi_status get_schema(hudi_mdt *m, const uint8_t *json, size_t len, const hudi_avro_node **out,
@@ -128,9 +135,8 @@ static hudi_status get_schema(hudi_mdt *m, const uint8_t *json, size_t len, cons
   hudi_status st = hudi_avro_schema_parse(&s, (const char *)json, len, err);
   if (st != HUDI_OK) return hudi_err_context(err, st, "%s: the payload schema", where);
   if (m->n_schemas == MAX_SCHEMAS) {
-    m->n_schemas--;
-    hudi_free(m->schemas[m->n_schemas].json);
-    hudi_avro_schema_free(m->schemas[m->n_schemas].schema);
+    hudi_avro_schema_free(s);
+    return hudi_err_set(err, HUDI_ERR_LIMIT, "%s: more than %d distinct payload schemas", where, MAX_SCHEMAS);
   }
   char *copy = hudi_malloc(len + 1);
   if (!copy) {
@@ -177,9 +183,13 @@ typedef struct merge {
   const hudi_avro_node *schema;
   const char *where;
   bool base_phase;
+  struct collect *collect; /* streaming merge: log records are gathered raw */
   hudi_status st;
   hudi_error *err;
 } merge;
+
+static hudi_status collect_put(merge *g, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len,
+                               bool is_delete);
 
 static void merge_free(merge *g) {
   for (size_t i = 0; i < g->n_slots; i++) {
@@ -303,6 +313,10 @@ static hudi_status apply_delete_block(merge *g, const hudi_log_block *b, hudi_md
   for (size_t i = 0; rc == HUDI_OK && i < list.count; i++) {
     const hudi_log_delete_record *d = &list.records[i];
     if (!d->record_key) continue;
+    if (g->collect) {
+      rc = collect_put(g, (const uint8_t *)d->record_key, d->record_key_len, NULL, 0, true);
+      continue;
+    }
     slot *s = NULL;
     if (g->scan) {
       rc = slot_for(g, (const uint8_t *)d->record_key, d->record_key_len, &s);
@@ -320,12 +334,19 @@ static hudi_status apply_delete_block(merge *g, const hudi_log_block *b, hudi_md
   return rc;
 }
 
+static int on_collect(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len) {
+  merge *g = ctx;
+  g->st = collect_put(g, key, key_len, value, value_len, false);
+  return g->st != HUDI_OK;
+}
+
 static hudi_status apply_hfile_block(merge *g, const hudi_log_block *b, hudi_mdt_read_stats *st) {
   hudi_hfile_reader *r;
   HUDI_TRY(hudi_hfile_reader_open_buffer(&r, b->content, (size_t)b->content_len, g->where, g->err));
   hudi_status rc = hfile_schema(g->m, r, b, &g->schema, g->where, g->err);
   g->st = HUDI_OK;
-  if (rc == HUDI_OK && g->scan) rc = hudi_hfile_reader_scan(r, on_kv, g, g->err);
+  if (rc == HUDI_OK && g->collect) rc = hudi_hfile_reader_scan(r, on_collect, g, g->err);
+  else if (rc == HUDI_OK && g->scan) rc = hudi_hfile_reader_scan(r, on_kv, g, g->err);
   if (rc == HUDI_OK && !g->scan) rc = hudi_hfile_reader_lookup(r, g->keys, g->n_slots, on_found, g, g->err);
   if (rc == HUDI_OK) rc = g->st;
   hudi_hfile_reader_free(r);
@@ -560,5 +581,382 @@ hudi_status hudi_mdt_group_scan(hudi_mdt *m, const hudi_file_group *fg, hudi_mdt
     qsort(out->items, n, sizeof *out->items, cmp_record_key);
   }
   merge_free(&g);
+  return st;
+}
+
+/* ---- streaming merge (compaction) ---- */
+
+hudi_status hudi_mdt_schema(hudi_mdt *m, const char *json, size_t len, const hudi_avro_node **out, hudi_error *err) {
+  return get_schema(m, (const uint8_t *)json, len, out, "metadata payload schema", err);
+}
+
+/* One log record or delete, its bytes in the collect pool. */
+typedef struct centry {
+  size_t key_off, key_len, val_off, val_len;
+  const hudi_avro_node *schema; /* NULL for a delete */
+  size_t seq;
+  const uint8_t *kp; /* the key, set once the pool stops growing */
+} centry;
+
+typedef struct collect {
+  hudi_buf pool;
+  centry *items;
+  size_t n, cap;
+} collect;
+
+static hudi_status collect_put(merge *g, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len,
+                               bool is_delete) {
+  collect *c = g->collect;
+  if (c->n == c->cap) {
+    size_t cap = c->cap ? c->cap * 2 : 256;
+    void *p = hudi_realloc(c->items, cap * sizeof *c->items);
+    if (!p) return hudi_err_set(g->err, HUDI_ERR_NOMEM, "out of memory merging %s", g->where);
+    c->items = p;
+    c->cap = cap;
+  }
+  centry *e = &c->items[c->n];
+  e->key_off = c->pool.len;
+  e->key_len = key_len;
+  HUDI_TRY(hudi_buf_append(&c->pool, key, key_len, g->err));
+  e->val_off = c->pool.len;
+  e->val_len = is_delete ? 0 : value_len;
+  if (!is_delete && value_len) HUDI_TRY(hudi_buf_append(&c->pool, value, value_len, g->err));
+  e->schema = is_delete ? NULL : g->schema;
+  e->seq = c->n++;
+  e->kp = NULL;
+  return HUDI_OK;
+}
+
+static int cmp_centry(const void *a, const void *b) {
+  const centry *x = a, *y = b;
+  int c = cmp_key_bytes(x->kp, x->key_len, y->kp, y->key_len);
+  if (c) return c;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* ---- the payload's `type` without decoding it ---- */
+
+static bool read_zigzag(const uint8_t *p, size_t len, size_t *pos, int64_t *out) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (*pos >= len) return false;
+    uint8_t b = p[(*pos)++];
+    v |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      *out = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Whether a payload schema starts as every HoodieMetadataRecord schema
+ * does: five nullable-string meta fields, then key (string), type (int). */
+static bool standard_layout(const hudi_avro_node *n) {
+  static const char *const names[] = {"_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key",
+                                      "_hoodie_partition_path", "_hoodie_file_name", "key", "type"};
+  if (!n || n->type != HUDI_AVRO_RECORD || n->n_fields < 7) return false;
+  for (int i = 0; i < 7; i++) {
+    const hudi_avro_node *t = n->fields[i].type;
+    if (strcmp(n->fields[i].name, names[i]) != 0) return false;
+    if (i < 5 && !(t->type == HUDI_AVRO_UNION && t->n_branches == 2 && t->branches[0]->type == HUDI_AVRO_NULL &&
+                   t->branches[1]->type == HUDI_AVRO_STRING))
+      return false;
+    if (i == 5 && t->type != HUDI_AVRO_STRING) return false;
+    if (i == 6 && t->type != HUDI_AVRO_INT) return false;
+  }
+  return true;
+}
+
+/* Offsets in a standard-layout payload: where the meta fields end and the
+ * record's type. False when the bytes do not parse. */
+static bool raw_layout(const uint8_t *v, size_t len, size_t *meta_end, int32_t *type) {
+  size_t pos = 0;
+  int64_t x;
+  for (int i = 0; i < 5; i++) {
+    if (!read_zigzag(v, len, &pos, &x) || (x != 0 && x != 1)) return false;
+    if (x == 1) {
+      if (!read_zigzag(v, len, &pos, &x) || x < 0 || (uint64_t)x > len - pos) return false;
+      pos += (size_t)x;
+    }
+  }
+  *meta_end = pos;
+  if (!read_zigzag(v, len, &pos, &x) || x < 0 || (uint64_t)x > len - pos) return false;
+  pos += (size_t)x;
+  if (!read_zigzag(v, len, &pos, &x) || x < INT32_MIN || x > INT32_MAX) return false;
+  *type = (int32_t)x;
+  return true;
+}
+
+bool hudi_mdt_payload_meta_end(const hudi_avro_node *schema, const uint8_t *v, size_t len, size_t *meta_end) {
+  int32_t type;
+  return standard_layout(schema) && raw_layout(v, len, meta_end, &type);
+}
+
+static bool is_listing(int32_t type) { return type == HUDI_MDT_TYPE_PARTITION_LIST || type == HUDI_MDT_TYPE_FILE_LIST; }
+
+/* The merged log state of one key: deleted, or a record (its newest
+ * value raw, or the files listing combined from several). */
+typedef struct resolved {
+  size_t first, count; /* the key's entries (sorted by seq) */
+  bool deleted;
+  size_t last_put;     /* entry of the newest value */
+  int32_t type;        /* of the newest value; INT32_MIN unknown */
+  hudi_mdt_record *combined; /* non-NULL when file listings were combined */
+} resolved;
+
+typedef struct stream {
+  hudi_mdt *m;
+  collect c;
+  resolved *res;
+  size_t n_res, next;
+  hudi_mdt_emit_fn fn;
+  void *ctx;
+  hudi_mdt_merge_counts *counts;
+  const hudi_avro_node *base_schema;
+  const char *where;
+  hudi_status st;
+  hudi_error *err;
+} stream;
+
+static hudi_status decode_entry(stream *s, const centry *e, hudi_mdt_record *out) {
+  const uint8_t *p = s->c.pool.data;
+  hudi_status st = hudi_mdt_record_decode(out, e->schema, (const char *)e->kp, e->key_len, p + e->val_off,
+                                          e->val_len, s->where, s->err);
+  if (st != HUDI_OK) hudi_mdt_record_free(out);
+  return st;
+}
+
+/* The type of a value: read raw when the schema allows, else decoded. */
+static hudi_status value_type(stream *s, const hudi_avro_node *schema, const char *key, size_t key_len,
+                              const uint8_t *v, size_t len, int32_t *type) {
+  size_t meta_end;
+  if (standard_layout(schema) && raw_layout(v, len, &meta_end, type)) return HUDI_OK;
+  hudi_mdt_record r;
+  hudi_status st = hudi_mdt_record_decode(&r, schema, key, key_len, v, len, s->where, s->err);
+  *type = r.type;
+  hudi_mdt_record_free(&r);
+  return st;
+}
+
+/* Folds the entries of one key as the log merge does: a delete drops what
+ * came before; values combine in order (listings merge, others replace). */
+static hudi_status resolve_key(stream *s, resolved *r) {
+  const centry *e = &s->c.items[r->first];
+  size_t start = 0;
+  for (size_t i = 0; i < r->count; i++)
+    if (!e[i].schema) start = i + 1;
+  r->deleted = start == r->count;
+  if (r->deleted) return HUDI_OK;
+  r->last_put = r->first + r->count - 1;
+  const centry *newest = &e[r->count - 1];
+  HUDI_TRY(value_type(s, newest->schema, (const char *)newest->kp, newest->key_len, s->c.pool.data + newest->val_off,
+                      newest->val_len, &r->type));
+  if (r->count - start == 1 || !is_listing(r->type)) return HUDI_OK; /* the newest replaces the others */
+  hudi_mdt_record *acc = hudi_calloc(1, sizeof *acc);
+  if (!acc) return hudi_err_set(s->err, HUDI_ERR_NOMEM, "out of memory merging %s", s->where);
+  hudi_status st = decode_entry(s, &e[start], acc);
+  for (size_t i = start + 1; st == HUDI_OK && i < r->count; i++) {
+    hudi_mdt_record next;
+    st = decode_entry(s, &e[i], &next);
+    if (st == HUDI_OK) st = hudi_mdt_record_combine(acc, acc, &next, s->err);
+  }
+  if (st != HUDI_OK) {
+    hudi_mdt_record_free(acc);
+    hudi_free(acc);
+    return st;
+  }
+  r->combined = acc;
+  return HUDI_OK;
+}
+
+static hudi_status emit_decoded(stream *s, hudi_mdt_record *rec) {
+  hudi_mdt_merged out = {(const uint8_t *)rec->key, rec->key_len, rec, NULL, 0, NULL};
+  hudi_status st = s->fn(s->ctx, &out, s->err);
+  hudi_mdt_record_free(rec);
+  if (st == HUDI_OK && s->counts) s->counts->written++;
+  return st;
+}
+
+static hudi_status emit_raw(stream *s, const uint8_t *key, size_t key_len, const uint8_t *v, size_t len,
+                            const hudi_avro_node *schema) {
+  hudi_mdt_merged out = {key, key_len, NULL, v, len, schema};
+  HUDI_TRY(s->fn(s->ctx, &out, s->err));
+  if (s->counts) s->counts->written++;
+  return HUDI_OK;
+}
+
+/* The log state of r as the newest value: combined, or raw. */
+static hudi_status emit_log(stream *s, const resolved *r) {
+  if (r->combined) {
+    hudi_mdt_record rec;
+    HUDI_TRY(hudi_mdt_record_copy(&rec, r->combined, s->err));
+    return emit_decoded(s, &rec);
+  }
+  const centry *e = &s->c.items[r->last_put];
+  return emit_raw(s, e->kp, e->key_len, s->c.pool.data + e->val_off, e->val_len, e->schema);
+}
+
+/* Emits the log-only keys before (key, len), or all that remain. */
+static hudi_status emit_logs_before(stream *s, const uint8_t *key, size_t len) {
+  while (s->next < s->n_res) {
+    const resolved *r = &s->res[s->next];
+    const centry *e = &s->c.items[r->first];
+    if (key && cmp_key_bytes(e->kp, e->key_len, key, len) >= 0) break;
+    s->next++;
+    if (r->deleted) {
+      if (s->counts) s->counts->deletes++;
+      continue;
+    }
+    if (s->counts) s->counts->inserts++;
+    HUDI_TRY(emit_log(s, r));
+  }
+  return HUDI_OK;
+}
+
+static hudi_status stream_base_kv(stream *s, const uint8_t *key, size_t key_len, const uint8_t *value,
+                                  size_t value_len) {
+  HUDI_TRY(emit_logs_before(s, key, key_len));
+  const resolved *r = NULL;
+  if (s->next < s->n_res) {
+    const centry *e = &s->c.items[s->res[s->next].first];
+    if (cmp_key_bytes(e->kp, e->key_len, key, key_len) == 0) r = &s->res[s->next++];
+  }
+  if (!r) return emit_raw(s, key, key_len, value, value_len, s->base_schema);
+  if (r->deleted) {
+    if (s->counts) s->counts->deletes++;
+    return HUDI_OK;
+  }
+  if (s->counts) s->counts->updates++;
+  int32_t base_type;
+  HUDI_TRY(value_type(s, s->base_schema, (const char *)key, key_len, value, value_len, &base_type));
+  /* Only two listings merge; any other newer record replaces the base one
+   * (hudi_mdt_record_combine). */
+  if (!(is_listing(r->type) && base_type == r->type)) return emit_log(s, r);
+  hudi_mdt_record base, upd;
+  hudi_status st = hudi_mdt_record_decode(&base, s->base_schema, (const char *)key, key_len, value, value_len,
+                                          s->where, s->err);
+  if (st != HUDI_OK) {
+    hudi_mdt_record_free(&base);
+    return st;
+  }
+  if (r->combined) {
+    st = hudi_mdt_record_copy(&upd, r->combined, s->err);
+  } else {
+    const centry *e = &s->c.items[r->last_put];
+    st = decode_entry(s, e, &upd);
+  }
+  if (st != HUDI_OK) {
+    hudi_mdt_record_free(&upd);
+    hudi_mdt_record_free(&base);
+    return st;
+  }
+  HUDI_TRY(hudi_mdt_record_combine(&base, &base, &upd, s->err));
+  return emit_decoded(s, &base);
+}
+
+static int on_base_kv(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len) {
+  stream *s = ctx;
+  s->st = stream_base_kv(s, key, key_len, value, value_len);
+  return s->st != HUDI_OK;
+}
+
+static hudi_status stream_base(stream *s, const hudi_fs_base_file *base, hudi_mdt_read_stats *st) {
+  storage_src x = {s->m->mdt->storage, base->path};
+  hudi_hfile_source src = {read_storage, &x, base->size, base->path};
+  hudi_hfile_reader *r;
+  s->where = base->path;
+  HUDI_TRY(hudi_hfile_reader_open(&r, &src, s->err));
+  hudi_status rc = hfile_schema(s->m, r, NULL, &s->base_schema, s->where, s->err);
+  s->st = HUDI_OK;
+  if (rc == HUDI_OK) rc = hudi_hfile_reader_scan(r, on_base_kv, s, s->err);
+  if (rc == HUDI_OK) rc = s->st;
+  if (st) {
+    hudi_hfile_stats hs;
+    hudi_hfile_reader_stats(r, &hs);
+    st->base_files_opened++;
+    st->base_data_blocks_read += hs.data_blocks_read;
+    st->base_bytes_read += hs.bytes_read;
+  }
+  hudi_hfile_reader_free(r);
+  return rc;
+}
+
+/* Gathers the valid log records of logs[0, n) raw, sorted by key. */
+static hudi_status gather_logs(stream *s, const hudi_fs_log_file *logs, size_t n, hudi_mdt_read_stats *st) {
+  merge g = {0};
+  g.m = s->m;
+  g.scan = true;
+  g.collect = &s->c;
+  g.err = s->err;
+  g.where = "metadata log";
+  hudi_hashmap_init(&g.index, 0);
+  hudi_file_slice slice;
+  memset(&slice, 0, sizeof slice);
+  slice.logs = (hudi_fs_log_file *)logs;
+  slice.n_logs = n;
+  hudi_mdt_read_stats local = {0};
+  hudi_status rc = merge_logs(&g, &slice, &local);
+  merge_free(&g);
+  if (st) {
+    st->log_files_opened += local.log_files_opened;
+    st->log_blocks_merged += local.log_blocks_merged;
+    st->log_blocks_skipped += local.log_blocks_skipped;
+    st->log_bytes_read += local.log_bytes_read;
+  }
+  if (s->counts) {
+    s->counts->log_blocks += local.log_blocks_merged;
+    s->counts->log_records += s->c.n;
+  }
+  HUDI_TRY(rc);
+  for (size_t i = 0; i < s->c.n; i++) s->c.items[i].kp = s->c.pool.data + s->c.items[i].key_off;
+  if (s->c.n > 1) qsort(s->c.items, s->c.n, sizeof *s->c.items, cmp_centry);
+  return HUDI_OK;
+}
+
+static bool same_key(const centry *a, const centry *b) { return cmp_key_bytes(a->kp, a->key_len, b->kp, b->key_len) == 0; }
+
+static hudi_status resolve_all(stream *s) {
+  size_t n_keys = 0;
+  for (size_t i = 0; i < s->c.n; i++)
+    if (i == 0 || !same_key(&s->c.items[i - 1], &s->c.items[i])) n_keys++;
+  s->res = hudi_calloc(n_keys ? n_keys : 1, sizeof *s->res);
+  if (!s->res) return hudi_err_set(s->err, HUDI_ERR_NOMEM, "out of memory merging %zu log keys", n_keys);
+  for (size_t i = 0; i < s->c.n;) {
+    size_t j = i + 1;
+    while (j < s->c.n && same_key(&s->c.items[i], &s->c.items[j])) j++;
+    resolved *r = &s->res[s->n_res++];
+    r->first = i;
+    r->count = j - i;
+    HUDI_TRY(resolve_key(s, r));
+    i = j;
+  }
+  return HUDI_OK;
+}
+
+hudi_status hudi_mdt_slice_merge(hudi_mdt *m, const hudi_fs_base_file *base, const hudi_fs_log_file *logs,
+                                 size_t n_logs, hudi_mdt_emit_fn fn, void *ctx, hudi_mdt_merge_counts *counts,
+                                 hudi_mdt_read_stats *stats, hudi_error *err) {
+  stream s;
+  memset(&s, 0, sizeof s);
+  s.m = m;
+  s.fn = fn;
+  s.ctx = ctx;
+  s.counts = counts;
+  s.err = err;
+  s.where = "metadata log";
+  hudi_buf_init(&s.c.pool, (size_t)1 << 34);
+  hudi_status st = gather_logs(&s, logs, n_logs, stats);
+  if (st == HUDI_OK) st = resolve_all(&s);
+  if (st == HUDI_OK && base) st = stream_base(&s, base, stats);
+  if (st == HUDI_OK) st = emit_logs_before(&s, NULL, 0);
+  for (size_t i = 0; i < s.n_res; i++)
+    if (s.res[i].combined) {
+      hudi_mdt_record_free(s.res[i].combined);
+      hudi_free(s.res[i].combined);
+    }
+  hudi_free(s.res);
+  hudi_free(s.c.items);
+  hudi_buf_free(&s.c.pool);
   return st;
 }

@@ -71,6 +71,9 @@ bool hudi_mdt_instant_valid(const hudi_mdt *m, const char *instant);
  * sorted by file id; *n = 0 when it has none. The array lives as long as m. */
 const hudi_file_group *hudi_mdt_groups(const hudi_mdt *m, const char *partition, size_t *n);
 
+/* Every file group of the MDT, sorted by (partition, file id). */
+const hudi_file_group *hudi_mdt_all_groups(const hudi_mdt *m, size_t *n);
+
 /* Records of a lookup or scan: items[i].key == NULL marks an absent key. */
 typedef struct hudi_mdt_records {
   hudi_mdt_record *items;
@@ -90,5 +93,53 @@ HUDI_NODISCARD hudi_status hudi_mdt_group_lookup(hudi_mdt *m, const hudi_file_gr
 /* Every merged record of the latest slice of g, sorted by key. */
 HUDI_NODISCARD hudi_status hudi_mdt_group_scan(hudi_mdt *m, const hudi_file_group *g, hudi_mdt_records *out,
                                                hudi_mdt_read_stats *stats, hudi_error *err);
+
+/* ---- streaming merge (compaction) ---- */
+
+/* One merged record of a streaming merge: decoded (rec; the callee may
+ * change its fields, not keep it), or, when it needed no merging, its raw
+ * payload in its writer schema (a node of the handle's schema cache, see
+ * hudi_mdt_schema). Valid only during the call. */
+typedef struct hudi_mdt_merged {
+  const uint8_t *key;
+  size_t key_len;
+  hudi_mdt_record *rec;
+  const uint8_t *value;
+  size_t value_len;
+  const hudi_avro_node *schema;
+} hudi_mdt_merged;
+
+typedef hudi_status (*hudi_mdt_emit_fn)(void *ctx, hudi_mdt_merged *r, hudi_error *err);
+
+/* The handle's parse of a payload schema JSON (the same node the merge
+ * hands out for that schema; it lives as long as m). */
+HUDI_NODISCARD hudi_status hudi_mdt_schema(hudi_mdt *m, const char *json, size_t len, const hudi_avro_node **out,
+                                           hudi_error *err);
+
+/* Where the five meta fields of a payload end, when its schema has the
+ * standard HoodieMetadataRecord layout (meta fields, key, type, ...) and
+ * the bytes parse; false otherwise. */
+bool hudi_mdt_payload_meta_end(const hudi_avro_node *schema, const uint8_t *v, size_t len, size_t *meta_end);
+
+/* What a streaming merge saw, as Hudi's compaction write stats count it. */
+typedef struct hudi_mdt_merge_counts {
+  uint64_t log_blocks;  /* valid HFILE/DELETE blocks merged */
+  uint64_t log_records; /* records and deletes in them */
+  uint64_t inserts;     /* keys only in the logs */
+  uint64_t updates;     /* base keys the logs changed */
+  uint64_t deletes;     /* keys the logs deleted (dropped from the output) */
+  uint64_t written;     /* records emitted */
+} hudi_mdt_merge_counts;
+
+/* Merges a base HFile (NULL: none) and logs[0, n_logs) of one MDT file
+ * group, as hudi_mdt_group_scan does, and hands every surviving record to
+ * fn in ascending key order. Memory is bounded by the logs: their valid
+ * records are held as raw bytes (sorted), the base file is streamed block
+ * by block, and only records that merge (two file listings) are decoded. counts and stats
+ * (nullable) are added to. */
+HUDI_NODISCARD hudi_status hudi_mdt_slice_merge(hudi_mdt *m, const hudi_fs_base_file *base,
+                                                const hudi_fs_log_file *logs, size_t n_logs, hudi_mdt_emit_fn fn,
+                                                void *ctx, hudi_mdt_merge_counts *counts,
+                                                hudi_mdt_read_stats *stats, hudi_error *err);
 
 #endif

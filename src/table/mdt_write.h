@@ -27,9 +27,9 @@
  * (an UPSERT_PREPPED commit metadata without stats, as Spark writes it)
  * and T_<c>.deltacommit with one write stat per log file.
  *
- * Not done here: MDT compaction, cleaning and archiving (readers accept any
- * number of log files; Spark runs them at its next write), markers for
- * the MDT log files, the bloom-filter meta block of base HFiles. */
+ * Compaction and cleaning of the MDT are mdt_compact.h and mdt_clean.h
+ * (the writes run them after each commit). Not done: MDT archiving,
+ * markers for the MDT log files. */
 #ifndef HUDI_TABLE_MDT_WRITE_H
 #define HUDI_TABLE_MDT_WRITE_H
 

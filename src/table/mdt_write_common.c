@@ -38,8 +38,13 @@ hudi_status hudi_mdt_w_schema(hudi_avro_schema **out, int table_version, hudi_er
 
 hudi_status hudi_mdt_w_instant(hudi_storage *s, const char *instant, const char *completion, hudi_instant_state state,
                                const void *data, size_t len, hudi_error *err) {
+  return hudi_mdt_w_instant_action(s, instant, completion, "deltacommit", state, data, len, err);
+}
+
+hudi_status hudi_mdt_w_instant_action(hudi_storage *s, const char *instant, const char *completion, const char *action,
+                                      hudi_instant_state state, const void *data, size_t len, hudi_error *err) {
   char name[128], path[256];
-  if (hudi_instant_file_name(name, sizeof name, instant, completion, "deltacommit", state, 2) < 0)
+  if (hudi_instant_file_name(name, sizeof name, instant, completion, action, state, 2) < 0)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table: no instant file name for %s", instant);
   snprintf(path, sizeof path, "%s/%s", HUDI_MDT_W_TIMELINE, name);
   hudi_status st = hudi_storage_write_if_absent(s, path, data, len, err);

@@ -36,6 +36,11 @@ HUDI_NODISCARD hudi_status hudi_mdt_w_instant(hudi_storage *s, const char *insta
                                               hudi_instant_state state, const void *data, size_t len,
                                               hudi_error *err);
 
+/* The same for any action (compaction, commit, clean, ...). */
+HUDI_NODISCARD hudi_status hudi_mdt_w_instant_action(hudi_storage *s, const char *instant, const char *completion,
+                                                     const char *action, hudi_instant_state state, const void *data,
+                                                     size_t len, hudi_error *err);
+
 /* A completion time greater than T (and than every completion the MDT
  * timeline holds), or opts->completion_time when set. */
 HUDI_NODISCARD hudi_status hudi_mdt_w_completion(hudi_storage *s, const hudi_mdt_write_options *opts,

@@ -12,7 +12,10 @@
 #include "base/threadpool.h"
 #include "expr/ast.h"
 #include "hudi/read.h"
+#include "table/archive.h"
+#include "table/lsm_timeline.h"
 #include "table/read_plan.h"
+#include "table/clean.h"
 #include "table/schema_resolve.h"
 
 /* ---- instants ------------------------------------------------------------ */
@@ -48,13 +51,27 @@ static bool in_range(const hudi_read_plan *p, const char *t) {
   return (!p->start[0] || strcmp(t, p->start) > 0) && (!p->end[0] || strcmp(t, p->end) <= 0);
 }
 
+/* Layout 2: a query reaching before the active timeline's first instant
+ * loads the archived timeline (completion times, archived writes), as
+ * Hudi's CompletionTimeQueryView does. from: the earliest time the query
+ * needs ("" = all). */
+static hudi_status need_archive(hudi_read_plan *p, const char *from, hudi_error *err) {
+  hudi_timeline *tl = &p->t->timeline;
+  if (tl->layout < 2 || tl->archive_loaded) return HUDI_OK;
+  if (from[0] && tl->count && strcmp(from, tl->items[0].requested_time) >= 0) return HUDI_OK;
+  char hist[600];
+  hudi_archive_history_dir(hist, sizeof hist, &p->t->props, "");
+  return hudi_timeline_load_archive(tl, p->t->storage, hist, err);
+}
+
 /* Incremental: the timeline as of end (instants completed later become
  * pending) and the requested times of the writes completed in the range. */
 static hudi_status plan_incremental(hudi_read_plan *p, hudi_error *err) {
+  HUDI_TRY(need_archive(p, p->start, err));
   const hudi_timeline *src = &p->t->timeline;
   p->tl_copy = *src;
   p->tl_copy.items = hudi_calloc(src->count + 1, sizeof *src->items);
-  p->incr_times = hudi_calloc(src->count + 1, sizeof *p->incr_times);
+  p->incr_times = hudi_calloc(src->count + src->n_archived + 1, sizeof *p->incr_times);
   if (!p->tl_copy.items || !p->incr_times) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   if (src->count) memcpy(p->tl_copy.items, src->items, src->count * sizeof *src->items);
   p->tl = &p->tl_copy;
@@ -69,6 +86,13 @@ static hudi_status plan_incremental(hudi_read_plan *p, hudi_error *err) {
     if (hudi_instant_is_write(in)) p->has_writes = true;
     if (hudi_instant_is_write(in) && in_range(p, t))
       snprintf(p->incr_times[p->n_incr_times++], HUDI_INSTANT_TIME_MAX, "%s", in->requested_time);
+  }
+  for (size_t i = 0; i < src->n_archived; i++) {
+    const hudi_instant *in = &src->archived[i];
+    const char *t = range_time(p, in);
+    if (!hudi_instant_is_write(in) || (p->end[0] && strcmp(t, p->end) > 0)) continue;
+    p->has_writes = true;
+    if (in_range(p, t)) snprintf(p->incr_times[p->n_incr_times++], HUDI_INSTANT_TIME_MAX, "%s", in->requested_time);
   }
   qsort(p->incr_times, p->n_incr_times, sizeof *p->incr_times, cmp_time);
   return HUDI_OK;
@@ -144,11 +168,17 @@ static hudi_status parse_options(hudi_read_plan *p, const hudi_read_options *o, 
     const char *s = opt(t, o, "hoodie.read.start.timestamp"), *e = opt(t, o, "hoodie.read.end.timestamp");
     if (s) HUDI_TRY(parse_ts(p->start, "hoodie.read.start.timestamp", s, err));
     if (e) HUDI_TRY(parse_ts(p->end, "hoodie.read.end.timestamp", e, err));
+    /* A start before the last clean's earliest retained commit is fine: the
+     * range is read from the slices as of end (Hudi's full-table-scan
+     * fallback); an end before it would need cleaned slices. */
+    if (e) HUDI_TRY(hudi_clean_check_as_of(t, p->end, "hoodie.read.end.timestamp", err));
     p->by_completion = t->timeline.layout >= 2;
     HUDI_TRY(plan_incremental(p, err));
   } else {
     const char *a = opt(t, o, "hoodie.read.as.of.timestamp");
     if (a) HUDI_TRY(parse_ts(p->end, "hoodie.read.as.of.timestamp", a, err));
+    if (a) HUDI_TRY(need_archive(p, p->end, err));
+    if (a) HUDI_TRY(hudi_clean_check_as_of(t, p->end, "hoodie.read.as.of.timestamp", err));
     else if (latest) snprintf(p->end, sizeof p->end, "%s", latest);
     p->has_writes = p->end[0] != 0;
   }
@@ -285,6 +315,50 @@ static hudi_status group_key(hudi_buf *b, const char *partition, const char *fil
   return hudi_buf_append_str(b, file_id ? file_id : "", err);
 }
 
+/* Adds the file groups m's write stats name to touched. */
+static hudi_status touch_groups(hudi_hashmap *touched, hudi_buf *key, const hudi_commit_metadata *m,
+                                hudi_error *err) {
+  hudi_hashmap_value one = {.u64 = 1};
+  size_t np;
+  const hudi_partition_write_stats *ps = hudi_commit_metadata_partitions(m, &np);
+  for (size_t a = 0; a < np; a++) {
+    size_t ns;
+    const hudi_write_stat *ws = hudi_partition_stats(&ps[a], &ns);
+    for (size_t b = 0; b < ns; b++) {
+      HUDI_TRY(group_key(key, ws[b].partition_path ? ws[b].partition_path : ps[a].key, ws[b].file_id, err));
+      HUDI_TRY(hudi_hashmap_put(touched, key->data, key->len, one, NULL, NULL, err));
+    }
+  }
+  return HUDI_OK;
+}
+
+/* Incremental ranges reaching into the archived timeline: the archived
+ * writes' commit metadata is the history's metadata column. */
+static hudi_status touch_archived_groups(hudi_read_plan *p, hudi_hashmap *touched, hudi_buf *key, hudi_error *err) {
+  const hudi_timeline *tl = p->tl;
+  bool any = false;
+  for (size_t i = 0; p->incremental && i < tl->n_archived && !any; i++)
+    any = hudi_read_commit_selected(p, tl->archived[i].requested_time, strlen(tl->archived[i].requested_time));
+  if (!any) return HUDI_OK;
+  char hist[600];
+  hudi_archive_history_dir(hist, sizeof hist, &p->t->props, "");
+  hudi_lsm_rows rows;
+  HUDI_TRY(hudi_lsm_load(&rows, p->t->storage, hist, HUDI_LSM_READ_METADATA, err));
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < rows.count; i++) {
+    const hudi_lsm_row *r = &rows.items[i];
+    if (!r->metadata || !hudi_read_commit_selected(p, r->instant_time, strlen(r->instant_time))) continue;
+    hudi_commit_metadata *m = NULL;
+    st = hudi_commit_metadata_parse(&m, r->metadata, r->metadata_len, strcmp(r->action, "replacecommit") == 0,
+                                    r->instant_time, err);
+    if (st == HUDI_OK) st = touch_groups(touched, key, m, err);
+    hudi_commit_metadata_free(m);
+  }
+  hudi_lsm_rows_free(&rows);
+  if (st != HUDI_OK) hudi_err_context(err, st, "archived instants in %s", hist);
+  return st;
+}
+
 /* File groups replaced by replacecommits visible to the plan, and
  * (incremental) the groups written by the instants in the range. */
 static hudi_status collect_groups(hudi_read_plan *p, hudi_hashmap *replaced, hudi_hashmap *touched,
@@ -314,20 +388,10 @@ static hudi_status collect_groups(hudi_read_plan *p, hudi_hashmap *replaced, hud
         }
       }
     }
-    if (in_range) {
-      size_t np;
-      const hudi_partition_write_stats *ps = hudi_commit_metadata_partitions(m, &np);
-      for (size_t a = 0; st == HUDI_OK && a < np; a++) {
-        size_t ns;
-        const hudi_write_stat *ws = hudi_partition_stats(&ps[a], &ns);
-        for (size_t b = 0; st == HUDI_OK && b < ns; b++) {
-          st = group_key(&key, ws[b].partition_path ? ws[b].partition_path : ps[a].key, ws[b].file_id, err);
-          if (st == HUDI_OK) st = hudi_hashmap_put(touched, key.data, key.len, one, NULL, NULL, err);
-        }
-      }
-    }
+    if (in_range && st == HUDI_OK) st = touch_groups(touched, &key, m, err);
     hudi_commit_metadata_free(m);
   }
+  if (st == HUDI_OK) st = touch_archived_groups(p, touched, &key, err);
   hudi_buf_free(&key);
   return st;
 }

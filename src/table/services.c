@@ -2,27 +2,45 @@
  * Each service adds its one call below. */
 #include "table/services.h"
 
+#include "table/archive.h"
+#include "table/clean.h"
+#include "table/compact.h"
+#include "table/compact_async.h"
+#include "table/mdt_compact.h"
+#include "table/rollback.h"
+
 #include "table/lock.h"
 #include "table/write.h"
 
 hudi_status hudi_services_before_write(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
   (void)t, (void)opts, (void)n, (void)err;
-  /* SERVICE-HOOK: rollback of failed writes */
+  /* Failed writes first (EAGER): nothing below may plan around them. */
+  HUDI_TRY(hudi_rollback_failed_writes(t, opts, n, NULL, err));
   return HUDI_OK;
 }
 
 hudi_status hudi_services_after_commit(hudi_table *t, const hudi_option *opts, size_t n,
                                        const hudi_write_result *result, hudi_error *err) {
   (void)t, (void)opts, (void)n, (void)result, (void)err;
-  /* SERVICE-HOOK: metadata-table compaction and cleaning */
-  /* SERVICE-HOOK: inline / async compaction */
-  /* SERVICE-HOOK: cleaning */
-  /* SERVICE-HOOK: archival */
+  /* Data table: inline compaction when due (hoodie.compact.inline). */
+  HUDI_TRY(hudi_compact_after_commit(t, opts, n, result, err));
+  HUDI_TRY(hudi_clean_after_commit(t, opts, n, err));
+  /* Metadata table: clean, then compact when due (Hudi's performTableServices
+   * after every MDT commit; once here covers the data compaction's and
+   * clean's MDT updates too). */
+  HUDI_TRY(hudi_mdt_table_services(t, opts, n, NULL, NULL, err));
+  /* Archival last: it never passes what cleaning and compaction need. */
+  {
+    hudi_archive_result ar;
+    HUDI_TRY(hudi_archive_run(&ar, t, opts, n, true, err));
+  }
   return HUDI_OK;
 }
 
 hudi_status hudi_write_begin(hudi_table_lock *lock, hudi_table *t, const hudi_option *opts, size_t n,
                              hudi_error *err) {
+  /* A background compaction's error first; its commit step goes first. */
+  HUDI_TRY(hudi_compact_async_before_write(t, err));
   HUDI_TRY(hudi_table_lock_acquire(lock, t, opts, n, err));
   /* Under the lock: the timeline as the last writer left it. */
   hudi_status st = hudi_write_reload_timeline(t, err);

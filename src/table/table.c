@@ -8,6 +8,7 @@
 
 #include "base/alloc.h"
 #include "base/instant.h"
+#include "table/compact_async.h"
 
 #define PROPS_PATH ".hoodie/hoodie.properties"
 #define PROPS_BACKUP_PATH ".hoodie/hoodie.properties.backup"
@@ -152,6 +153,7 @@ hudi_status hudi_table_open(hudi_table **out, const char *base_uri, const hudi_o
 
 void hudi_table_free(hudi_table *t) {
   if (!t) return;
+  hudi_compact_async_free(t); /* joins the background compaction */
   hudi_timeline_free(&t->timeline);
   hudi_props_free(&t->props);
   hudi_props_free(&t->options);

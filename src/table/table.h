@@ -17,6 +17,7 @@ struct hudi_table {
   int version;
   int layout;
   hudi_timeline timeline;
+  struct hudi_compact_async *compact_async; /* background compaction, compact_async.h */
 };
 
 #endif

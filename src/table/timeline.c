@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "table/lsm_timeline.h"
 
 #define TIMELINE_MAX_INSTANTS 10000000
 
@@ -12,6 +13,10 @@ void hudi_timeline_free(hudi_timeline *t) {
   hudi_free(t->items);
   t->items = NULL;
   t->count = 0;
+  hudi_free(t->archived);
+  t->archived = NULL;
+  t->n_archived = 0;
+  t->archive_loaded = false;
 }
 
 static int cmp_instant(const void *a, const void *b) {
@@ -116,5 +121,55 @@ size_t hudi_timeline_count_state(const hudi_timeline *t, hudi_instant_state stat
 const hudi_instant *hudi_timeline_find(const hudi_timeline *t, const char *requested_time) {
   for (size_t i = 0; i < t->count; i++)
     if (strcmp(t->items[i].requested_time, requested_time) == 0) return &t->items[i];
+  return NULL;
+}
+
+/* ---- the archived timeline (layout 2) --------------------------------------- */
+
+hudi_status hudi_timeline_load_archive(hudi_timeline *t, hudi_storage *s, const char *hist_dir, hudi_error *err) {
+  if (t->archive_loaded) return HUDI_OK;
+  if (t->layout < 2) {
+    t->archive_loaded = true;
+    return HUDI_OK;
+  }
+  const char *hist = hist_dir && *hist_dir ? hist_dir : ".hoodie/timeline/history";
+  hudi_lsm_rows rows;
+  hudi_status st = hudi_lsm_load(&rows, s, hist, 0, err);
+  if (st != HUDI_OK) return hudi_err_context(err, st, "loading the archived timeline %s", hist);
+  hudi_instant *a = hudi_calloc(rows.count ? rows.count : 1, sizeof *a);
+  if (!a) {
+    hudi_lsm_rows_free(&rows);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < rows.count; i++) {
+    const hudi_lsm_row *r = &rows.items[i];
+    /* Archived, then (crash before the deletes) still active: the active
+     * entry is the one readers use. */
+    if (hudi_timeline_find(t, r->instant_time)) continue;
+    hudi_instant *in = &a[n++];
+    snprintf(in->requested_time, sizeof in->requested_time, "%s", r->instant_time);
+    snprintf(in->completion_time, sizeof in->completion_time, "%s", r->completion_time);
+    snprintf(in->action, sizeof in->action, "%s", r->action);
+    snprintf(in->requested_action, sizeof in->requested_action, "%s", r->action);
+    in->state = HUDI_INSTANT_COMPLETED;
+  }
+  hudi_lsm_rows_free(&rows);
+  hudi_free(t->archived);
+  t->archived = a;
+  t->n_archived = n;
+  t->archive_loaded = true;
+  return HUDI_OK;
+}
+
+const hudi_instant *hudi_timeline_find_archived(const hudi_timeline *t, const char *requested_time) {
+  size_t lo = 0, hi = t->n_archived;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(t->archived[mid].requested_time, requested_time);
+    if (c == 0) return &t->archived[mid];
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
   return NULL;
 }

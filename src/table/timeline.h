@@ -4,6 +4,7 @@
 #ifndef HUDI_TABLE_TIMELINE_H
 #define HUDI_TABLE_TIMELINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,12 @@ typedef struct hudi_timeline {
   size_t count;
   int layout;
   char dir[32]; /* ".hoodie" or ".hoodie/timeline", relative to the table */
+  /* The archived instants (layout 2: the LSM history), all COMPLETED, in
+   * requested-time order; filled only by hudi_timeline_load_archive. Not
+   * part of items: services and writers work on the active timeline. */
+  hudi_instant *archived;
+  size_t n_archived;
+  bool archive_loaded;
 } hudi_timeline;
 
 /* Lists the timeline directory of the table in s (table base = "" unless
@@ -43,6 +50,18 @@ typedef struct hudi_timeline {
 HUDI_NODISCARD hudi_status hudi_timeline_load(hudi_timeline *out, hudi_storage *s, const char *table_dir,
                                               int layout, hudi_error *err);
 void hudi_timeline_free(hudi_timeline *t);
+
+/* Loads the archived instants from the history directory hist_dir
+ * (relative to s; NULL: ".hoodie/timeline/history", see
+ * hudi_archive_history_dir) into t->archived, once (later calls return at
+ * once). Layout 1: none (its .hoodie/archived log files are not read).
+ * Each gets its completion time and action from the history's rows; an
+ * archived instant still on the active timeline is skipped. */
+HUDI_NODISCARD hudi_status hudi_timeline_load_archive(hudi_timeline *t, hudi_storage *s, const char *hist_dir,
+                                                      hudi_error *err);
+
+/* The archived instant of requested_time, or NULL (binary search). */
+const hudi_instant *hudi_timeline_find_archived(const hudi_timeline *t, const char *requested_time);
 
 /* Counts and finds; the returned pointer lives as long as t. */
 size_t hudi_timeline_count_state(const hudi_timeline *t, hudi_instant_state state);

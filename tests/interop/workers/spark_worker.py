@@ -110,6 +110,39 @@ class Handlers:
             )
         return out
 
+    def write(self, path: str, rows: List[List[Any]], schema: str, options: Dict[str, str],
+              mode: str = "append") -> Dict[str, Any]:
+        """spark.createDataFrame(rows, schema).write.format("hudi").options(**options).mode(mode).save(path)."""
+        df = self.spark.createDataFrame([tuple(r) for r in rows], schema)
+        df.write.format("hudi").options(**options).mode(mode).save(path)
+        return {"rows": len(rows)}
+
+    def mdt_view(self, path: str, keys: List[str]) -> Dict[str, Any]:
+        """The table as Hudi's own metadata reader (HoodieBackedTableMetadata) sees it: the partition
+        list and each partition's files (name -> size) from the `files` partition, and the
+        record-index location (partition, file id, instant) of each of `keys` (absent: not indexed)."""
+        jvm = self.jvm
+        meta_client = self._meta_client(path)
+        ctx = jvm.org.apache.hudi.client.common.HoodieSparkEngineContext(self.spark._jsc)
+        cfg = jvm.org.apache.hudi.common.config.HoodieMetadataConfig.newBuilder().enable(True).build()
+        md = jvm.org.apache.hudi.metadata.HoodieBackedTableMetadata(ctx, meta_client.getStorage(), cfg, path)
+        try:
+            parts = sorted(md.getAllPartitionPaths())
+            files = {}
+            for p in parts:
+                infos = md.getAllFilesInPartition(jvm.org.apache.hudi.storage.StoragePath(f"{path}/{p}"))
+                files[p] = {i.getPath().getName(): i.getLength() for i in infos}
+            jkeys = jvm.java.util.ArrayList()
+            for k in keys:
+                jkeys.add(k)
+            found = md.readRecordIndexLocationsWithKeys(jvm.org.apache.hudi.common.data.HoodieListData.eager(jkeys))
+            index = {}
+            for pair in found.collectAsList():
+                loc = pair.getValue()
+                index[pair.getKey()] = [loc.getPartitionPath(), loc.getFileId(), loc.getInstantTime()]
+            return {"partitions": parts, "files": files, "record_index": index}
+        finally:
+            md.close()
 
 def main(argv: List[str]) -> None:
     ap = argparse.ArgumentParser()
@@ -120,7 +153,8 @@ def main(argv: List[str]) -> None:
     proto = open_protocol_stream()
     spark = start_session(args.hudi_jar, args.work_dir)
     h = Handlers(spark)
-    ops = {"read_table": h.read_table, "sql": h.sql, "table_config": h.table_config, "timeline": h.timeline}
+    ops = {"read_table": h.read_table, "sql": h.sql, "table_config": h.table_config, "timeline": h.timeline,
+           "write": h.write, "mdt_view": h.mdt_view}
     try:
         serve(proto, ops, {"engine": "spark", "spark_version": spark.version, "hudi_version": args.hudi_version})
     finally:

@@ -1,0 +1,47 @@
+"""Table services (the C API in include/hudi/services.h)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Optional
+
+from hudi import _hudi
+
+
+@dataclass(frozen=True)
+class HudiCompactResult:
+    """What one compaction of a MERGE_ON_READ table did."""
+
+    requested_time: str
+    """The compaction instant; ``""`` when no file group had log files."""
+    completion_time: str
+    num_file_groups: int
+    """File groups that got a new base file."""
+    num_log_files: int
+    """Log files merged into the new base files."""
+    num_records: int
+    """Records written to the new base files."""
+    files_written: int
+    bytes_written: int
+
+
+def compact(table: Any, options: Optional[Dict[str, str]] = None) -> HudiCompactResult:
+    return HudiCompactResult(**_hudi._compact(table, dict(options or {})))
+
+
+@dataclass(frozen=True)
+class HudiCleanResult:
+    """What one clean did (``HudiTable.clean``)."""
+
+    requested_time: str
+    """The clean instant; ``""`` when there was nothing to delete (then no instant is written)."""
+    completion_time: str
+    earliest_commit_to_retain: str
+    """KEEP_LATEST_COMMITS: the oldest commit whose file slices are all kept; once the clean
+    completed, reads as of an earlier instant fail. ``""`` for KEEP_LATEST_FILE_VERSIONS."""
+    num_files_deleted: int
+    num_partitions: int
+
+
+def clean(table: Any, options: Optional[Dict[str, str]] = None) -> HudiCleanResult:
+    return HudiCleanResult(**_hudi._clean(table, dict(options or {})))

@@ -1,0 +1,431 @@
+/* Timeline archival, after Apache Hudi 1.x TimelineArchiverV2 and
+ * ArchivalUtils (spec hudi-format-v6-and-archive.md B3). */
+#include "table/archive.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "table/clean_plan.h"
+#include "table/lock.h"
+#include "table/lsm_timeline.h"
+#include "table/timeline_record.h"
+
+/* ---- options ------------------------------------------------------------- */
+
+static const char *opt(const hudi_table *t, const hudi_option *o, size_t n, const char *key) {
+  const char *v = NULL;
+  for (size_t i = 0; o && i < n; i++)
+    if (o[i].key && o[i].value && strcmp(o[i].key, key) == 0) v = o[i].value;
+  if (!v) v = hudi_table_option(t, key);
+  return v && *v ? v : NULL;
+}
+
+static hudi_status int_opt(int *out, const hudi_table *t, const hudi_option *o, size_t n, const char *key,
+                           const char *alias, int def, int lo, hudi_error *err) {
+  const char *v = opt(t, o, n, key);
+  if (!v && alias) v = opt(t, o, n, alias);
+  *out = def;
+  if (!v) return HUDI_OK;
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (errno || *end || x < lo || x > 1000000)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s: '%s' is not a count >= %d", key, v, lo);
+  *out = (int)x;
+  return HUDI_OK;
+}
+
+static bool bool_opt(const hudi_table *t, const hudi_option *o, size_t n, const char *key, bool def) {
+  const char *v = opt(t, o, n, key);
+  if (!v) return def;
+  return strcmp(v, "true") == 0 || strcmp(v, "TRUE") == 0 || strcmp(v, "True") == 0;
+}
+
+typedef struct archive_cfg {
+  int min_keep, max_keep;
+  int clean_retained;
+  bool keep_latest_commits;
+  bool beyond_savepoint;
+  int max_delta_commits;
+  int lsm_batch;
+} archive_cfg;
+
+static hudi_status read_cfg(archive_cfg *c, const hudi_table *t, const hudi_option *o, size_t n, hudi_error *err) {
+  HUDI_TRY(int_opt(&c->min_keep, t, o, n, "hoodie.keep.min.commits", NULL, 20, 1, err));
+  HUDI_TRY(int_opt(&c->max_keep, t, o, n, "hoodie.keep.max.commits", NULL, 30, 1, err));
+  if (c->max_keep <= c->min_keep)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                        "hoodie.keep.max.commits (%d) must be greater than hoodie.keep.min.commits (%d)", c->max_keep,
+                        c->min_keep);
+  HUDI_TRY(int_opt(&c->clean_retained, t, o, n, "hoodie.clean.commits.retained", "hoodie.cleaner.commits.retained",
+                   10, 0, err));
+  const char *pol = opt(t, o, n, "hoodie.clean.policy");
+  if (!pol) pol = opt(t, o, n, "hoodie.cleaner.policy");
+  c->keep_latest_commits = !pol || strcmp(pol, "KEEP_LATEST_COMMITS") == 0;
+  c->beyond_savepoint = bool_opt(t, o, n, "hoodie.archive.beyond.savepoint", false);
+  HUDI_TRY(int_opt(&c->max_delta_commits, t, o, n, "hoodie.compact.inline.max.delta.commits", NULL, 5, 1, err));
+  HUDI_TRY(int_opt(&c->lsm_batch, t, o, n, "hoodie.timeline.compaction.batch.size", NULL, 10, 2, err));
+  return HUDI_OK;
+}
+
+void hudi_archive_history_dir(char *out, size_t cap, const hudi_props *props, const char *table_dir) {
+  const char *tp = hudi_props_get(props, "hoodie.timeline.path");
+  const char *hp = hudi_props_get(props, "hoodie.timeline.history.path");
+  snprintf(out, cap, "%s%s.hoodie/%s/%s", table_dir ? table_dir : "", table_dir && *table_dir ? "/" : "",
+           tp && *tp ? tp : "timeline", hp && *hp ? hp : "history");
+}
+
+/* ---- which instants ------------------------------------------------------- */
+
+static bool is_commit_action(const char *a) {
+  return !strcmp(a, "commit") || !strcmp(a, "deltacommit") || !strcmp(a, "replacecommit");
+}
+
+static bool is_write_action(const char *a) {
+  return is_commit_action(a) || !strcmp(a, "compaction") || !strcmp(a, "logcompaction") || !strcmp(a, "clustering");
+}
+
+static bool completed_commit(const hudi_instant *in) {
+  return in->state == HUDI_INSTANT_COMPLETED && is_commit_action(in->action);
+}
+
+/* Lowers *bound (a requested time, "" = none) to t. */
+static void lower(char *bound, const char *t) {
+  if (t && *t && (!*bound || strcmp(t, bound) < 0)) snprintf(bound, HUDI_INSTANT_TIME_MAX, "%s", t);
+}
+
+static hudi_status read_file(hudi_buf *out, hudi_storage *s, const char *dir, const char *name, bool *found,
+                             hudi_error *err) {
+  char p[700];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  hudi_buf_reset(out);
+  hudi_error tmp = HUDI_ERROR_INIT;
+  hudi_status st = hudi_storage_read_all(s, p, HUDI_TL_MAX_FILE, out, &tmp);
+  *found = st == HUDI_OK;
+  if (st == HUDI_ERR_NOT_FOUND) return HUDI_OK;
+  if (st != HUDI_OK && err) *err = tmp;
+  return st;
+}
+
+/* The earliest commit to retain of the latest completed clean (its
+ * replaced file groups are gone only before it). */
+static hudi_status last_clean_retain(char *out, hudi_storage *s, const hudi_timeline *tl, const char *dir,
+                                     hudi_error *err) {
+  out[0] = 0;
+  for (size_t i = tl->count; i-- > 0;) {
+    const hudi_instant *in = &tl->items[i];
+    if (in->state != HUDI_INSTANT_COMPLETED || strcmp(in->action, "clean")) continue;
+    hudi_buf b;
+    hudi_buf_init(&b, HUDI_TL_MAX_FILE);
+    bool found;
+    hudi_status st = read_file(&b, s, dir, in->file_name, &found, err);
+    hudi_clean_metadata *m = NULL;
+    if (st == HUDI_OK && found && b.len) {
+      if (hudi_clean_metadata_parse(&m, b.data, b.len, in->file_name, NULL) == HUDI_OK && m->earliest_commit_to_retain)
+        snprintf(out, HUDI_INSTANT_TIME_MAX, "%s", m->earliest_commit_to_retain);
+      if (m) hudi_clean_metadata_free(m);
+    }
+    hudi_buf_free(&b);
+    return st;
+  }
+  return HUDI_OK;
+}
+
+/* The latest completed compaction of the metadata table (its requested
+ * time), "" when it has none. */
+static hudi_status mdt_latest_compaction(char *out, hudi_storage *s, hudi_error *err) {
+  out[0] = 0;
+  hudi_timeline m;
+  HUDI_TRY(hudi_timeline_load(&m, s, ".hoodie/metadata", 2, err));
+  for (size_t i = 0; i < m.count; i++)
+    if (m.items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(m.items[i].action, "commit"))
+      snprintf(out, HUDI_INSTANT_TIME_MAX, "%s", m.items[i].requested_time);
+  hudi_timeline_free(&m);
+  return HUDI_OK;
+}
+
+/* CompactionUtils.getEarliestInstantToRetainForCompaction: enough delta
+ * commits stay active for compaction scheduling to count them. */
+static const char *compaction_bound(const hudi_timeline *tl, int max_delta) {
+  const hudi_instant *last_compaction = NULL;
+  size_t first = 0;
+  for (size_t i = 0; i < tl->count; i++)
+    if (tl->items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(tl->items[i].action, "commit")) {
+      last_compaction = &tl->items[i];
+      first = i + 1;
+    }
+  const hudi_instant *deltas[4096];
+  size_t nd = 0;
+  for (size_t i = first; i < tl->count && nd < 4096; i++)
+    if (tl->items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(tl->items[i].action, "deltacommit"))
+      deltas[nd++] = &tl->items[i];
+  if (nd >= (size_t)max_delta) return deltas[nd - (size_t)max_delta]->requested_time;
+  if (last_compaction) return last_compaction->requested_time;
+  for (size_t i = 0; i < tl->count; i++)
+    if (tl->items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(tl->items[i].action, "deltacommit"))
+      return tl->items[i].requested_time;
+  return NULL;
+}
+
+/* ArchivalUtils.getMinAndMaxInstantsToKeep: never archive commits the
+ * cleaner still retains (KEEP_LATEST_COMMITS). */
+static void adjust_for_cleaning(archive_cfg *c, const hudi_timeline *tl, const size_t *commits, size_t nc) {
+  if (!c->keep_latest_commits || nc <= (size_t)c->clean_retained) return;
+  const char *e = tl->items[commits[nc - (size_t)c->clean_retained]].requested_time;
+  for (size_t i = 0; i < tl->count; i++) {
+    const hudi_instant *in = &tl->items[i];
+    if (in->state != HUDI_INSTANT_COMPLETED && is_commit_action(in->requested_action) &&
+        strcmp(in->requested_time, e) < 0) {
+      e = in->requested_time;
+      break;
+    }
+  }
+  int after = 0;
+  for (size_t i = 0; i < nc; i++) after += strcmp(tl->items[commits[i]].requested_time, e) > 0;
+  int by_cleaning = after + 2;
+  if (c->min_keep < by_cleaning) {
+    c->max_keep = by_cleaning + c->max_keep - c->min_keep;
+    c->min_keep = by_cleaning;
+  }
+}
+
+/* Indexes into tl of the instants to archive, ascending. */
+static hudi_status choose(size_t *out, size_t *n_out, hudi_table *t, const hudi_timeline *tl, archive_cfg *c,
+                          hudi_error *err) {
+  *n_out = 0;
+  size_t *commits = hudi_calloc(tl->count + 1, sizeof *commits);
+  if (!commits) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  size_t nc = 0;
+  for (size_t i = 0; i < tl->count; i++)
+    if (completed_commit(&tl->items[i])) commits[nc++] = i;
+  adjust_for_cleaning(c, tl, commits, nc);
+  hudi_status st = HUDI_OK;
+  if (nc <= (size_t)c->max_keep) goto done;
+
+  char bound[HUDI_INSTANT_TIME_MAX] = "";
+  /* 1. The earliest pending write, or the last commit completed before it. */
+  for (size_t i = 0; i < tl->count; i++) {
+    const hudi_instant *p = &tl->items[i];
+    if (p->state == HUDI_INSTANT_COMPLETED || !is_write_action(p->requested_action)) continue;
+    const char *before = NULL;
+    for (size_t j = 0; j < nc; j++)
+      if (strcmp(tl->items[commits[j]].requested_time, p->requested_time) < 0)
+        before = tl->items[commits[j]].requested_time;
+    lower(bound, before ? before : p->requested_time);
+    break;
+  }
+  /* 2. Merge-on-Read: the delta commits compaction scheduling counts. */
+  if (t->type == HUDI_MERGE_ON_READ) lower(bound, compaction_bound(tl, c->max_delta_commits));
+  /* 3. Replace commits whose replaced files the cleaner has not removed. */
+  char retain[HUDI_INSTANT_TIME_MAX];
+  bool has_replace = false;
+  for (size_t j = 0; j < nc; j++) has_replace |= !strcmp(tl->items[commits[j]].action, "replacecommit");
+  if (has_replace) {
+    st = last_clean_retain(retain, t->storage, tl, tl->dir, err);
+    if (st != HUDI_OK) goto done;
+    for (size_t j = 0; j < nc; j++) {
+      const hudi_instant *in = &tl->items[commits[j]];
+      if (!strcmp(in->action, "replacecommit") && (!retain[0] || strcmp(in->requested_time, retain) >= 0)) {
+        lower(bound, in->requested_time);
+        break;
+      }
+    }
+  }
+  /* 4. With a metadata table: nothing completed after its last compaction
+   * (none yet: nothing at all). */
+  const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
+  if (parts && *parts) {
+    char mc[HUDI_INSTANT_TIME_MAX];
+    st = mdt_latest_compaction(mc, t->storage, err);
+    if (st != HUDI_OK || !mc[0]) goto done;
+    for (size_t j = 0; j < nc; j++) {
+      const hudi_instant *in = &tl->items[commits[j]];
+      if (in->completion_time[0] && strcmp(in->completion_time, mc) > 0) {
+        lower(bound, in->requested_time);
+        break;
+      }
+    }
+  }
+  /* Savepoints: stop at the first, or skip them all (beyond.savepoint). */
+  const char *first_savepoint = NULL;
+  for (size_t i = 0; i < tl->count && !first_savepoint; i++)
+    if (tl->items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(tl->items[i].action, "savepoint"))
+      first_savepoint = tl->items[i].requested_time;
+
+  size_t limit = nc - (size_t)c->min_keep, taken = 0;
+  for (size_t j = 0; j < nc && taken < limit; j++) {
+    const hudi_instant *in = &tl->items[commits[j]];
+    if (bound[0] && strcmp(in->requested_time, bound) >= 0) continue;
+    /* A savepoint shares its commit's requested time: with
+     * beyond.savepoint only that commit stays (our timeline holds one
+     * action per time, so savepointed commits are the savepoint's). */
+    if (first_savepoint && !c->beyond_savepoint && strcmp(in->requested_time, first_savepoint) >= 0) continue;
+    out[(*n_out)++] = commits[j];
+    taken++;
+  }
+  if (*n_out) {
+    /* Completed cleans and rollbacks older than the last archived commit
+     * go with them. */
+    const char *last = tl->items[out[*n_out - 1]].requested_time;
+    for (size_t i = 0; i < tl->count; i++) {
+      const hudi_instant *in = &tl->items[i];
+      if (in->state == HUDI_INSTANT_COMPLETED && (!strcmp(in->action, "clean") || !strcmp(in->action, "rollback")) &&
+          strcmp(in->requested_time, last) < 0)
+        out[(*n_out)++] = i;
+    }
+    /* Indexes into a requested-time-sorted timeline: sorting them sorts by time. */
+    for (size_t i = 1; i < *n_out; i++)
+      for (size_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
+        size_t x = out[j];
+        out[j] = out[j - 1];
+        out[j - 1] = x;
+      }
+  }
+done:
+  hudi_free(commits);
+  return st;
+}
+
+/* ---- rows and deletes ------------------------------------------------------ */
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* MetadataConversionUtils.createLSMTimelineInstant: the completed file's
+ * bytes, and the plan that action keeps. */
+static hudi_status make_row(hudi_lsm_row *r, hudi_storage *s, const hudi_timeline *tl, const hudi_instant *in,
+                            const hudi_file_list *files, hudi_error *err) {
+  memset(r, 0, sizeof *r);
+  snprintf(r->instant_time, sizeof r->instant_time, "%s", in->requested_time);
+  snprintf(r->completion_time, sizeof r->completion_time, "%s",
+           in->completion_time[0] ? in->completion_time : in->requested_time);
+  snprintf(r->action, sizeof r->action, "%s", in->action);
+  r->version = 1;
+  hudi_buf b;
+  hudi_buf_init(&b, HUDI_TL_MAX_FILE);
+  bool found;
+  hudi_status st = read_file(&b, s, tl->dir, in->file_name, &found, err);
+  if (st == HUDI_OK && found && b.len) st = hudi_buf_detach(&b, &r->metadata, &r->metadata_len, err);
+  /* The plan: clean -> requested; replace/clustering -> inflight if it
+   * has bytes, else requested; compaction/logcompaction -> requested. */
+  const char *ra = in->requested_action;
+  bool want = !strcmp(ra, "clean") || !strcmp(ra, "compaction") || !strcmp(ra, "logcompaction") ||
+              !strcmp(ra, "replacecommit") || !strcmp(ra, "clustering");
+  bool inflight_first = !strcmp(ra, "replacecommit") || !strcmp(ra, "clustering");
+  for (int pass = 0; st == HUDI_OK && want && !r->plan && pass < 2; pass++) {
+    hudi_instant_state need = inflight_first && pass == 0 ? HUDI_INSTANT_INFLIGHT : HUDI_INSTANT_REQUESTED;
+    if (!inflight_first && pass == 1) break;
+    for (size_t i = 0; i < files->count && st == HUDI_OK; i++) {
+      hudi_instant_file f;
+      const char *name = base_name(files->items[i].path);
+      if (!hudi_instant_file_parse(&f, name, tl->layout) || strcmp(f.requested_time, in->requested_time) ||
+          f.state != need)
+        continue;
+      st = read_file(&b, s, tl->dir, name, &found, err);
+      if (st == HUDI_OK && found && b.len) st = hudi_buf_detach(&b, &r->plan, &r->plan_len, err);
+      break;
+    }
+  }
+  hudi_buf_free(&b);
+  return st;
+}
+
+/* Deletes the archived instants' files: marker directories, pending files,
+ * then completed files in ascending order (a reader never sees a pending
+ * file whose completed file is already gone). */
+static hudi_status delete_active(hudi_storage *s, const hudi_timeline *tl, const size_t *idx, size_t n,
+                                 const hudi_file_list *files, hudi_error *err) {
+  for (size_t k = 0; k < n; k++) {
+    char p[600];
+    snprintf(p, sizeof p, ".hoodie/.temp/%s", tl->items[idx[k]].requested_time);
+    HUDI_TRY(hudi_storage_delete(s, p, HUDI_DELETE_MISSING_OK | HUDI_DELETE_RECURSIVE, err));
+  }
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t k = 0; k < n; k++) {
+      const hudi_instant *in = &tl->items[idx[k]];
+      for (size_t i = 0; i < files->count; i++) {
+        hudi_instant_file f;
+        const char *name = base_name(files->items[i].path);
+        if (files->items[i].is_dir || !hudi_instant_file_parse(&f, name, tl->layout) ||
+            strcmp(f.requested_time, in->requested_time))
+          continue;
+        if ((f.state == HUDI_INSTANT_COMPLETED) != (pass == 1)) continue;
+        HUDI_TRY(hudi_storage_delete(s, files->items[i].path, HUDI_DELETE_MISSING_OK, err));
+      }
+    }
+  return HUDI_OK;
+}
+
+static hudi_status archive_instants(hudi_archive_result *res, hudi_table *t, const hudi_timeline *tl,
+                                    const size_t *idx, size_t n, const archive_cfg *c, hudi_error *err) {
+  hudi_file_list files = HUDI_FILE_LIST_INIT;
+  HUDI_TRY(hudi_storage_list(t->storage, tl->dir, 0, &files, err));
+  hudi_lsm_row *rows = hudi_calloc(n, sizeof *rows);
+  hudi_status st = rows ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  size_t built = 0;
+  for (; st == HUDI_OK && built < n; built++) st = make_row(&rows[built], t->storage, tl, &tl->items[idx[built]], &files, err);
+  char hist[600];
+  hudi_archive_history_dir(hist, sizeof hist, &t->props, "");
+  if (st == HUDI_OK) st = hudi_lsm_append(t->storage, hist, rows, n, err);
+  if (st == HUDI_OK) st = delete_active(t->storage, tl, idx, n, &files, err);
+  size_t compacted = 0;
+  if (st == HUDI_OK) st = hudi_lsm_compact_and_clean(&compacted, t->storage, hist, c->lsm_batch, (int64_t)1 << 30, err);
+  if (st == HUDI_OK) {
+    res->num_instants_archived = (int64_t)n;
+    res->num_files_compacted = (int64_t)compacted;
+    snprintf(res->first_archived, sizeof res->first_archived, "%s", rows[0].instant_time);
+    snprintf(res->last_archived, sizeof res->last_archived, "%s", rows[n - 1].instant_time);
+  }
+  for (size_t i = 0; rows && i < built && i < n; i++) {
+    hudi_free(rows[i].metadata);
+    hudi_free(rows[i].plan);
+  }
+  hudi_free(rows);
+  hudi_file_list_free(&files);
+  return st;
+}
+
+hudi_status hudi_archive_run(hudi_archive_result *result, hudi_table *t, const hudi_option *opts, size_t n,
+                             bool automatic, hudi_error *err) {
+  memset(result, 0, sizeof *result);
+  if (t->layout < 2) return HUDI_OK;
+  if (automatic && !bool_opt(t, opts, n, "hoodie.archive.automatic", true)) return HUDI_OK;
+  archive_cfg c;
+  HUDI_TRY(read_cfg(&c, t, opts, n, err));
+  hudi_timeline tl;
+  HUDI_TRY(hudi_timeline_load(&tl, t->storage, "", t->layout, err));
+  size_t *idx = hudi_calloc(tl.count + 1, sizeof *idx);
+  size_t k = 0;
+  hudi_status st = idx ? choose(idx, &k, t, &tl, &c, err) : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  if (st == HUDI_OK && k) st = archive_instants(result, t, &tl, idx, k, &c, err);
+  hudi_free(idx);
+  hudi_timeline_free(&tl);
+  if (st == HUDI_OK && k) {
+    /* The handle's timeline no longer holds the archived instants. */
+    hudi_timeline fresh;
+    st = hudi_timeline_load(&fresh, t->storage, "", t->layout, err);
+    if (st == HUDI_OK) {
+      hudi_timeline_free(&t->timeline);
+      t->timeline = fresh;
+    }
+  }
+  if (st != HUDI_OK) hudi_err_context(err, st, "archiving the timeline of %s", t->base_uri);
+  return st;
+}
+
+hudi_status hudi_table_archive(hudi_archive_result *result, hudi_table *table, const hudi_option *options,
+                               size_t n_options, hudi_error *err) {
+  if (!result || !table) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hudi_table_archive: NULL argument");
+  /* Archival rewrites the timeline: under the writers' table lock. */
+  hudi_table_lock lock;
+  HUDI_TRY(hudi_table_lock_acquire(&lock, table, options, n_options, err));
+  hudi_status st = hudi_archive_run(result, table, options, n_options, false, err);
+  hudi_table_lock_release(&lock, table);
+  return st;
+}

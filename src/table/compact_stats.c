@@ -1,0 +1,133 @@
+/* The reading side of a compaction (compact_stats.h). */
+#include "table/compact_stats.h"
+
+#include <string.h>
+
+#include "arrow/field.h"
+#include "arrow/view.h"
+#include "base/alloc.h"
+#include "parquet/reader.h"
+#include "table/log_avro_block.h"
+#include "table/log_delete_block.h"
+#include "table/log_reader.h"
+
+static int64_t col_index(const hudi_arrow_field *f, const char *name) {
+  for (int64_t i = 0; i < f->n_children; i++)
+    if (f->children[i].name && !strcmp(f->children[i].name, name)) return i;
+  return -1;
+}
+
+/* Keys of the base file -> their _hoodie_commit_seqno (offset into seqs),
+ * to tell unchanged, updated and deleted records apart. */
+hudi_status hudi_compact_base_keys_load(hudi_compact_base_keys *bk, hudi_storage *s, const hudi_fs_base_file *base, hudi_error *err) {
+  hudi_hashmap_init(&bk->map, 0);
+  hudi_buf_init(&bk->seqs, (size_t)1 << 34);
+  if (!base) return HUDI_OK;
+  static const char *const cols[] = {"_hoodie_record_key", "_hoodie_commit_seqno"};
+  hudi_pq_reader_options o = HUDI_PQ_READER_OPTIONS_INIT;
+  o.columns = cols;
+  o.n_columns = 2;
+  o.file_size = base->size;
+  hudi_pq_reader *r = NULL;
+  HUDI_TRY(hudi_pq_reader_open(&r, s, base->path, &o, err));
+  struct ArrowSchema sch;
+  memset(&sch, 0, sizeof sch);
+  hudi_status st = hudi_arrow_field_export(&sch, hudi_pq_reader_schema(r), err);
+  int64_t kc = col_index(hudi_pq_reader_schema(r), cols[0]), sc = col_index(hudi_pq_reader_schema(r), cols[1]);
+  while (st == HUDI_OK) {
+    struct ArrowArray a;
+    bool eof = false;
+    st = hudi_pq_reader_next(r, &a, &eof, err);
+    if (st != HUDI_OK || eof) break;
+    hudi_arrow_view v;
+    st = hudi_arrow_view_init(&v, &sch, &a, err);
+    for (int64_t i = 0; st == HUDI_OK && i < v.length; i++) {
+      int64_t row = hudi_arrow_view_struct_row(&v, i), kl = 0, sl = 0;
+      const uint8_t *k = hudi_arrow_view_is_null(&v.children[kc], row) ? NULL
+                                                                         : hudi_arrow_view_bytes(&v.children[kc], row, &kl);
+      const uint8_t *q = hudi_arrow_view_is_null(&v.children[sc], row) ? NULL
+                                                                         : hudi_arrow_view_bytes(&v.children[sc], row, &sl);
+      if (!k) continue;
+      hudi_hashmap_value hv = {.u64 = bk->seqs.len};
+      uint32_t len = (uint32_t)sl;
+      st = hudi_buf_append(&bk->seqs, &len, sizeof len, err);
+      if (st == HUDI_OK && sl) st = hudi_buf_append(&bk->seqs, q, (size_t)sl, err);
+      if (st == HUDI_OK) st = hudi_hashmap_put(&bk->map, k, (size_t)kl, hv, NULL, NULL, err);
+      bk->n++;
+    }
+    hudi_arrow_view_clear(&v);
+    a.release(&a);
+  }
+  if (sch.release) sch.release(&sch);
+  hudi_pq_reader_free(r);
+  return st;
+}
+
+void hudi_compact_base_keys_free(hudi_compact_base_keys *bk) {
+  hudi_hashmap_free(&bk->map);
+  hudi_buf_free(&bk->seqs);
+}
+
+/* Counts of the planned logs' blocks and records (the write stat's
+ * totalLogBlocks, totalLogRecords, totalRollbackBlocks, totalCorruptLogBlock). */
+static hudi_status count_block(hudi_compact_log_counts *lc, hudi_log_reader *r, const hudi_log_block *b, const char *path,
+                               hudi_buf *content, hudi_error *err) {
+  if (b->type == HUDI_LOG_BLOCK_COMMAND) {
+    lc->rollback_blocks++;
+    return HUDI_OK;
+  }
+  if (b->type == HUDI_LOG_BLOCK_CORRUPT) {
+    lc->corrupt_blocks++;
+    return HUDI_OK;
+  }
+  lc->blocks++;
+  const uint8_t *data = b->content;
+  size_t len = (size_t)b->content_len;
+  if (!data) {
+    hudi_buf_reset(content);
+    HUDI_TRY(hudi_log_reader_content(r, b, content, err));
+    data = content->data ? content->data : (const uint8_t *)"";
+    len = content->len;
+  }
+  if (b->type == HUDI_LOG_BLOCK_AVRO_DATA) {
+    hudi_log_avro_records it;
+    HUDI_TRY(hudi_log_avro_records_open(&it, data, len, b->content_offset, path, err));
+    lc->records += it.count;
+  } else if (b->type == HUDI_LOG_BLOCK_DELETE) {
+    hudi_log_delete_list dl;
+    memset(&dl, 0, sizeof dl);
+    HUDI_TRY(hudi_log_delete_block_decode(&dl, data, len, b->content_offset, path, err));
+    lc->records += (int64_t)dl.count;
+    hudi_log_delete_list_free(&dl);
+  } else if (b->type == HUDI_LOG_BLOCK_PARQUET_DATA) {
+    hudi_pq_reader *pq = NULL;
+    HUDI_TRY(hudi_pq_reader_open_memory(&pq, data, len, path, NULL, err));
+    lc->records += hudi_pq_reader_meta(pq)->num_rows;
+    hudi_pq_reader_free(pq);
+  }
+  return HUDI_OK;
+}
+
+hudi_status hudi_compact_count_logs(hudi_compact_log_counts *lc, hudi_storage *s, const hudi_file_slice *sl, hudi_error *err) {
+  memset(lc, 0, sizeof *lc);
+  hudi_buf content;
+  hudi_buf_init(&content, HUDI_BUF_DEFAULT_MAX);
+  hudi_status st = HUDI_OK;
+  for (size_t l = 0; st == HUDI_OK && l < sl->n_logs; l++) {
+    lc->bytes += (int64_t)sl->logs[l].size;
+    hudi_log_reader *r = NULL;
+    st = hudi_log_reader_open(&r, s, sl->logs[l].path, err);
+    while (st == HUDI_OK) {
+      hudi_log_block b;
+      bool has = false;
+      st = hudi_log_reader_next(r, &b, &has, err);
+      if (st != HUDI_OK || !has) break;
+      st = count_block(lc, r, &b, sl->logs[l].path, &content, err);
+      hudi_log_block_free(&b);
+    }
+    hudi_log_reader_free(r);
+  }
+  hudi_buf_free(&content);
+  return st;
+}
+

@@ -1,0 +1,303 @@
+/* Metadata-table cleaning (mdt_clean.h). */
+#include "table/mdt_clean.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "table/clean_plan.h"
+#include "table/mdt_reader.h"
+#include "table/mdt_write_common.h"
+#include "table/write_mdt.h"
+
+#define POLICY "KEEP_LATEST_COMMITS"
+
+static bool is_commit_action(const char *a) {
+  return !strcmp(a, "commit") || !strcmp(a, "deltacommit") || !strcmp(a, "replacecommit");
+}
+
+static bool is_pending_write(const hudi_instant *i) {
+  const char *a = i->requested_action[0] ? i->requested_action : i->action;
+  return i->state != HUDI_INSTANT_COMPLETED &&
+         (is_commit_action(a) || !strcmp(a, "compaction") || !strcmp(a, "clustering") || !strcmp(a, "logcompaction"));
+}
+
+/* Whether fewer than 3 instants completed after the last compaction. */
+static bool too_soon_after_compaction(const hudi_timeline *tl) {
+  const hudi_instant *c = NULL;
+  for (size_t i = 0; i < tl->count; i++)
+    if (tl->items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(tl->items[i].action, "commit")) c = &tl->items[i];
+  if (!c) return false;
+  size_t after = 0;
+  for (size_t i = 0; i < tl->count; i++)
+    if (tl->items[i].state == HUDI_INSTANT_COMPLETED && strcmp(tl->items[i].requested_time, c->requested_time) > 0)
+      after++;
+  return after < 3;
+}
+
+/* The earliest commit to retain, or NULL when there are no more commits
+ * than retained (CleanPlanner.getEarliestCommitToRetain). */
+static const hudi_instant *earliest_to_retain(const hudi_timeline *tl, size_t retained,
+                                              const hudi_instant **last_completed) {
+  const hudi_instant **commits = hudi_calloc(tl->count ? tl->count : 1, sizeof *commits);
+  if (!commits) return NULL;
+  size_t n = 0;
+  const hudi_instant *pending = NULL;
+  for (size_t i = 0; i < tl->count; i++) {
+    const hudi_instant *x = &tl->items[i];
+    if (x->state == HUDI_INSTANT_COMPLETED && is_commit_action(x->action)) commits[n++] = x;
+    else if (!pending && is_pending_write(x)) pending = x;
+  }
+  *last_completed = n ? commits[n - 1] : NULL;
+  const hudi_instant *ecr = NULL;
+  if (n > retained) {
+    ecr = commits[n - retained];
+    if (pending && strcmp(ecr->requested_time, pending->requested_time) > 0) {
+      ecr = NULL;
+      for (size_t i = 0; i < n && strcmp(commits[i]->requested_time, pending->requested_time) < 0; i++)
+        ecr = commits[i];
+    }
+  }
+  hudi_free(commits);
+  return ecr;
+}
+
+/* ---- the files to delete ---- */
+
+typedef struct victim {
+  const char *partition;
+  const char *path; /* relative to the MDT base */
+} victim;
+
+typedef struct victims {
+  victim *items;
+  size_t n, cap;
+} victims;
+
+static hudi_status push(victims *v, const char *partition, const char *path, hudi_error *err) {
+  if (v->n == v->cap) {
+    size_t cap = v->cap ? v->cap * 2 : 64;
+    void *p = hudi_realloc(v->items, cap * sizeof *v->items);
+    if (!p) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory planning the metadata clean");
+    v->items = p;
+    v->cap = cap;
+  }
+  v->items[v->n++] = (victim){partition, path};
+  return HUDI_OK;
+}
+
+/* CleanPlanner.getFilesToCleanKeepingLatestCommits for one group: slices
+ * older than ECR except the latest and the latest before ECR. */
+static hudi_status plan_group(const hudi_file_group *g, const char *ecr, victims *v, hudi_error *err) {
+  if (g->n_slices < 2) return HUDI_OK;
+  if (g->pending_compaction[0]) return HUDI_OK; /* its slices feed a pending compaction */
+  const char *latest = g->slices[g->n_slices - 1].base_instant;
+  const char *before_ecr = NULL;
+  for (size_t i = g->n_slices; i-- > 0;)
+    if (strcmp(g->slices[i].base_instant, ecr) < 0) {
+      before_ecr = g->slices[i].base_instant;
+      break;
+    }
+  for (size_t i = 0; i < g->n_slices; i++) {
+    const hudi_file_slice *s = &g->slices[i];
+    if (!strcmp(s->base_instant, latest) || (before_ecr && !strcmp(s->base_instant, before_ecr))) continue;
+    if (strcmp(s->base_instant, ecr) >= 0) continue;
+    if (s->base) HUDI_TRY(push(v, g->partition, s->base->path, err));
+    for (size_t k = 0; k < s->n_logs; k++) HUDI_TRY(push(v, g->partition, s->logs[k].path, err));
+  }
+  return HUDI_OK;
+}
+
+static int cmp_victim(const void *a, const void *b) {
+  const victim *x = a, *y = b;
+  int c = strcmp(x->partition, y->partition);
+  return c ? c : strcmp(x->path, y->path);
+}
+
+static const char *name_of(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+/* ---- writing ---- */
+
+typedef struct clean_ctx {
+  hudi_table *t;
+  hudi_mdt *m;
+  victims v;
+  const hudi_instant *ecr, *last;
+  char instant[HUDI_INSTANT_TIME_BUF];
+  hudi_mdt_clean_result *res;
+} clean_ctx;
+
+static hudi_status new_action_instant(hudi_avro_arena *a, const hudi_instant *x, hudi_action_instant **out,
+                                      hudi_error *err) {
+  void *p;
+  HUDI_TRY(hudi_avro_arena_alloc(a, sizeof(hudi_action_instant), &p, err));
+  hudi_action_instant *ai = p;
+  HUDI_TRY(hudi_tl_strdup(a, x->requested_time, &ai->timestamp, err));
+  HUDI_TRY(hudi_tl_strdup(a, x->action, &ai->action, err));
+  HUDI_TRY(hudi_tl_strdup(a, "COMPLETED", &ai->state, err));
+  *out = ai;
+  return HUDI_OK;
+}
+
+static hudi_status build_plan(clean_ctx *c, hudi_buf *out, hudi_error *err) {
+  hudi_cleaner_plan *p;
+  HUDI_TRY(hudi_cleaner_plan_new(&p, err));
+  hudi_avro_arena *a = &p->doc.arena;
+  hudi_status st = new_action_instant(a, c->ecr, &p->earliest_instant_to_retain, err);
+  if (st == HUDI_OK) st = hudi_tl_strdup(a, c->last ? c->last->requested_time : "", &p->last_completed_commit_timestamp, err);
+  if (st == HUDI_OK) st = hudi_tl_strdup(a, POLICY, &p->policy, err);
+  p->files_to_be_deleted_per_partition.has = 1;
+  p->version = (hudi_tl_int){2, 1};
+  p->file_paths_to_be_deleted_per_partition.has = 1;
+  p->partitions_to_be_deleted.has = 1;
+  size_t base_len = strlen(c->t->base_uri);
+  while (base_len > 1 && c->t->base_uri[base_len - 1] == '/') base_len--;
+  hudi_clean_file_infos_entry *e = NULL;
+  for (size_t i = 0; st == HUDI_OK && i < c->v.n; i++) {
+    const victim *x = &c->v.items[i];
+    if (!e || strcmp(e->key, x->partition) != 0) {
+      st = hudi_tl_list_push(&p->file_paths_to_be_deleted_per_partition, a, sizeof *e, (void **)&e, err);
+      if (st == HUDI_OK) st = hudi_tl_strdup(a, x->partition, &e->key, err);
+      e->value.has = 1;
+    }
+    hudi_clean_file_info *fi;
+    if (st == HUDI_OK) st = hudi_tl_list_push(&e->value, a, sizeof *fi, (void **)&fi, err);
+    /* Hudi plans full paths (CleanFileInfo). */
+    char full[4096];
+    snprintf(full, sizeof full, "%.*s/%s/%s", (int)base_len, c->t->base_uri, HUDI_MDT_W_BASE, x->path);
+    if (st == HUDI_OK) st = hudi_tl_strdup(a, full, &fi->file_path, err);
+    if (st == HUDI_OK) fi->is_bootstrap_base_file = (hudi_tl_bool){0, 1};
+  }
+  if (st == HUDI_OK) st = hudi_cleaner_plan_to_avro(p, NULL, out, err);
+  hudi_cleaner_plan_free(p);
+  return st;
+}
+
+static hudi_status build_metadata(clean_ctx *c, int64_t took_ms, hudi_buf *out, hudi_error *err) {
+  hudi_clean_metadata *m;
+  HUDI_TRY(hudi_clean_metadata_new(&m, err));
+  hudi_avro_arena *a = &m->doc.arena;
+  hudi_status st = hudi_tl_strdup(a, c->instant, &m->start_clean_time, err);
+  m->time_taken_in_millis = (hudi_tl_long){took_ms, 1};
+  m->total_files_deleted = (hudi_tl_int){(int32_t)c->v.n, 1};
+  if (st == HUDI_OK) st = hudi_tl_strdup(a, c->ecr->requested_time, &m->earliest_commit_to_retain, err);
+  if (st == HUDI_OK)
+    st = hudi_tl_strdup(a, c->last ? c->last->requested_time : "", &m->last_completed_commit_timestamp, err);
+  m->partition_metadata.has = 1;
+  m->version = (hudi_tl_int){2, 1};
+  m->bootstrap_partition_metadata.has = 1;
+  hudi_clean_partition_entry *e = NULL;
+  for (size_t i = 0; st == HUDI_OK && i < c->v.n; i++) {
+    const victim *x = &c->v.items[i];
+    if (!e || strcmp(e->key, x->partition) != 0) {
+      st = hudi_tl_list_push(&m->partition_metadata, a, sizeof *e, (void **)&e, err);
+      if (st == HUDI_OK) st = hudi_tl_strdup(a, x->partition, &e->key, err);
+      if (st == HUDI_OK) st = hudi_tl_strdup(a, x->partition, &e->value.partition_path, err);
+      if (st == HUDI_OK) st = hudi_tl_strdup(a, POLICY, &e->value.policy, err);
+      e->value.delete_path_patterns.has = e->value.success_delete_files.has = e->value.failed_delete_files.has = 1;
+      e->value.is_partition_deleted = (hudi_tl_bool){0, 1};
+    }
+    if (st == HUDI_OK) st = hudi_tl_strs_push(&e->value.delete_path_patterns, a, name_of(x->path), err);
+    if (st == HUDI_OK) st = hudi_tl_strs_push(&e->value.success_delete_files, a, name_of(x->path), err);
+  }
+  if (st == HUDI_OK) st = hudi_clean_metadata_to_avro(m, NULL, out, err);
+  hudi_clean_metadata_free(m);
+  return st;
+}
+
+static void observe(hudi_instant_gen *gen, const char *t) {
+  int64_t ms;
+  if (t && strlen(t) == HUDI_INSTANT_TIME_LEN && hudi_instant_time_to_millis(&ms, t, HUDI_INSTANT_TIME_LEN, NULL) == HUDI_OK)
+    hudi_instant_gen_observe(gen, ms);
+}
+
+static hudi_status new_instant(const hudi_table *data, const hudi_timeline *mdt, char out[HUDI_INSTANT_TIME_BUF],
+                               hudi_error *err) {
+  hudi_instant_gen gen;
+  hudi_instant_gen_init(&gen, NULL, NULL);
+  const hudi_timeline *tls[2] = {&data->timeline, mdt};
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < tls[k]->count; i++) {
+      observe(&gen, tls[k]->items[i].requested_time);
+      observe(&gen, tls[k]->items[i].completion_time);
+    }
+  return hudi_instant_gen_next(&gen, out, NULL, err);
+}
+
+static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error *err) {
+  HUDI_TRY(hudi_mdt_open(&c->m, c->t, err));
+  if (hudi_mdt_table(c->m)->layout != 2) return HUDI_OK; /* table version 6: not cleaned here */
+  const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
+  size_t retained;
+  if (o->commits_retained_override > 0) {
+    retained = (size_t)o->commits_retained_override;
+  } else {
+    if (too_soon_after_compaction(tl)) return HUDI_OK;
+    int32_t data = o->data_commits_retained > 0 ? o->data_commits_retained : 10;
+    double scaled = (double)data * 1.2;
+    retained = scaled > HUDI_MDT_MIN_COMMITS_RETAINED ? (size_t)scaled : HUDI_MDT_MIN_COMMITS_RETAINED;
+  }
+  c->ecr = earliest_to_retain(tl, retained, &c->last);
+  if (!c->ecr) return HUDI_OK;
+  size_t n_groups;
+  const hudi_file_group *g = hudi_mdt_all_groups(c->m, &n_groups);
+  for (size_t i = 0; i < n_groups; i++) HUDI_TRY(plan_group(&g[i], c->ecr->requested_time, &c->v, err));
+  if (c->v.n == 0) return HUDI_OK; /* "Nothing to clean here" */
+  qsort(c->v.items, c->v.n, sizeof *c->v.items, cmp_victim);
+
+  HUDI_TRY(new_instant(c->t, tl, c->instant, err));
+  int64_t start = hudi_clock_realtime_ms(NULL);
+  hudi_buf plan;
+  hudi_buf_init(&plan, HUDI_BUF_DEFAULT_MAX);
+  hudi_status st = build_plan(c, &plan, err);
+  if (st == HUDI_OK)
+    st = hudi_mdt_w_instant_action(c->t->storage, c->instant, "", "clean", HUDI_INSTANT_REQUESTED, plan.data,
+                                   plan.len, err);
+  if (st == HUDI_OK)
+    st = hudi_mdt_w_instant_action(c->t->storage, c->instant, "", "clean", HUDI_INSTANT_INFLIGHT, plan.data,
+                                   plan.len, err);
+  hudi_buf_free(&plan);
+  HUDI_TRY(st);
+  for (size_t i = 0; i < c->v.n; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", HUDI_MDT_W_BASE, c->v.items[i].path);
+    HUDI_TRY(hudi_storage_delete(c->t->storage, path, HUDI_DELETE_MISSING_OK, err));
+  }
+  hudi_mdt_write_options wo = HUDI_MDT_WRITE_OPTIONS_INIT;
+  char done[HUDI_INSTANT_TIME_BUF];
+  HUDI_TRY(hudi_mdt_w_completion(c->t->storage, &wo, c->instant, done, err));
+  hudi_buf meta;
+  hudi_buf_init(&meta, HUDI_BUF_DEFAULT_MAX);
+  st = build_metadata(c, hudi_clock_realtime_ms(NULL) - start, &meta, err);
+  if (st == HUDI_OK)
+    st = hudi_mdt_w_instant_action(c->t->storage, c->instant, done, "clean", HUDI_INSTANT_COMPLETED, meta.data,
+                                   meta.len, err);
+  hudi_buf_free(&meta);
+  HUDI_TRY(st);
+  memcpy(c->res->instant, c->instant, HUDI_INSTANT_TIME_BUF);
+  memcpy(c->res->completion_time, done, HUDI_INSTANT_TIME_BUF);
+  snprintf(c->res->earliest_commit_to_retain, HUDI_INSTANT_TIME_BUF, "%.17s", c->ecr->requested_time);
+  c->res->files_deleted = c->v.n;
+  return HUDI_OK;
+}
+
+hudi_status hudi_mdt_clean(hudi_table *t, const hudi_mdt_clean_options *opts, hudi_mdt_clean_result *result,
+                           hudi_error *err) {
+  hudi_mdt_clean_result dummy;
+  hudi_mdt_clean_options d = HUDI_MDT_CLEAN_OPTIONS_INIT;
+  clean_ctx c;
+  memset(&c, 0, sizeof c);
+  c.t = t;
+  c.res = result ? result : &dummy;
+  memset(c.res, 0, sizeof *c.res);
+  if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
+  hudi_status st = run(&c, opts ? opts : &d, err);
+  hudi_free(c.v.items);
+  hudi_mdt_free(c.m);
+  if (st != HUDI_OK) c.res->instant[0] = '\0';
+  return st;
+}

@@ -1,0 +1,494 @@
+/* Metadata-table compaction (mdt_compact.h). */
+#include "table/mdt_compact.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "table/bloom.h"
+#include "table/compaction_plan.h"
+#include "table/mdt_clean.h"
+#include "table/mdt_reader.h"
+#include "table/mdt_schema.h"
+#include "table/mdt_write_common.h"
+#include "table/write.h"
+#include "table/write_mdt.h"
+
+/* HoodieMetadataConfig's bloom filter of MDT base files (the fixtures'
+ * HFiles: 431328 bits, 30 hashes = 10000 entries at 1e-9). */
+#define MDT_BLOOM_ENTRIES 10000
+#define MDT_BLOOM_FPP 1e-9
+
+/* ---- timeline facts ---- */
+
+static bool is_completed(const hudi_instant *i) { return i->state == HUDI_INSTANT_COMPLETED; }
+
+/* The last completed compaction of the MDT (a completed "commit"), or NULL. */
+static const hudi_instant *last_compaction(const hudi_timeline *tl) {
+  const hudi_instant *last = NULL;
+  for (size_t i = 0; i < tl->count; i++)
+    if (is_completed(&tl->items[i]) && strcmp(tl->items[i].action, "commit") == 0) last = &tl->items[i];
+  return last;
+}
+
+/* Completed deltacommits since the last compaction: all of them without
+ * one, else those completed after it was requested
+ * (CompactionUtils.getDeltaCommitsSinceLatestCompaction). */
+static size_t delta_commits_since(const hudi_timeline *tl) {
+  const hudi_instant *c = last_compaction(tl);
+  size_t n = 0;
+  for (size_t i = 0; i < tl->count; i++) {
+    const hudi_instant *x = &tl->items[i];
+    if (!is_completed(x) || strcmp(x->action, "deltacommit") != 0) continue;
+    if (!c || strcmp(x->completion_time, c->requested_time) > 0) n++;
+  }
+  return n;
+}
+
+static void observe(hudi_instant_gen *gen, const char *t) {
+  int64_t ms;
+  if (t && strlen(t) == HUDI_INSTANT_TIME_LEN && hudi_instant_time_to_millis(&ms, t, HUDI_INSTANT_TIME_LEN, NULL) == HUDI_OK)
+    hudi_instant_gen_observe(gen, ms);
+}
+
+/* The compaction instant (compactIfNecessary): the first data instant
+ * pending on the data timeline but completed on the MDT, minus 1 ms; else
+ * a new instant time after everything on both timelines. */
+static hudi_status pick_instant(const hudi_table *data, const hudi_timeline *mdt, char out[HUDI_INSTANT_TIME_BUF],
+                                hudi_error *err) {
+  for (size_t i = 0; i < data->timeline.count; i++) {
+    const hudi_instant *x = &data->timeline.items[i];
+    if (is_completed(x)) continue;
+    const hudi_instant *y = hudi_timeline_find(mdt, x->requested_time);
+    if (!y || !is_completed(y)) continue;
+    int64_t ms;
+    HUDI_TRY(hudi_instant_time_to_millis(&ms, x->requested_time, strlen(x->requested_time), err));
+    return hudi_instant_time_format(out, ms - 1, err);
+  }
+  hudi_instant_gen gen;
+  hudi_instant_gen_init(&gen, NULL, NULL);
+  const hudi_timeline *tls[2] = {&data->timeline, mdt};
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < tls[k]->count; i++) {
+      observe(&gen, tls[k]->items[i].requested_time);
+      observe(&gen, tls[k]->items[i].completion_time);
+    }
+  return hudi_instant_gen_next(&gen, out, NULL, err);
+}
+
+/* ---- undoing a compaction a crash left pending ---- */
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+static hudi_status undo_pending(hudi_storage *s, const hudi_instant *p, hudi_error *err) {
+  char suffix[64];
+  snprintf(suffix, sizeof suffix, "_%s.hfile", p->requested_time);
+  hudi_file_list list = HUDI_FILE_LIST_INIT;
+  hudi_status st = hudi_storage_list(s, HUDI_MDT_W_BASE, HUDI_LIST_RECURSIVE, &list, err);
+  for (size_t i = 0; st == HUDI_OK && i < list.count; i++) {
+    const char *path = list.items[i].path;
+    if (strncmp(path, HUDI_MDT_W_BASE "/.hoodie/", strlen(HUDI_MDT_W_BASE "/.hoodie/")) == 0) continue;
+    if (ends_with(path, suffix)) st = hudi_storage_delete(s, path, HUDI_DELETE_MISSING_OK, err);
+  }
+  hudi_file_list_free(&list);
+  static const hudi_instant_state states[] = {HUDI_INSTANT_INFLIGHT, HUDI_INSTANT_REQUESTED};
+  for (int k = 0; st == HUDI_OK && k < 2; k++) {
+    char name[128], path[256];
+    if (hudi_instant_file_name(name, sizeof name, p->requested_time, "", "compaction", states[k], 2) < 0)
+      return hudi_err_set(err, HUDI_ERR_INTERNAL, "compaction instant file name for %s", p->requested_time);
+    snprintf(path, sizeof path, "%s/%s", HUDI_MDT_W_TIMELINE, name);
+    st = hudi_storage_delete(s, path, HUDI_DELETE_MISSING_OK, err);
+  }
+  return st;
+}
+
+/* ---- one file group ---- */
+
+typedef struct op {
+  const hudi_file_group *g;
+  const hudi_file_slice *slice;
+  hudi_fs_log_file *logs; /* shallow copies: the logs completed before C */
+  size_t n_logs;
+  uint64_t log_bytes;
+} op;
+
+typedef struct compact_ctx {
+  hudi_table *t;
+  hudi_mdt *m;
+  hudi_mdt_write_options wo;
+  const char *schema_json;
+  size_t schema_len;
+  hudi_avro_schema *schema;
+  char instant[HUDI_INSTANT_TIME_BUF];
+  op *ops;
+  size_t n_ops;
+  hudi_commit_metadata *meta;
+  hudi_mdt_compact_result *res;
+} compact_ctx;
+
+static void ops_free(compact_ctx *c) {
+  for (size_t i = 0; i < c->n_ops; i++) hudi_free(c->ops[i].logs);
+  hudi_free(c->ops);
+  c->ops = NULL;
+  c->n_ops = 0;
+}
+
+/* The operations: every group whose latest slice has logs completed
+ * before C (as the plan generator slices as of C). */
+static hudi_status plan_ops(compact_ctx *c, hudi_error *err) {
+  size_t n_groups;
+  const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
+  c->ops = hudi_calloc(n_groups ? n_groups : 1, sizeof *c->ops);
+  if (!c->ops) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory planning the metadata compaction");
+  for (size_t i = 0; i < n_groups; i++) {
+    const hudi_file_slice *s = hudi_file_group_latest_slice(&groups[i]);
+    if (!s || s->n_logs == 0) continue;
+    op *o = &c->ops[c->n_ops];
+    o->logs = hudi_calloc(s->n_logs, sizeof *o->logs);
+    if (!o->logs) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory planning the metadata compaction");
+    for (size_t k = 0; k < s->n_logs; k++) {
+      const hudi_fs_log_file *lf = &s->logs[k];
+      if (!lf->completion_time[0] || strcmp(lf->completion_time, c->instant) >= 0) continue;
+      o->logs[o->n_logs++] = *lf;
+      o->log_bytes += lf->size;
+    }
+    if (o->n_logs == 0) {
+      hudi_free(o->logs);
+      o->logs = NULL;
+      continue;
+    }
+    o->g = &groups[i];
+    o->slice = s;
+    c->n_ops++;
+  }
+  return HUDI_OK;
+}
+
+static hudi_status set_metric(hudi_compaction_plan *p, hudi_tl_list *m, const char *key, double v, hudi_error *err) {
+  hudi_tl_double_entry *e;
+  HUDI_TRY(hudi_tl_list_push(m, &p->doc.arena, sizeof *e, (void **)&e, err));
+  HUDI_TRY(hudi_tl_strdup(&p->doc.arena, key, &e->key, err));
+  e->value = (hudi_tl_double){v, 1};
+  return HUDI_OK;
+}
+
+static const char *file_name_of(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+/* C.compaction.requested (HoodieCompactionPlan, version 2), then the
+ * empty C.compaction.inflight Spark writes. */
+static hudi_status write_plan(compact_ctx *c, hudi_error *err) {
+  hudi_compaction_plan *p;
+  HUDI_TRY(hudi_compaction_plan_new(&p, err));
+  hudi_avro_arena *a = &p->doc.arena;
+  hudi_status st = HUDI_OK;
+  p->operations.has = 1;
+  p->extra_metadata.has = 1;
+  p->missing_schedule_partitions.has = 1;
+  p->version = (hudi_tl_int){2, 1};
+  p->preserve_hoodie_metadata = (hudi_tl_bool){0, 1};
+  for (size_t i = 0; st == HUDI_OK && i < c->n_ops; i++) {
+    const op *o = &c->ops[i];
+    hudi_compaction_operation *x;
+    st = hudi_tl_list_push(&p->operations, a, sizeof *x, (void **)&x, err);
+    if (st == HUDI_OK) st = hudi_tl_strdup(a, o->slice->base_instant, &x->base_instant_time, err);
+    x->delta_file_paths.has = 1;
+    for (size_t k = 0; st == HUDI_OK && k < o->n_logs; k++)
+      st = hudi_tl_strs_push(&x->delta_file_paths, a, o->logs[k].file_name, err);
+    if (st == HUDI_OK && o->slice->base)
+      st = hudi_tl_strdup(a, file_name_of(o->slice->base->path), &x->data_file_path, err);
+    if (st == HUDI_OK) st = hudi_tl_strdup(a, o->g->file_id, &x->file_id, err);
+    if (st == HUDI_OK) st = hudi_tl_strdup(a, o->g->partition, &x->partition_path, err);
+    double base_mb = o->slice->base ? (double)(o->slice->base->size >> 20) : 0.0;
+    x->metrics.has = 1;
+    if (st == HUDI_OK) st = set_metric(p, &x->metrics, "TOTAL_LOG_FILES", (double)o->n_logs, err);
+    if (st == HUDI_OK) st = set_metric(p, &x->metrics, "TOTAL_IO_MB", 2 * base_mb, err);
+    if (st == HUDI_OK) st = set_metric(p, &x->metrics, "TOTAL_IO_READ_MB", base_mb, err);
+    if (st == HUDI_OK) st = set_metric(p, &x->metrics, "TOTAL_LOG_FILES_SIZE", (double)o->log_bytes, err);
+    if (st == HUDI_OK) st = set_metric(p, &x->metrics, "TOTAL_IO_WRITE_MB", base_mb, err);
+  }
+  hudi_buf avro;
+  hudi_buf_init(&avro, HUDI_BUF_DEFAULT_MAX);
+  if (st == HUDI_OK) st = hudi_compaction_plan_to_avro(p, NULL, &avro, err);
+  hudi_compaction_plan_free(p);
+  if (st == HUDI_OK)
+    st = hudi_mdt_w_instant_action(c->t->storage, c->instant, "", "compaction",
+                                   HUDI_INSTANT_REQUESTED, avro.data, avro.len, err);
+  hudi_buf_free(&avro);
+  HUDI_TRY(st);
+  return hudi_mdt_w_instant_action(c->t->storage, c->instant, "", "compaction", HUDI_INSTANT_INFLIGHT, "", 0, err);
+}
+
+/* The new base file of one group, built as records stream in. */
+typedef struct base_writer {
+  hudi_hfile_writer *w;
+  hudi_bloom bloom;
+  hudi_buf scratch;
+  const hudi_avro_node *schema;      /* the target schema (encoding) */
+  const hudi_avro_node *schema_node; /* the same, as the reader's cache holds it */
+  const char *file_name;
+  hudi_buf min_key, max_key;
+  uint64_t n;
+} base_writer;
+
+/* The payload with _hoodie_file_name set and the other meta fields null,
+ * as Hudi's compaction writes them: raw bytes when the value is in the
+ * target schema (no decoding), else decoded and re-encoded. */
+static hudi_status payload(base_writer *b, hudi_mdt_merged *r, hudi_error *err) {
+  hudi_buf_reset(&b->scratch);
+  size_t meta_end;
+  if (!r->rec && r->schema == b->schema_node &&
+      hudi_mdt_payload_meta_end(r->schema, r->value, r->value_len, &meta_end)) {
+    uint8_t head[16] = {0, 0, 0, 0, 2};
+    size_t n = 5, len = strlen(b->file_name);
+    for (uint64_t z = (uint64_t)len << 1; ; z >>= 7) { /* zigzag of a non-negative long */
+      head[n++] = (uint8_t)((z & 0x7f) | (z > 0x7f ? 0x80 : 0));
+      if (z <= 0x7f) break;
+    }
+    HUDI_TRY(hudi_buf_append(&b->scratch, head, n, err));
+    HUDI_TRY(hudi_buf_append(&b->scratch, b->file_name, len, err));
+    return hudi_buf_append(&b->scratch, r->value + meta_end, r->value_len - meta_end, err);
+  }
+  hudi_mdt_record dec, *rec = r->rec;
+  if (!rec) {
+    hudi_status st = hudi_mdt_record_decode(&dec, r->schema, (const char *)r->key, r->key_len, r->value,
+                                            r->value_len, b->file_name, err);
+    if (st != HUDI_OK) {
+      hudi_mdt_record_free(&dec);
+      return st;
+    }
+    rec = &dec;
+  }
+  for (int i = 0; i < HUDI_MDT_META_FIELDS; i++) rec->meta[i] = NULL;
+  rec->meta[4] = b->file_name;
+  hudi_status st = hudi_mdt_record_encode(rec, b->schema, &b->scratch, err);
+  if (rec == &dec) hudi_mdt_record_free(&dec);
+  return st;
+}
+
+static hudi_status put_record(void *ctx, hudi_mdt_merged *r, hudi_error *err) {
+  base_writer *b = ctx;
+  HUDI_TRY(payload(b, r, err));
+  HUDI_TRY(hudi_hfile_writer_append(b->w, r->key, r->key_len, b->scratch.data, b->scratch.len, err));
+  HUDI_TRY(hudi_bloom_add(&b->bloom, r->key, r->key_len, err));
+  if (b->n == 0) HUDI_TRY(hudi_buf_append(&b->min_key, r->key, r->key_len, err));
+  hudi_buf_reset(&b->max_key);
+  HUDI_TRY(hudi_buf_append(&b->max_key, r->key, r->key_len, err));
+  b->n++;
+  return HUDI_OK;
+}
+
+static hudi_status add_stat(compact_ctx *c, const op *o, const char *rel, size_t size,
+                            const hudi_mdt_merge_counts *k, hudi_error *err) {
+  hudi_write_stat *ws;
+  hudi_commit_metadata *m = c->meta;
+  HUDI_TRY(hudi_commit_metadata_add_stat(m, o->g->partition, &ws, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(m, o->g->file_id, &ws->file_id, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(m, rel, &ws->path, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(m, o->slice->base ? o->slice->base_instant : "null", &ws->prev_commit, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(m, o->g->partition, &ws->partition_path, err));
+  if (o->slice->base)
+    HUDI_TRY(hudi_commit_metadata_strdup(m, file_name_of(o->slice->base->path), &ws->prev_base_file, err));
+  /* The counters Spark's compactor reports ([F9]). */
+  ws->num_writes = (hudi_tl_long){(int64_t)k->written, 1};
+  ws->num_deletes = (hudi_tl_long){(int64_t)k->deletes, 1};
+  ws->num_update_writes = (hudi_tl_long){(int64_t)k->updates, 1};
+  ws->num_inserts = (hudi_tl_long){(int64_t)k->inserts, 1};
+  ws->total_write_bytes = ws->file_size_in_bytes = (hudi_tl_long){(int64_t)size, 1};
+  ws->total_log_records = (hudi_tl_long){(int64_t)k->log_records, 1};
+  ws->total_updated_records_compacted = (hudi_tl_long){(int64_t)(k->updates + k->inserts), 1};
+  ws->total_log_blocks = (hudi_tl_long){(int64_t)k->log_blocks, 1};
+  ws->total_log_files_compacted = (hudi_tl_long){(int64_t)o->n_logs, 1};
+  ws->total_log_size_compacted = (hudi_tl_long){(int64_t)o->log_bytes, 1};
+  hudi_write_stat_zero_unset(ws);
+  return HUDI_OK;
+}
+
+static hudi_status compact_group(compact_ctx *c, const op *o, hudi_error *err) {
+  char name[512], rel[640], path[768];
+  snprintf(name, sizeof name, "%s_%s_%s.hfile", o->g->file_id, HUDI_MDT_WRITE_TOKEN, c->instant);
+  snprintf(rel, sizeof rel, "%s/%s", o->g->partition, name);
+  snprintf(path, sizeof path, "%s/%s", HUDI_MDT_W_BASE, rel);
+  base_writer b;
+  memset(&b, 0, sizeof b);
+  b.schema = c->schema->root;
+  b.file_name = name;
+  hudi_buf_init(&b.scratch, HUDI_MDT_MAX_PAYLOAD);
+  hudi_buf_init(&b.min_key, 1 << 16);
+  hudi_buf_init(&b.max_key, 1 << 16);
+  hudi_status st = hudi_bloom_init(&b.bloom, MDT_BLOOM_ENTRIES, MDT_BLOOM_FPP, HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err);
+  if (st == HUDI_OK) st = hudi_mdt_schema(c->m, c->schema_json, c->schema_len, &b.schema_node, err);
+  if (st == HUDI_OK) st = hudi_mdt_w_hfile_open(&b.w, c->schema_json, c->schema_len, &c->wo, err);
+  hudi_mdt_merge_counts k = {0};
+  if (st == HUDI_OK)
+    st = hudi_mdt_slice_merge(c->m, o->slice->base, o->logs, o->n_logs, put_record, &b, &k, NULL, err);
+  hudi_buf bloom_text;
+  hudi_buf_init(&bloom_text, (size_t)1 << 30);
+  if (st == HUDI_OK) st = hudi_bloom_serialize(&b.bloom, &bloom_text, err);
+  /* The entries HoodieAvroHFileWriter adds (empty keys when there are no
+   * records, as in [F9]'s empty record-index shard). */
+  if (st == HUDI_OK)
+    st = hudi_hfile_writer_add_file_info(b.w, "bloomFilterTypeCode", (const uint8_t *)"DYNAMIC_V0", 10, err);
+  if (st == HUDI_OK) st = hudi_hfile_writer_add_file_info(b.w, "minRecordKey", b.min_key.data, b.min_key.len, err);
+  if (st == HUDI_OK) st = hudi_hfile_writer_add_file_info(b.w, "maxRecordKey", b.max_key.data, b.max_key.len, err);
+  if (st == HUDI_OK)
+    st = hudi_hfile_writer_add_meta_block(b.w, "bloomFilter", bloom_text.data, bloom_text.len, err);
+  uint8_t *bytes = NULL;
+  size_t len = 0;
+  if (st == HUDI_OK) st = hudi_hfile_writer_finish(b.w, &bytes, &len, err);
+  if (st == HUDI_OK) st = hudi_storage_write(c->t->storage, path, bytes, len, 0, err);
+  if (st == HUDI_OK) st = add_stat(c, o, rel, len, &k, err);
+  if (st == HUDI_OK) {
+    c->res->file_groups++;
+    c->res->log_files += o->n_logs;
+    c->res->records += b.n;
+    c->res->bytes_written += len;
+  } else {
+    hudi_err_context(err, st, "compacting metadata file group %s/%s", o->g->partition, o->g->file_id);
+  }
+  hudi_free(bytes);
+  hudi_buf_free(&bloom_text);
+  hudi_hfile_writer_free(b.w);
+  hudi_bloom_free(&b.bloom);
+  hudi_buf_free(&b.scratch);
+  hudi_buf_free(&b.min_key);
+  hudi_buf_free(&b.max_key);
+  return st;
+}
+
+static hudi_status run(compact_ctx *c, const hudi_mdt_compact_options *o, hudi_error *err) {
+  hudi_table *t = c->t;
+  HUDI_TRY(hudi_write_reload_timeline(t, err));
+  HUDI_TRY(hudi_mdt_open(&c->m, t, err));
+  /* Only MDTs holding nothing but files and record_index: other record
+   * types (column and partition stats, ...) have merge rules and schema
+   * versions this compactor does not implement. */
+  size_t n_groups;
+  const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
+  for (size_t i = 0; i < n_groups; i++)
+    if (strcmp(groups[i].partition, "files") != 0 && strcmp(groups[i].partition, "record_index") != 0)
+      return HUDI_OK;
+  /* Table version 6 (timeline layout 1) names files after base instants
+   * and keeps its timeline elsewhere: not compacted here. */
+  if (hudi_mdt_table(c->m)->layout != 2) return HUDI_OK;
+  const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
+  /* runAnyPendingCompactions: ours undoes a crashed one and plans anew. */
+  bool undone = false;
+  for (size_t i = 0; i < tl->count; i++)
+    if (!is_completed(&tl->items[i]) && strcmp(tl->items[i].action, "compaction") == 0) {
+      HUDI_TRY(undo_pending(t->storage, &tl->items[i], err));
+      undone = true;
+    }
+  if (undone) {
+    hudi_mdt_free(c->m);
+    c->m = NULL;
+    HUDI_TRY(hudi_mdt_open(&c->m, t, err));
+    tl = &hudi_mdt_table(c->m)->timeline;
+  }
+  c->res->delta_commits = delta_commits_since(tl);
+  int32_t max = o->max_delta_commits > 0 ? o->max_delta_commits : HUDI_MDT_DEFAULT_MAX_DELTA_COMMITS;
+  if (!o->force && c->res->delta_commits < (size_t)max) return HUDI_OK;
+  HUDI_TRY(pick_instant(t, tl, c->instant, err));
+  if (hudi_timeline_find(tl, c->instant)) return HUDI_OK; /* already there (compactIfNecessary) */
+  HUDI_TRY(plan_ops(c, err));
+  if (c->n_ops == 0) return HUDI_OK;
+
+  int version = hudi_mdt_table(c->m)->version;
+  c->wo.table_version = version == 9 ? 9 : 8;
+  c->wo.hfile_block_size = o->hfile_block_size;
+  c->wo.hfile_create_time_ms = o->hfile_create_time_ms;
+  hudi_mdt_write_options resolved;
+  HUDI_TRY(hudi_mdt_w_resolve(&resolved, &c->wo, err));
+  c->wo = resolved;
+  c->schema_json = hudi_mdt_schema_json(c->wo.table_version, &c->schema_len);
+  HUDI_TRY(hudi_mdt_w_schema(&c->schema, c->wo.table_version, err));
+
+  HUDI_TRY(write_plan(c, err));
+  HUDI_TRY(hudi_mdt_w_commit_metadata(&c->meta, "COMPACT", c->schema_json, err));
+  c->meta->compacted = (hudi_tl_bool){1, 1};
+  for (size_t i = 0; i < c->n_ops; i++) HUDI_TRY(compact_group(c, &c->ops[i], err));
+  char done[HUDI_INSTANT_TIME_BUF];
+  HUDI_TRY(hudi_mdt_w_completion(t->storage, &c->wo, c->instant, done, err));
+  hudi_buf avro;
+  hudi_buf_init(&avro, HUDI_BUF_DEFAULT_MAX);
+  hudi_status st = hudi_commit_metadata_to_avro(c->meta, NULL, &avro, err);
+  if (st == HUDI_OK)
+    st = hudi_mdt_w_instant_action(t->storage, c->instant, done, "compaction", HUDI_INSTANT_COMPLETED, avro.data,
+                                   avro.len, err);
+  hudi_buf_free(&avro);
+  HUDI_TRY(st);
+  memcpy(c->res->instant, c->instant, HUDI_INSTANT_TIME_BUF);
+  memcpy(c->res->completion_time, done, HUDI_INSTANT_TIME_BUF);
+  return HUDI_OK;
+}
+
+hudi_status hudi_mdt_compact(hudi_table *t, const hudi_mdt_compact_options *opts, hudi_mdt_compact_result *result,
+                             hudi_error *err) {
+  hudi_mdt_compact_result dummy;
+  hudi_mdt_compact_options d = HUDI_MDT_COMPACT_OPTIONS_INIT;
+  compact_ctx c;
+  memset(&c, 0, sizeof c);
+  c.t = t;
+  c.res = result ? result : &dummy;
+  memset(c.res, 0, sizeof *c.res);
+  if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
+  hudi_mdt_write_options wo = HUDI_MDT_WRITE_OPTIONS_INIT;
+  c.wo = wo;
+  hudi_status st = run(&c, opts ? opts : &d, err);
+  ops_free(&c);
+  hudi_commit_metadata_free(c.meta);
+  hudi_avro_schema_free(c.schema);
+  hudi_mdt_free(c.m);
+  if (st != HUDI_OK) c.res->instant[0] = c.res->completion_time[0] = '\0';
+  return st;
+}
+
+/* ---- the post-commit hook ---- */
+
+static const char *option(const hudi_table *t, const hudi_option *opts, size_t n, const char *key,
+                          const char *alias) {
+  for (size_t i = n; i-- > 0;)
+    if (opts[i].key && opts[i].value && (!strcmp(opts[i].key, key) || (alias && !strcmp(opts[i].key, alias))))
+      return opts[i].value;
+  const char *v = hudi_props_get(&t->options, key);
+  if (!v && alias) v = hudi_props_get(&t->options, alias);
+  return v;
+}
+
+static hudi_status int_option(const hudi_table *t, const hudi_option *opts, size_t n, const char *key,
+                              const char *alias, int32_t *out, hudi_error *err) {
+  const char *v = option(t, opts, n, key, alias);
+  if (!v) return HUDI_OK;
+  char *end;
+  long x = strtol(v, &end, 10);
+  if (end == v || *end || x < 1 || x > 1000000)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option %s=%s: expected a positive integer", key, v);
+  *out = (int32_t)x;
+  return HUDI_OK;
+}
+
+hudi_status hudi_mdt_table_services(hudi_table *t, const hudi_option *opts, size_t n,
+                                    hudi_mdt_compact_result *compacted, bool *cleaned, hudi_error *err) {
+  if (cleaned) *cleaned = false;
+  if (compacted) memset(compacted, 0, sizeof *compacted);
+  if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
+  hudi_mdt_clean_options co = HUDI_MDT_CLEAN_OPTIONS_INIT;
+  hudi_mdt_compact_options mo = HUDI_MDT_COMPACT_OPTIONS_INIT;
+  HUDI_TRY(int_option(t, opts, n, "hoodie.clean.commits.retained", "hoodie.cleaner.commits.retained",
+                      &co.data_commits_retained, err));
+  HUDI_TRY(int_option(t, opts, n, "hoodie.metadata.compact.max.delta.commits", NULL, &mo.max_delta_commits, err));
+  const char *policy = option(t, opts, n, "hoodie.clean.policy", "hoodie.cleaner.policy");
+  HUDI_TRY(hudi_write_reload_timeline(t, err));
+  if (!policy || !strcmp(policy, "KEEP_LATEST_COMMITS")) {
+    hudi_mdt_clean_result cr;
+    HUDI_TRY(hudi_mdt_clean(t, &co, &cr, err));
+    if (cleaned) *cleaned = cr.instant[0] != '\0';
+  }
+  return hudi_mdt_compact(t, &mo, compacted, err);
+}

@@ -1,0 +1,76 @@
+/* Compaction of the metadata table (MDT), as Hudi 1.x's metadata writer
+ * runs it after each commit (HoodieBackedTableMetadataWriter
+ * performTableServices / compactIfNecessary; spec hudi-metadata-table.md
+ * §1.5, §1.6):
+ *
+ *   - due when the MDT holds at least hoodie.metadata.compact.max.delta.commits
+ *     (default 10) completed deltacommits since its last completed
+ *     compaction (completed after it was requested);
+ *   - instant C: a fresh instant time, or, when a data-table instant is
+ *     pending on the data timeline but already completed on the MDT, that
+ *     instant minus 1 ms (so it can still be rolled back); skipped when C
+ *     is already on the MDT timeline;
+ *   - every file group whose latest slice has log files completed before C
+ *     is compacted (UnBoundedCompactionStrategy): C.compaction.requested
+ *     (a HoodieCompactionPlan), C.compaction.inflight (empty, as Spark
+ *     leaves it), one base HFile per group `<fileId>_<token>_<C>.hfile`
+ *     holding the merged records in key order (files listings merged as
+ *     HoodieMetadataPayload combines them; record-index entries latest
+ *     wins, deleted keys dropped; _hoodie_file_name set to the new file),
+ *     with minRecordKey/maxRecordKey, bloomFilterTypeCode DYNAMIC_V0 and the
+ *     bloomFilter meta block (10000 entries, fpp 1e-9) as Hudi's HFile
+ *     writer adds them; then C_<c>.commit (operation COMPACT).
+ *   - A compaction left pending by a crash is undone first (its base files
+ *     and plan deleted): the file-system view then slices as before it.
+ * Readers then read each group's new base file plus the logs completed
+ * after C. */
+#ifndef HUDI_TABLE_MDT_COMPACT_H
+#define HUDI_TABLE_MDT_COMPACT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "base/instant.h"
+#include "table/table.h"
+
+#define HUDI_MDT_DEFAULT_MAX_DELTA_COMMITS 10
+
+typedef struct hudi_mdt_compact_options {
+  int32_t max_delta_commits;    /* 0 = HUDI_MDT_DEFAULT_MAX_DELTA_COMMITS */
+  bool force;                   /* compact whatever the count */
+  size_t hfile_block_size;      /* 0 = HUDI_MDT_DEFAULT_HFILE_BLOCK_SIZE */
+  int64_t hfile_create_time_ms; /* -1 = now */
+} hudi_mdt_compact_options;
+
+#define HUDI_MDT_COMPACT_OPTIONS_INIT {0, false, 0, -1}
+
+typedef struct hudi_mdt_compact_result {
+  char instant[HUDI_INSTANT_TIME_BUF]; /* "" when nothing was compacted */
+  char completion_time[HUDI_INSTANT_TIME_BUF];
+  size_t delta_commits; /* counted since the last compaction */
+  size_t file_groups, log_files;
+  uint64_t records, bytes_written;
+} hudi_mdt_compact_result;
+
+/* Compacts t's MDT when due (see above). The caller holds the table lock
+ * (lock.h; the writes' hook does); t's timeline is reloaded first. A
+ * table without an MDT, with a table-version-6 MDT, or with MDT partitions
+ * other than files and record_index (column/partition stats: their merge
+ * rules are not implemented here) is a no-op. result may be NULL. */
+HUDI_NODISCARD hudi_status hudi_mdt_compact(hudi_table *t, const hudi_mdt_compact_options *opts,
+                                            hudi_mdt_compact_result *result, hudi_error *err);
+
+/* The metadata-table services a write runs after its commit, in Hudi's
+ * order (performTableServices): clean (mdt_clean.h), then compact when
+ * due. Options (opts first, then the table's open options):
+ * hoodie.metadata.compact.max.delta.commits, hoodie.clean.commits.retained
+ * (alias hoodie.cleaner.commits.retained), hoodie.clean.policy (alias
+ * hoodie.cleaner.policy; only KEEP_LATEST_COMMITS cleans the MDT).
+ * compacted/cleaned (nullable) say what ran. */
+HUDI_NODISCARD hudi_status hudi_mdt_table_services(hudi_table *t, const hudi_option *opts, size_t n,
+                                                   hudi_mdt_compact_result *compacted, bool *cleaned,
+                                                   hudi_error *err);
+
+#endif

@@ -1,0 +1,495 @@
+/* Crash safety of the write protocol and of rollback. For an append, an
+ * upsert (COW and MOR) and a delete, on tables with and without the
+ * metadata table, a fault is injected at every storage operation N of the
+ * write in turn (io/faulty.h):
+ *   crash mode:     operation N and every later one fail (the process died
+ *                   there: nothing after N reaches storage);
+ *   transient mode: only operation N fails (an I/O error the write sees).
+ * After each: a fresh reader sees exactly the table before the write (or,
+ * when the write still reported success, the table after it); the next
+ * write succeeds, rolling the failed one back (eager rollback of failed
+ * writes); the result is the expected table; no instant is left pending
+ * on either timeline; and no base or log file is left whose instant is not
+ * completed (no orphans: the rollback found every file the failed write
+ * made). The same is then done for a rollback itself (crash at every
+ * operation of hudi_table_rollback; the next write finishes it). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow/builder.h"
+#include "arrow/stream.h"
+#include "arrow/view.h"
+#include "hudi/read.h"
+#include "hudi/services.h"
+#include "hudi/write.h"
+#include "io/faulty.h"
+#include "io/storage.h"
+#include "table/base_file.h"
+#include "table/log_file_name.h"
+#include "table/table.h"
+#include "table/timeline.h"
+
+static char dir[256];
+/* Scratch tables: no fsync (the faults, not the disk, make the crashes). */
+static const hudi_option nofsync[] = {{"fsync", "false"}};
+static const hudi_storage_option nofsync_s[] = {{"fsync", "false"}};
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(dir, sizeof dir, "/tmp/hudi-crash-XXXXXX");
+  return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static void sh(const char *fmt, ...) {
+  char cmd[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* id (string), city (string), ts (int64), v (int32). */
+static void make_stream(struct ArrowArrayStream *out, const char *const *ids, const char *const *cities,
+                        const int64_t *ts, const int32_t *v, int n) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_arrow_field f;
+  assert_int_equal(hudi_arrow_field_init(&f, "", "+s", 0, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_field_alloc_children(&f, 4, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_field_init(&f.children[0], "id", "u", ARROW_FLAG_NULLABLE, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_field_init(&f.children[1], "city", "u", ARROW_FLAG_NULLABLE, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_field_init(&f.children[2], "ts", "l", ARROW_FLAG_NULLABLE, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_field_init(&f.children[3], "v", "i", ARROW_FLAG_NULLABLE, &err), HUDI_OK);
+  hudi_arrow_batch_builder *bb;
+  assert_int_equal(hudi_arrow_batch_builder_create(&bb, &f, &err), HUDI_OK);
+  for (int i = 0; i < n; i++) {
+    assert_int_equal(hudi_arrow_builder_append_str(hudi_arrow_batch_builder_column(bb, 0), ids[i], &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_builder_append_str(hudi_arrow_batch_builder_column(bb, 1), cities[i], &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_builder_append_int(hudi_arrow_batch_builder_column(bb, 2), ts[i], &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_builder_append_int(hudi_arrow_batch_builder_column(bb, 3), v[i], &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_batch_builder_end_row(bb, &err), HUDI_OK);
+  }
+  struct ArrowArray a;
+  assert_int_equal(hudi_arrow_batch_builder_finish(bb, &a, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_stream_from_batches(out, &f, &a, 1, &err), HUDI_OK);
+  hudi_arrow_batch_builder_free(bb);
+  hudi_arrow_field_clear(&f);
+}
+
+typedef struct kv {
+  char id[32], part[32];
+  int32_t v;
+} kv;
+
+static int kv_cmp(const void *a, const void *b) { return strcmp(((const kv *)a)->id, ((const kv *)b)->id); }
+
+/* "id:partition:v;..." of the table at path read by a fresh reader. */
+static void snapshot(char *out, size_t cap, const char *path) {
+  hudi_table *t = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_table_open(&t, path, nofsync, 1, &err), HUDI_OK);
+  static const char *const cols[] = {"_hoodie_partition_path", "id", "v"};
+  hudi_read_options ro = HUDI_READ_OPTIONS_INIT;
+  ro.projection = cols;
+  ro.n_projection = 3;
+  struct ArrowArrayStream s;
+  hudi_status st = hudi_table_read(&s, t, &ro, &err);
+  if (st != HUDI_OK) fail_msg("read of %s: %s", path, err.message);
+  struct ArrowSchema schema;
+  assert_int_equal(s.get_schema(&s, &schema), 0);
+  kv rows[64];
+  size_t n = 0;
+  for (;;) {
+    struct ArrowArray a;
+    if (s.get_next(&s, &a) != 0) fail_msg("read of %s: %s", path, s.get_last_error(&s));
+    if (!a.release) break;
+    hudi_arrow_view v;
+    memset(&v, 0, sizeof v);
+    assert_int_equal(hudi_arrow_view_init(&v, &schema, &a, &err), HUDI_OK);
+    for (int64_t i = 0; i < v.length; i++) {
+      assert_true(n < 64);
+      int64_t len, r = hudi_arrow_view_struct_row(&v, i);
+      const uint8_t *p = hudi_arrow_view_bytes(&v.children[0], r, &len);
+      snprintf(rows[n].part, sizeof rows[n].part, "%.*s", (int)len, (const char *)p);
+      p = hudi_arrow_view_bytes(&v.children[1], r, &len);
+      snprintf(rows[n].id, sizeof rows[n].id, "%.*s", (int)len, (const char *)p);
+      rows[n].v = ((const int32_t *)v.children[2].values)[v.children[2].offset + r];
+      n++;
+    }
+    hudi_arrow_view_clear(&v);
+    a.release(&a);
+  }
+  schema.release(&schema);
+  s.release(&s);
+  hudi_table_free(t);
+  qsort(rows, n, sizeof *rows, kv_cmp);
+  size_t off = 0;
+  out[0] = 0;
+  for (size_t i = 0; i < n; i++)
+    off += (size_t)snprintf(out + off, cap - off, "%s:%s:%d;", rows[i].id, rows[i].part, rows[i].v);
+}
+
+/* ---- the writes ----------------------------------------------------------- */
+
+typedef enum { OP_APPEND, OP_UPSERT, OP_DELETE, OP_ROLLBACK } op_kind;
+
+/* *committed: the call reported a completed instant (a write whose
+ * after-commit services failed returns an error but is committed). */
+static hudi_status do_write(hudi_table *t, op_kind op, const char *rollback_instant, bool *committed,
+                            hudi_error *err) {
+  hudi_write_result r;
+  memset(&r, 0, sizeof r);
+  struct ArrowArrayStream s;
+  hudi_status st;
+  if (op == OP_APPEND) {
+    static const char *const ids[] = {"e", "f", "g"};
+    static const char *const cities[] = {"sf", "nyc", "la"};
+    static const int64_t ts[] = {5, 5, 5};
+    static const int32_t v[] = {5, 6, 7};
+    make_stream(&s, ids, cities, ts, v, 3);
+    st = hudi_table_append(&r, t, &s, NULL, 0, err);
+    *committed = r.completion_time[0] != 0;
+    return st;
+  }
+  if (op == OP_UPSERT) {
+    /* a updated, c moves to sf, h new in a new partition. */
+    static const char *const ids[] = {"a", "c", "h"};
+    static const char *const cities[] = {"sf", "sf", "la"};
+    static const int64_t ts[] = {9, 9, 9};
+    static const int32_t v[] = {10, 30, 80};
+    make_stream(&s, ids, cities, ts, v, 3);
+    st = hudi_table_upsert(&r, t, &s, NULL, 0, err);
+    *committed = r.completion_time[0] != 0;
+    return st;
+  }
+  if (op == OP_DELETE) {
+    static const char *const keys[] = {"b", "d"};
+    st = hudi_table_delete_keys(&r, t, keys, 2, NULL, 0, err);
+    *committed = r.completion_time[0] != 0;
+    return st;
+  }
+  hudi_rollback_result rr;
+  memset(&rr, 0, sizeof rr);
+  st = hudi_table_rollback(&rr, t, rollback_instant, NULL, 0, err);
+  *committed = rr.completion_time[0] != 0;
+  return st;
+}
+
+/* A small write that must succeed after a failure (it runs the eager
+ * rollback first) and whose effect is known: v of a becomes 99. */
+static void next_write(const char *path) {
+  hudi_table *t = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_table_open(&t, path, nofsync, 1, &err), HUDI_OK);
+  static const char *const ids[] = {"a"};
+  static const char *const cities[] = {"sf"};
+  static const int64_t ts[] = {50};
+  static const int32_t v[] = {99};
+  struct ArrowArrayStream s;
+  make_stream(&s, ids, cities, ts, v, 1);
+  hudi_write_result r;
+  hudi_status st = hudi_table_upsert(&r, t, &s, NULL, 0, &err);
+  if (st != HUDI_OK) fail_msg("write after the failure in %s: %s", path, err.message);
+  hudi_table_free(t);
+}
+
+/* The snapshot string s (which starts with a, in sf) with a's value 99. */
+static void with_a99(char *out, size_t cap, const char *s) {
+  assert_true(!strncmp(s, "a:city=sf:", 10));
+  snprintf(out, cap, "a:city=sf:99%s", strchr(s, ';'));
+}
+
+/* ---- the checks ----------------------------------------------------------- */
+
+/* Nothing pending on the timeline of table_dir, except the MDT's own
+ * initialisation instants. */
+static void no_pending(hudi_storage *s, const char *table_dir, const char *what) {
+  hudi_timeline tl;
+  memset(&tl, 0, sizeof tl);
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_timeline_load(&tl, s, table_dir, 2, &err), HUDI_OK);
+  for (size_t i = 0; i < tl.count; i++)
+    if (tl.items[i].state != HUDI_INSTANT_COMPLETED)
+      fail_msg("%s: instant %s (%s) left pending on %s", what, tl.items[i].requested_time, tl.items[i].action,
+               *table_dir ? table_dir : "the data timeline");
+  hudi_timeline_free(&tl);
+}
+
+/* The instant named by a base or log file name, or "" for other files. */
+static void file_instant(char *out, size_t cap, const char *name) {
+  hudi_base_file_name b;
+  out[0] = 0;
+  if (hudi_base_file_name_parse(&b, name)) {
+    snprintf(out, cap, "%s", b.instant);
+    return;
+  }
+  hudi_log_file_name l = HUDI_LOG_FILE_NAME_INIT;
+  if (hudi_log_file_name_matches(name, strlen(name)) &&
+      hudi_log_file_name_parse(&l, name, strlen(name), NULL) == HUDI_OK) {
+    snprintf(out, cap, "%s", l.instant);
+    hudi_log_file_name_free(&l);
+  }
+}
+
+/* Every base and log file of the data table and of its MDT belongs to a
+ * completed instant of its timeline. */
+static void no_orphans(hudi_storage *s, const char *what) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_timeline data, mdt;
+  memset(&data, 0, sizeof data);
+  memset(&mdt, 0, sizeof mdt);
+  assert_int_equal(hudi_timeline_load(&data, s, "", 2, &err), HUDI_OK);
+  assert_int_equal(hudi_timeline_load(&mdt, s, ".hoodie/metadata", 2, &err), HUDI_OK);
+  hudi_file_list l = HUDI_FILE_LIST_INIT;
+  assert_int_equal(hudi_storage_list(s, "", HUDI_LIST_RECURSIVE, &l, &err), HUDI_OK);
+  for (size_t i = 0; i < l.count; i++) {
+    const char *p = l.items[i].path;
+    bool in_mdt = !strncmp(p, ".hoodie/metadata/", 17);
+    if (!in_mdt && !strncmp(p, ".hoodie/", 8)) continue;
+    if (in_mdt && !strncmp(p, ".hoodie/metadata/.hoodie/", 25)) continue;
+    const char *slash = strrchr(p, '/');
+    char inst[64];
+    file_instant(inst, sizeof inst, slash ? slash + 1 : p);
+    if (!*inst) continue;
+    const hudi_instant *in = hudi_timeline_find(in_mdt ? &mdt : &data, inst);
+    if (!in || in->state != HUDI_INSTANT_COMPLETED)
+      fail_msg("%s: file %s of instant %s, which is not completed", what, p, inst);
+  }
+  hudi_file_list_free(&l);
+  hudi_timeline_free(&data);
+  hudi_timeline_free(&mdt);
+}
+
+static void check_clean(const char *path, const char *what) {
+  hudi_storage *s = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_storage_open(&s, path, nofsync_s, 1, &err), HUDI_OK);
+  no_pending(s, "", what);
+  no_pending(s, ".hoodie/metadata", what);
+  no_orphans(s, what);
+  hudi_storage_free(s);
+}
+
+/* ---- the loop ------------------------------------------------------------- */
+
+typedef struct scenario {
+  const char *name;
+  hudi_table_type type;
+  bool rli;
+  op_kind op;
+} scenario;
+
+static void make_base(const char *path, const scenario *sc) {
+  hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
+  o.type = sc->type;
+  o.record_key_fields = "id";
+  o.partition_fields = "city";
+  o.ordering_fields = "ts";
+  o.record_index_enabled = sc->rli;
+  hudi_table *t = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_table_create(&t, path, &o, &err), HUDI_OK);
+  static const char *const ids[] = {"a", "b", "c", "d"};
+  static const char *const cities[] = {"sf", "sf", "nyc", "nyc"};
+  static const int64_t ts[] = {5, 5, 5, 5};
+  static const int32_t v[] = {1, 2, 3, 4};
+  struct ArrowArrayStream s;
+  make_stream(&s, ids, cities, ts, v, 4);
+  hudi_write_result r;
+  assert_int_equal(hudi_table_append(&r, t, &s, NULL, 0, &err), HUDI_OK);
+  hudi_table_free(t);
+}
+
+/* Opens path with its storage wrapped in a fault-injecting one. */
+static hudi_table *open_faulty(const char *path) {
+  hudi_table *t = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_table_open(&t, path, nofsync, 1, &err), HUDI_OK);
+  hudi_storage *f = NULL;
+  assert_int_equal(hudi_faulty_storage_wrap(&f, t->storage, true, &err), HUDI_OK);
+  t->storage = f;
+  return t;
+}
+
+/* The latest completed write of the table at path (for OP_ROLLBACK). */
+static void latest_write(char *out, size_t cap, const char *path) {
+  hudi_table *t = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_table_open(&t, path, nofsync, 1, &err), HUDI_OK);
+  out[0] = 0;
+  for (size_t i = 0; i < t->timeline.count; i++)
+    if (t->timeline.items[i].state == HUDI_INSTANT_COMPLETED && strcmp(t->timeline.items[i].action, "rollback"))
+      snprintf(out, cap, "%s", t->timeline.items[i].requested_time);
+  hudi_table_free(t);
+}
+
+/* After a failed rollback of T: whether T is still completed, and
+ * whether a rollback is pending. */
+static void rollback_state(const char *path, const char *instant, bool *t_done, bool *r_pending) {
+  hudi_storage *s = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_storage_open(&s, path, nofsync_s, 1, &err), HUDI_OK);
+  hudi_timeline tl;
+  memset(&tl, 0, sizeof tl);
+  assert_int_equal(hudi_timeline_load(&tl, s, "", 2, &err), HUDI_OK);
+  const hudi_instant *in = hudi_timeline_find(&tl, instant);
+  *t_done = in && in->state == HUDI_INSTANT_COMPLETED;
+  *r_pending = false;
+  for (size_t i = 0; i < tl.count; i++)
+    if (!strcmp(tl.items[i].action, "rollback") && tl.items[i].state != HUDI_INSTANT_COMPLETED) *r_pending = true;
+  hudi_timeline_free(&tl);
+  hudi_storage_free(s);
+}
+
+static void run_scenario(const scenario *sc) {
+  char base[400], run[400], before[4096], after[4096], snap[4096], want[4096], what[600], rb[64] = "";
+  snprintf(base, sizeof base, "%s/%s-base", dir, sc->name);
+  snprintf(run, sizeof run, "%s/%s-run", dir, sc->name);
+  make_base(base, sc);
+  if (sc->op == OP_ROLLBACK) {
+    /* The rollback undoes an upsert made on top of the base table. */
+    sh("cp -a '%s' '%s.pre'", base, base);
+    hudi_table *t = NULL;
+    hudi_error err = HUDI_ERROR_INIT;
+    assert_int_equal(hudi_table_open(&t, base, NULL, 0, &err), HUDI_OK);
+    bool done;
+    assert_int_equal(do_write(t, OP_UPSERT, NULL, &done, &err), HUDI_OK);
+    hudi_table_free(t);
+    latest_write(rb, sizeof rb, base);
+  }
+  snapshot(before, sizeof before, base);
+
+  /* The write without faults: its result and how many operations it makes. */
+  sh("rm -rf '%s' && cp -a '%s' '%s'", run, base, run);
+  hudi_table *t = open_faulty(run);
+  hudi_error err = HUDI_ERROR_INIT;
+  bool committed = false;
+  assert_int_equal(do_write(t, sc->op, rb, &committed, &err), HUDI_OK);
+  assert_true(committed);
+  uint64_t ops = hudi_faulty_storage_calls(t->storage, HUDI_STORAGE_OP_ANY);
+  hudi_table_free(t);
+  snapshot(after, sizeof after, run);
+  assert_string_not_equal(before, after);
+  if (sc->op == OP_ROLLBACK) {
+    char pre[420];
+    snprintf(pre, sizeof pre, "%s.pre", base);
+    snapshot(snap, sizeof snap, pre);
+    assert_string_equal(after, snap); /* the rollback undid the upsert */
+  }
+  assert_true(ops > 5);
+
+  for (int mode = 0; mode < 2; mode++) {
+    for (uint64_t n = 1; n <= ops; n++) {
+      snprintf(what, sizeof what, "%s, %s at operation %llu of %llu", sc->name, mode ? "transient fault" : "crash",
+               (unsigned long long)n, (unsigned long long)ops);
+      sh("rm -rf '%s' && cp -a '%s' '%s'", run, base, run);
+      t = open_faulty(run);
+      hudi_fault f = {HUDI_FAULT_FAIL, HUDI_STORAGE_OP_ANY, n, 0, mode == 0};
+      assert_int_equal(hudi_faulty_storage_arm(t->storage, &f, &err), HUDI_OK);
+      hudi_error werr = HUDI_ERROR_INIT;
+      hudi_status st = do_write(t, sc->op, rb, &committed, &werr);
+      assert_true(hudi_faulty_storage_fired(t->storage) > 0);
+      hudi_table_free(t);
+      /* A crashed process's lock file stays; lock.c removes it as stale
+       * when its process is gone, but this process is still alive. */
+      sh("rm -f '%s/.hoodie/lock'", run);
+
+      /* What a reader must see now, and after the next write. A write
+       * that failed is invisible and is rolled back. A rollback is visible
+       * once T's completed file is gone, and is finished by the next write
+       * once its plan (R.rollback.requested) exists. */
+      if (st == HUDI_OK) assert_true(committed);
+      const char *now = committed ? after : before, *later = now;
+      if (sc->op == OP_ROLLBACK && !committed) {
+        bool t_done, r_pending;
+        rollback_state(run, rb, &t_done, &r_pending);
+        now = t_done ? before : after;
+        later = r_pending || !t_done ? after : before;
+      }
+      snapshot(snap, sizeof snap, run);
+      if (strcmp(snap, now) != 0)
+        fail_msg("%s (write returned %d: %s): reader sees %s, expected %s", what, (int)st, werr.message, snap, now);
+      next_write(run);
+      with_a99(want, sizeof want, later);
+      snapshot(snap, sizeof snap, run);
+      if (strcmp(snap, want) != 0) fail_msg("%s: after the next write reader sees %s, expected %s", what, snap, want);
+      check_clean(run, what);
+    }
+  }
+}
+
+static void test_append_cow(void **s) {
+  (void)s;
+  scenario sc = {"append-cow", HUDI_COPY_ON_WRITE, true, OP_APPEND};
+  run_scenario(&sc);
+}
+
+static void test_append_mor_nomdt(void **s) {
+  (void)s;
+  scenario sc = {"append-mor-nomdt", HUDI_MERGE_ON_READ, false, OP_APPEND};
+  run_scenario(&sc);
+}
+
+static void test_upsert_cow(void **s) {
+  (void)s;
+  scenario sc = {"upsert-cow", HUDI_COPY_ON_WRITE, true, OP_UPSERT};
+  run_scenario(&sc);
+}
+
+static void test_upsert_mor(void **s) {
+  (void)s;
+  scenario sc = {"upsert-mor", HUDI_MERGE_ON_READ, true, OP_UPSERT};
+  run_scenario(&sc);
+}
+
+static void test_upsert_cow_nomdt(void **s) {
+  (void)s;
+  scenario sc = {"upsert-cow-nomdt", HUDI_COPY_ON_WRITE, false, OP_UPSERT};
+  run_scenario(&sc);
+}
+
+static void test_delete_mor(void **s) {
+  (void)s;
+  scenario sc = {"delete-mor", HUDI_MERGE_ON_READ, true, OP_DELETE};
+  run_scenario(&sc);
+}
+
+static void test_delete_cow(void **s) {
+  (void)s;
+  scenario sc = {"delete-cow", HUDI_COPY_ON_WRITE, true, OP_DELETE};
+  run_scenario(&sc);
+}
+
+static void test_rollback_mor(void **s) {
+  (void)s;
+  scenario sc = {"rollback-mor", HUDI_MERGE_ON_READ, true, OP_ROLLBACK};
+  run_scenario(&sc);
+}
+
+static void test_rollback_cow(void **s) {
+  (void)s;
+  scenario sc = {"rollback-cow", HUDI_COPY_ON_WRITE, true, OP_ROLLBACK};
+  run_scenario(&sc);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_append_cow),   cmocka_unit_test(test_append_mor_nomdt), cmocka_unit_test(test_upsert_cow),
+      cmocka_unit_test(test_upsert_mor),   cmocka_unit_test(test_upsert_cow_nomdt), cmocka_unit_test(test_delete_mor),
+      cmocka_unit_test(test_delete_cow),   cmocka_unit_test(test_rollback_mor),     cmocka_unit_test(test_rollback_cow),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
