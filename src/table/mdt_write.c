@@ -11,6 +11,7 @@
 #include "base/instant.h"
 #include "table/log_file_name.h"
 #include "table/log_writer.h"
+#include "table/mdt_column_stats.h"
 #include "table/mdt_schema.h"
 #include "table/mdt_shard.h"
 #include "table/mdt_write_common.h"
@@ -459,6 +460,20 @@ static hudi_status precheck(commit_ctx *c, hudi_error *err) {
   return mdt_version(c, err);
 }
 
+/* column_stats / partition_stats (mdt_column_stats.h): one log file per
+ * touched file group. */
+static hudi_status commit_index_records(commit_ctx *c, hudi_error *err) {
+  hudi_cs_group_blocks gb;
+  HUDI_TRY(hudi_cs_group_blocks_build(&gb, c->s, c->o.index_records, c->o.n_index_records, c->schema->root,
+                                      c->schema_json, c->schema_len, &c->o, c->in->instant, err));
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < gb.n; i++)
+    st = write_log(c, gb.items[i].partition, gb.items[i].file_id, &gb.items[i].blocks, (int64_t)gb.items[i].n_records,
+                   0, err);
+  hudi_cs_group_blocks_free(&gb);
+  return st;
+}
+
 static hudi_status run_commit(commit_ctx *c, hudi_error *err) {
   HUDI_TRY(precheck(c, err));
   HUDI_TRY(prepare_record_index(c, err));
@@ -482,6 +497,7 @@ static hudi_status run_commit(commit_ctx *c, hudi_error *err) {
   HUDI_TRY(hudi_mdt_w_commit_metadata(&c->meta, "UPSERT_PREPPED", c->schema_json, err));
   HUDI_TRY(commit_files(c, err));
   HUDI_TRY(commit_record_index(c, err));
+  HUDI_TRY(commit_index_records(c, err));
   HUDI_TRY(hudi_mdt_w_completion(c->s, &c->o, c->in->instant, c->res->completion_time, err));
   return hudi_mdt_w_complete(c->s, c->meta, c->in->instant, c->res->completion_time, err);
 }

@@ -75,9 +75,14 @@ typedef struct hudi_mdt_write_options {
    * instantTime is T read in hoodie.table.timeline.timezone (0 = UTC, what
    * hudi-c writes; Spark's default LOCAL zone gives other offsets). */
   int32_t timeline_utc_offset_minutes;
+  /* commit only: column_stats / partition_stats records of the commit
+   * (types 3 and 6, built by mdt_column_stats.h), written as one
+   * HFILE_DATA log file per touched file group. */
+  struct hudi_mdt_record *const *index_records;
+  size_t n_index_records;
 } hudi_mdt_write_options;
 
-#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0}
+#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0}
 
 /* A file of the data table added or deleted by the commit. */
 typedef struct hudi_mdt_file_change {

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "table/mdt_column_stats.h"
 #include "table/properties.h"
 
 #define PARTITIONS_KEY "hoodie.table.metadata.partitions"
@@ -54,7 +55,7 @@ hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
     const char *end = strchr(p, ',');
     size_t len = end ? (size_t)(end - p) : strlen(p);
     if (len == 5 && !memcmp(p, "files", 5)) has_files = true;
-    if (len && !maintained(p, len) && used < sizeof others) {
+    if (len && !maintained(p, len) && !hudi_cs_maintains(t, p, len) && used < sizeof others) {
       int w = snprintf(others + used, sizeof others - used, "%s%.*s", used ? ", " : "", (int)len, p);
       if (w > 0) used += (size_t)w;
     }
@@ -121,10 +122,15 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
   hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
   o.record_index_shards = hudi_write_mdt_has_record_index(t) ? 0 : -1;
   o.timeline_utc_offset_minutes = timeline_offset(t);
+  hudi_cs_records csr = {0}; /* column_stats / partition_stats (mdt_column_stats.h) */
+  if (st == HUDI_OK) st = hudi_cs_mdt_records(&csr, t, meta, files, k, err);
+  o.index_records = csr.items;
+  o.n_index_records = csr.n;
   hudi_mdt_commit_input in = {instant, files, k, keys, o.record_index_shards < 0 ? 0 : n_keys};
   hudi_mdt_commit_result res;
   memset(&res, 0, sizeof res);
   if (st == HUDI_OK) st = hudi_mdt_commit(t->storage, &o, &in, &res, err);
+  hudi_cs_records_free(&csr);
   hudi_free(files);
   HUDI_TRY(st);
   int64_t ms;

@@ -1,0 +1,218 @@
+/* The metadata table's column_stats and partition_stats partitions: the
+ * per-file and per-partition column ranges Spark uses for data skipping
+ * (spec hudi-metadata-table.md §1.2; Hudi 1.x HoodieTableMetadataUtil,
+ * HoodieMetadataPayload, ColumnStatsIndexer / PartitionStatsIndexer).
+ *
+ * Keys (HoodieMetadataPayload.getColumnStatsIndexKey /
+ * getPartitionStatsIndexKey), Base64 with padding:
+ *   column_stats:    b64(xxh64(column)) + b64(xxh64(partition)) + b64(md5(file name))
+ *   partition_stats: b64(xxh64(column)) + b64(xxh64(partition))
+ * xxh64 uses seed 0xdabadaba and is written big-endian (HashID); partition
+ * is "." for a non-partitioned table (getColumnStatsIndexPartitionIdentifier).
+ *
+ * Values are HoodieMetadataColumnStats (index version V2, table version 9):
+ *   column_stats (type 3): fileName = the file's name, the column's
+ *     min/max (wrapped by value type), valueCount (nulls included),
+ *     nullCount, totalSize / totalUncompressedSize (the Parquet column
+ *     chunks' compressed / uncompressed sizes), isDeleted, isTightBound
+ *     false, valueType {ordinal of Hudi's ValueType, "precision,scale" for
+ *     decimals};
+ *   partition_stats (type 6): fileName = the partition path, the ranges of
+ *     every latest file of the partition merged (min of mins, max of
+ *     maxes, counts and sizes summed), isTightBound true: Hudi recomputes
+ *     them on every commit from all latest files (convertMetadataTo
+ *     PartitionStatRecords), so the newest record replaces the older ones.
+ * A deleted file gets a column_stats record with isDeleted true, no
+ * bounds, zero counts and value type NULL.
+ *
+ * Which columns: the column_stats index definition's sourceFields in
+ * .hoodie/.index_defs/index.json (Hudi writes the resolved list there:
+ * the three always-indexed meta fields, then the configured or first 32
+ * supported data columns). Columns a file lacks get no record. */
+#ifndef HUDI_TABLE_MDT_COLUMN_STATS_H
+#define HUDI_TABLE_MDT_COLUMN_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "avro/schema.h"
+#include "base/buf.h"
+#include "base/error.h"
+#include "io/storage.h"
+#include "parquet/stats.h"
+#include "table/mdt_payload.h"
+#include "table/mdt_write.h"
+
+/* Hudi's org.apache.hudi.stats.ValueType ordinals (the valueType field). */
+enum {
+  HUDI_CS_VT_V1 = 0,
+  HUDI_CS_VT_NULL = 1,
+  HUDI_CS_VT_BOOLEAN = 2,
+  HUDI_CS_VT_INT = 3,
+  HUDI_CS_VT_LONG = 4,
+  HUDI_CS_VT_FLOAT = 5,
+  HUDI_CS_VT_DOUBLE = 6,
+  HUDI_CS_VT_STRING = 7,
+  HUDI_CS_VT_BYTES = 8,
+  HUDI_CS_VT_FIXED = 9,
+  HUDI_CS_VT_DECIMAL = 10,
+  HUDI_CS_VT_UUID = 11,
+  HUDI_CS_VT_DATE = 12,
+  HUDI_CS_VT_TIME_MILLIS = 13,
+  HUDI_CS_VT_TIME_MICROS = 14,
+  HUDI_CS_VT_TIMESTAMP_MILLIS = 15,
+  HUDI_CS_VT_TIMESTAMP_MICROS = 16,
+  HUDI_CS_VT_TIMESTAMP_NANOS = 17,
+  HUDI_CS_VT_LOCAL_TIMESTAMP_MILLIS = 18,
+  HUDI_CS_VT_LOCAL_TIMESTAMP_MICROS = 19,
+  HUDI_CS_VT_LOCAL_TIMESTAMP_NANOS = 20
+};
+
+#define HUDI_CS_MAX_COLUMNS 4096
+#define HUDI_CS_MAX_BOUND 65536 /* bytes of one string/binary bound kept */
+
+/* One column's range over a file or a partition. */
+typedef struct hudi_cs_range {
+  char *column;       /* owned */
+  int32_t value_type; /* HUDI_CS_VT_* */
+  int32_t precision, scale;
+  hudi_pq_stat_kind kind;
+  bool has_min, has_max;
+  hudi_pq_stat_value min, max; /* byte bounds owned (min_buf/max_buf) */
+  uint8_t *min_buf, *max_buf;
+  int64_t null_count, value_count, total_size, total_uncompressed_size;
+} hudi_cs_range;
+
+typedef struct hudi_cs_ranges {
+  hudi_cs_range *items;
+  size_t n, cap;
+} hudi_cs_ranges;
+
+void hudi_cs_ranges_free(hudi_cs_ranges *r);
+
+/* ---- keys ---- */
+
+/* Appends the column_stats key of (column, partition, file name);
+ * partition "" means non-partitioned. */
+HUDI_NODISCARD hudi_status hudi_cs_column_stats_key(hudi_buf *out, const char *column, const char *partition,
+                                                    const char *file_name, hudi_error *err);
+/* Appends the partition_stats key of (column, partition). */
+HUDI_NODISCARD hudi_status hudi_cs_partition_stats_key(hudi_buf *out, const char *column, const char *partition,
+                                                       hudi_error *err);
+
+/* ---- columns ---- */
+
+/* The indexed columns: sourceFields of the column_stats definition in the
+ * table's index definitions file (index_defs_path relative to the table,
+ * hoodie.table.index.defs.path). HUDI_ERR_NOT_FOUND when the file or the
+ * definition is missing; HUDI_ERR_UNSUPPORTED for an index version other
+ * than V2. Free with hudi_cs_columns_free. */
+HUDI_NODISCARD hudi_status hudi_cs_columns_load(char ***out, size_t *n, hudi_storage *s, const char *index_defs_path,
+                                                hudi_error *err);
+void hudi_cs_columns_free(char **cols, size_t n);
+
+/* ---- ranges ---- */
+
+/* The ranges of columns[0, n) in the Parquet file at path (file_size 0 =
+ * stat it), from its footer (column chunk statistics and sizes summed over
+ * row groups). Columns the file lacks, or nested ones, are left out. */
+HUDI_NODISCARD hudi_status hudi_cs_parquet_ranges(hudi_cs_ranges *out, hudi_storage *s, const char *path,
+                                                  uint64_t file_size, const char *const *columns, size_t n,
+                                                  hudi_error *err);
+
+/* Merges src into acc (same column): min of mins, max of maxes, counts and
+ * sizes summed (Hudi's mergeColumnStatsRecords / partition aggregation). A
+ * range without bounds leaves the other's. */
+HUDI_NODISCARD hudi_status hudi_cs_range_merge(hudi_cs_range *acc, const hudi_cs_range *src, hudi_error *err);
+
+/* A deep copy of src appended to out. */
+HUDI_NODISCARD hudi_status hudi_cs_ranges_push(hudi_cs_ranges *out, const hudi_cs_range *src, hudi_error *err);
+
+/* ---- records ---- */
+
+/* Builds the column_stats (type 3; name = the file name) or partition_stats
+ * (type 6; name = the partition path) record of range r in *out (fresh;
+ * free with hudi_mdt_record_free, also on failure), its value a tree of
+ * schema (the HoodieMetadataRecord schema of table version 9). deleted:
+ * a tombstone (no bounds, zero counts, value type NULL). */
+HUDI_NODISCARD hudi_status hudi_cs_record(hudi_mdt_record *out, const hudi_avro_node *schema, int32_t type,
+                                          const char *partition, const char *name, const hudi_cs_range *r,
+                                          bool deleted, hudi_error *err);
+
+/* ---- a commit ---- */
+
+/* The column_stats and partition_stats records for a commit of a
+ * copy-on-write table, given the data files it added or deleted (files:
+ * as hudi_mdt_commit takes them): for each added Parquet file its column
+ * ranges, for
+ * each deleted file tombstones, and for each touched partition (when
+ * with_partition_stats) the merged ranges of its latest base files after
+ * the commit (latest: the table's file-system view of existing files, with
+ * each added file replacing its file group's slice, deleted files and
+ * file groups replaced by completed replacecommits or by meta (the
+ * commit's metadata, nullable) removed). Records are appended to *recs (hudi_malloc'ed array of
+ * hudi_malloc'ed records; free with hudi_cs_records_free). */
+typedef struct hudi_cs_records {
+  hudi_mdt_record **items;
+  size_t n, cap;
+  hudi_avro_schema *schema; /* owned by hudi_cs_mdt_records' result: the records' value trees use it */
+} hudi_cs_records;
+
+void hudi_cs_records_free(hudi_cs_records *r);
+
+struct hudi_table;
+struct hudi_commit_metadata;
+HUDI_NODISCARD hudi_status hudi_cs_commit_records(hudi_cs_records *out, struct hudi_table *t,
+                                                  const hudi_avro_node *schema,
+                                                  const struct hudi_commit_metadata *meta,
+                                                  const hudi_mdt_file_change *files,
+                                                  size_t n_files, bool with_column_stats, bool with_partition_stats,
+                                                  hudi_error *err);
+
+/* The write path's entry: when the table lists column_stats (and
+ * partition_stats) in hoodie.table.metadata.partitions, the records of the
+ * commit (meta: its commit metadata, nullable; files: as for
+ * hudi_mdt_commit), with out->schema the table-version-9 payload schema
+ * their values use; nothing otherwise. */
+HUDI_NODISCARD hudi_status hudi_cs_mdt_records(hudi_cs_records *out, struct hudi_table *t,
+                                               const struct hudi_commit_metadata *meta,
+                                               const hudi_mdt_file_change *files, size_t n_files, hudi_error *err);
+
+/* Whether hudi-c can keep column_stats / partition_stats of table t
+ * current (table version 9 or later, copy-on-write). */
+bool hudi_cs_supported(const struct hudi_table *t);
+
+/* Whether the MDT partition name[0, len) is one hudi-c keeps current for t:
+ * column_stats or partition_stats, when hudi_cs_supported, the table's
+ * index definitions hold a V2 column_stats definition with columns, and
+ * the partition has its file groups (reads storage). */
+bool hudi_cs_maintains(const struct hudi_table *t, const char *name, size_t len);
+
+/* One MDT log file's content: the HFILE_DATA block of the records of one
+ * file group of column_stats or partition_stats. */
+typedef struct hudi_cs_group_block {
+  const char *partition; /* "column_stats" or "partition_stats" */
+  char file_id[64];
+  hudi_buf blocks;
+  size_t n_records;
+} hudi_cs_group_block;
+
+typedef struct hudi_cs_group_blocks {
+  hudi_cs_group_block *items;
+  size_t n;
+} hudi_cs_group_blocks;
+
+void hudi_cs_group_blocks_free(hudi_cs_group_blocks *b);
+
+/* Groups recs (types 3 and 6) by MDT partition and file group (key shard
+ * among the file groups present under .hoodie/metadata/<partition> of s)
+ * and encodes each group's records as one HFILE_DATA log block (headers
+ * SCHEMA = schema_json, INSTANT_TIME = instant). For hudi_mdt_commit. */
+HUDI_NODISCARD hudi_status hudi_cs_group_blocks_build(hudi_cs_group_blocks *out, hudi_storage *s,
+                                                      hudi_mdt_record *const *recs, size_t n,
+                                                      const hudi_avro_node *schema, const char *schema_json,
+                                                      size_t schema_len, const hudi_mdt_write_options *o,
+                                                      const char *instant, hudi_error *err);
+
+#endif

@@ -1,0 +1,310 @@
+/* column_stats / partition_stats records against the Spark-written
+ * fixtures: for every base file of the copy-on-write fixture tables whose
+ * metadata table has column stats, the records hudi-c computes from the
+ * file's Parquet footer must equal (key and value bytes) the records Spark
+ * wrote for it; the partition stats of every partition must equal Spark's
+ * (recomputed from the latest base files). Plus key vectors and
+ * tombstones. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "avro/value.h"
+#include "table/fsview.h"
+#include "table/mdt_column_stats.h"
+#include "table/mdt_reader.h"
+#include "table/mdt_schema.h"
+#include "table/mdt_shard.h"
+#include "table/mdt_write_common.h"
+#include "table/table.h"
+#include "hudi/table.h"
+
+#define FIX HUDI_UNZIPPED_DIR "/hudi-rs/crates/test/data/sample_table/cow/"
+
+static const char *const tables[] = {
+    FIX "v9_txns_nonpart_meta/v9_txns_nonpart_meta",
+    FIX "v9_txns_simple_meta/v9_txns_simple_meta",
+    FIX "v9_txns_complex_meta/v9_txns_complex_meta",
+};
+
+/* Every merged record of an MDT partition, re-encoded (which is byte-exact
+ * for fixture records, test_mdt_payload.c). */
+typedef struct expected {
+  char **keys;
+  hudi_buf *values;
+  bool *matched;
+  size_t n;
+} expected;
+
+static void load_expected(expected *e, hudi_mdt *m, const char *partition) {
+  hudi_error err = HUDI_ERROR_INIT;
+  memset(e, 0, sizeof *e);
+  size_t ng;
+  const hudi_file_group *g = hudi_mdt_groups(m, partition, &ng);
+  assert_true(ng > 0);
+  for (size_t i = 0; i < ng; i++) {
+    hudi_mdt_records r = {0};
+    if (hudi_mdt_group_scan(m, &g[i], &r, NULL, &err) != HUDI_OK) fail_msg("%s", err.message);
+    e->keys = realloc(e->keys, (e->n + r.count) * sizeof *e->keys);
+    e->values = realloc(e->values, (e->n + r.count) * sizeof *e->values);
+    e->matched = realloc(e->matched, (e->n + r.count) * sizeof *e->matched);
+    for (size_t j = 0; j < r.count; j++) {
+      /* Spark puts a key in file group mapRecordKeyToFileGroupIndex(key, n),
+       * as hudi_cs_group_blocks_build does. */
+      int32_t shard = -1;
+      assert_int_equal(hudi_mdt_shard_of(&shard, r.items[j].key, r.items[j].key_len, ng, &err), HUDI_OK);
+      assert_int_equal(shard, (int32_t)i);
+      e->keys[e->n] = strdup(r.items[j].key);
+      hudi_buf_init(&e->values[e->n], 1 << 24);
+      assert_int_equal(hudi_avro_encode(r.items[j].value, &e->values[e->n], &err), HUDI_OK);
+      e->matched[e->n] = false;
+      e->n++;
+    }
+    hudi_mdt_records_free(&r);
+  }
+}
+
+static void free_expected(expected *e) {
+  for (size_t i = 0; i < e->n; i++) {
+    free(e->keys[i]);
+    hudi_buf_free(&e->values[i]);
+  }
+  free(e->keys);
+  free(e->values);
+  free(e->matched);
+}
+
+static size_t find(const expected *e, const char *key) {
+  for (size_t i = 0; i < e->n; i++)
+    if (!strcmp(e->keys[i], key)) return i;
+  return (size_t)-1;
+}
+
+static void dump_hex(const char *what, const uint8_t *d, size_t n) {
+  printf("%s:", what);
+  for (size_t i = 0; i < n; i++) printf(d[i] >= 32 && d[i] < 127 ? "%c" : "\\x%02x", d[i]);
+  printf("\n");
+}
+
+/* Compares one record we built with Spark's. */
+static int check_record(expected *e, const hudi_mdt_record *r, const hudi_avro_node *schema, const char *what,
+                        bool tolerant) {
+  hudi_error err = HUDI_ERROR_INIT;
+  size_t i = find(e, r->key);
+  if (i == (size_t)-1) return 0; /* Spark has no record for it (e.g. a column added later) */
+  hudi_buf got;
+  hudi_buf_init(&got, 1 << 24);
+  if (hudi_mdt_record_encode(r, schema, &got, &err) != HUDI_OK) fail_msg("%s", err.message);
+  /* Spark's MDT compaction fills _hoodie_file_name (harmless, spec §2):
+   * compare what follows the five meta fields; ours are all null. */
+  size_t ours_end = 0, theirs_end = 0;
+  assert_true(hudi_mdt_payload_meta_end(schema, got.data, got.len, &ours_end));
+  assert_true(hudi_mdt_payload_meta_end(schema, e->values[i].data, e->values[i].len, &theirs_end));
+  assert_int_equal(ours_end, HUDI_MDT_META_FIELDS);
+  if (got.len - ours_end != e->values[i].len - theirs_end ||
+      memcmp(got.data + ours_end, e->values[i].data + theirs_end, got.len - ours_end) != 0) {
+    if (tolerant) {
+      /* Spark's partition stats after clustering also count the replaced
+       * file groups (getFilesToFetchColumnStats compares file names with
+       * the replaced file ids, so nothing is dropped): a looser range. Ours
+       * must count fewer values. */
+      hudi_mdt_record theirs;
+      assert_int_equal(hudi_mdt_record_decode(&theirs, schema, r->key, r->key_len, e->values[i].data,
+                                              e->values[i].len, what, &err),
+                       HUDI_OK);
+      hudi_buf_reset(&got);
+      hudi_mdt_record ours;
+      assert_int_equal(hudi_mdt_record_encode(r, schema, &got, &err), HUDI_OK);
+      assert_int_equal(hudi_mdt_record_decode(&ours, schema, r->key, r->key_len, got.data, got.len, what, &err),
+                       HUDI_OK);
+      assert_true(ours.column_stats.value_count < theirs.column_stats.value_count);
+      assert_string_equal(ours.column_stats.column_name, theirs.column_stats.column_name);
+      hudi_mdt_record_free(&ours);
+      hudi_mdt_record_free(&theirs);
+      e->matched[i] = true;
+      hudi_buf_free(&got);
+      return -1;
+    }
+    dump_hex("ours ", got.data, got.len);
+    dump_hex("spark", e->values[i].data, e->values[i].len);
+    fail_msg("%s: record %s differs from Spark's (%zu vs %zu bytes)", what, r->key, got.len, e->values[i].len);
+  }
+  e->matched[i] = true;
+  hudi_buf_free(&got);
+  return 1;
+}
+
+static void fixture_table(const char *path, int *files_checked, int *records_checked, int *partitions_checked,
+                          int *exact_partitions) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_table *t = NULL;
+  hudi_mdt *m = NULL;
+  if (hudi_table_open(&t, path, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
+  if (hudi_mdt_open(&m, t, &err) != HUDI_OK) fail_msg("%s", err.message);
+  hudi_avro_schema *schema = NULL;
+  assert_int_equal(hudi_mdt_w_schema(&schema, 9, &err), HUDI_OK);
+  char **cols = NULL;
+  size_t n_cols = 0;
+  if (hudi_cs_columns_load(&cols, &n_cols, t->storage, hudi_props_get(&t->props, "hoodie.table.index.defs.path"),
+                           &err) != HUDI_OK)
+    fail_msg("%s", err.message);
+  assert_true(n_cols >= 3);
+  assert_string_equal(cols[0], "_hoodie_commit_time");
+
+  expected cs, ps;
+  load_expected(&cs, m, "column_stats");
+  bool has_ps = hudi_mdt_partition_available(m, "partition_stats");
+  if (has_ps) load_expected(&ps, m, "partition_stats");
+
+  hudi_fsview v;
+  hudi_fsview_options fo = {NULL, t->version};
+  assert_int_equal(hudi_fsview_build_from_listing(&v, t->storage, &t->timeline, &fo, &err), HUDI_OK);
+  for (size_t g = 0; g < v.n_groups; g++) {
+    for (size_t s = 0; s < v.groups[g].n_slices; s++) {
+      const hudi_fs_base_file *b = v.groups[g].slices[s].base;
+      if (!b) continue;
+      const char *name = strrchr(b->path, '/');
+      name = name ? name + 1 : b->path;
+      hudi_cs_ranges rs = {0};
+      if (hudi_cs_parquet_ranges(&rs, t->storage, b->path, b->size, (const char *const *)cols, n_cols, &err) !=
+          HUDI_OK)
+        fail_msg("%s", err.message);
+      int matched = 0;
+      for (size_t k = 0; k < rs.n; k++) {
+        hudi_mdt_record r;
+        if (hudi_cs_record(&r, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, v.groups[g].partition, name, &rs.items[k],
+                           false, &err) != HUDI_OK)
+          fail_msg("%s", err.message);
+        matched += check_record(&cs, &r, schema->root, b->path, false);
+        hudi_mdt_record_free(&r);
+      }
+      /* Spark indexed every column of every live file: all or none match
+       * (none: the file was replaced and its records cleaned). */
+      if (matched) {
+        if ((size_t)matched != rs.n) fail_msg("%s: %d of %zu column records found in the fixture", b->path, matched, rs.n);
+        (*files_checked)++;
+        *records_checked += matched;
+      }
+      hudi_cs_ranges_free(&rs);
+    }
+  }
+  /* Partition stats: recomputed from the latest base files of each
+   * partition (one added file per partition: its group's latest base). */
+  for (size_t g = 0; has_ps && g < v.n_groups; g++) {
+    if (g > 0 && !strcmp(v.groups[g - 1].partition, v.groups[g].partition)) continue;
+    const hudi_file_slice *sl = hudi_file_group_latest_slice(&v.groups[g]);
+    assert_non_null(sl);
+    assert_non_null(sl->base);
+    const char *name = strrchr(sl->base->path, '/');
+    hudi_mdt_file_change f = {v.groups[g].partition, name ? name + 1 : sl->base->path, (int64_t)sl->base->size, false};
+    hudi_cs_records recs = {0};
+    if (hudi_cs_commit_records(&recs, t, schema->root, NULL, &f, 1, false, true, &err) != HUDI_OK)
+      fail_msg("%s", err.message);
+    int matched = 0, loose = 0;
+    for (size_t k = 0; k < recs.n; k++) {
+      assert_int_equal(recs.items[k]->type, HUDI_MDT_TYPE_PARTITION_STATS);
+      int c = check_record(&ps, recs.items[k], schema->root, v.groups[g].partition, true);
+      if (c < 0) loose++;
+      else matched += c;
+    }
+    printf("%s partition %s: %d exact, %d looser in Spark\n", path, v.groups[g].partition, matched, loose);
+    /* Only region=apac was last written by a clustering (see check_record). */
+    if (loose && strcmp(v.groups[g].partition, "region=apac") != 0)
+      fail_msg("%s: partition %s differs from Spark's", path, v.groups[g].partition);
+    *exact_partitions += matched && !loose;
+    if ((size_t)(matched + loose) != recs.n || recs.n == 0)
+      fail_msg("partition %s: %d of %zu partition stats found in the fixture", v.groups[g].partition, matched, recs.n);
+    (*partitions_checked)++;
+    hudi_cs_records_free(&recs);
+  }
+  if (has_ps) {
+    for (size_t i = 0; i < ps.n; i++)
+      if (!ps.matched[i]) fail_msg("%s: fixture partition stats record %s not reproduced", path, ps.keys[i]);
+    free_expected(&ps);
+  }
+  hudi_fsview_free(&v);
+  free_expected(&cs);
+  hudi_cs_columns_free(cols, n_cols);
+  hudi_avro_schema_free(schema);
+  hudi_mdt_free(m);
+  hudi_table_free(t);
+}
+
+static void fixtures(void **state) {
+  (void)state;
+  int files = 0, records = 0, partitions = 0, exact = 0;
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+    int f0 = files;
+    fixture_table(tables[i], &files, &records, &partitions, &exact);
+    if (files == f0) fail_msg("%s: no base file matched", tables[i]);
+  }
+  printf("column stats: %d files, %d records; partition stats: %d partitions\n", files, records, partitions);
+  assert_true(files >= 10);
+  assert_true(partitions >= 6);
+  assert_true(exact >= 4);
+}
+
+/* Key vectors taken from the fixtures (Spark 1.1): column "currency",
+ * non-partitioned ("."), and partition "region=us". */
+static void keys(void **state) {
+  (void)state;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_buf k;
+  hudi_buf_init(&k, 4096);
+  assert_int_equal(hudi_cs_column_stats_key(&k, "currency", "",
+                                            "69b35e18-1fe5-42cd-a71a-f58436f2ab0d-0_0-163-386_20260307162549239.parquet",
+                                            &err),
+                   HUDI_OK);
+  assert_int_equal(k.len, strlen("/m6lxu4Dh5w=FXThHwelITM=2L+SC2aJ7G1BVG/ath8Sag=="));
+  assert_memory_equal(k.data, "/m6lxu4Dh5w=FXThHwelITM=2L+SC2aJ7G1BVG/ath8Sag==", k.len);
+  hudi_buf_reset(&k);
+  assert_int_equal(hudi_cs_partition_stats_key(&k, "currency", "region=us", &err), HUDI_OK);
+  assert_int_equal(k.len, strlen("/m6lxu4Dh5w=431THTTwO5Q="));
+  assert_memory_equal(k.data, "/m6lxu4Dh5w=431THTTwO5Q=", k.len);
+  hudi_buf_free(&k);
+}
+
+/* A tombstone: isDeleted true, no bounds, zero counts, type NULL; it
+ * decodes back through the payload codec. */
+static void tombstone(void **state) {
+  (void)state;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_avro_schema *schema = NULL;
+  assert_int_equal(hudi_mdt_w_schema(&schema, 9, &err), HUDI_OK);
+  hudi_cs_range stub;
+  memset(&stub, 0, sizeof stub);
+  stub.column = "txn_id";
+  stub.value_type = HUDI_CS_VT_NULL;
+  hudi_mdt_record r, back;
+  assert_int_equal(hudi_cs_record(&r, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "region=eu", "f.parquet", &stub, true,
+                                  &err),
+                   HUDI_OK);
+  hudi_buf out;
+  hudi_buf_init(&out, 1 << 20);
+  assert_int_equal(hudi_mdt_record_encode(&r, schema->root, &out, &err), HUDI_OK);
+  assert_int_equal(hudi_mdt_record_decode(&back, schema->root, r.key, r.key_len, out.data, out.len, "test", &err),
+                   HUDI_OK);
+  assert_true(back.has_column_stats);
+  assert_true(back.column_stats.is_deleted);
+  assert_string_equal(back.column_stats.file_name, "f.parquet");
+  assert_string_equal(back.column_stats.column_name, "txn_id");
+  assert_null(back.column_stats.min_value);
+  assert_int_equal(back.column_stats.value_count, 0);
+  hudi_mdt_record_free(&back);
+  hudi_mdt_record_free(&r);
+  hudi_buf_free(&out);
+  hudi_avro_schema_free(schema);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(keys),
+      cmocka_unit_test(tombstone),
+      cmocka_unit_test(fixtures),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
