@@ -134,7 +134,7 @@ def summarize(res: Dict[str, Any], log) -> None:
     for o in res["ops"]:
         if o["op"] == "create":
             continue
-        log(f"    {o['op']:<17} r{o['round']}  {o['seconds']:8.3f}s  rows {o['rows']:>9}  "
+        log(f"    {o['op']:<17} r{o['round']}  {o['seconds']:8.3f}s  cpu {o.get('cpu_seconds', float('nan')):7.2f}s  rows {o['rows']:>9}  "
             f"new files {fmt_bytes(o['new_file_bytes']):>10}  dir {fmt_bytes(o['dir_delta_bytes']):>10}  "
             f"RSS peak {fmt_bytes(o['rss_peak_bytes']):>10}  load {o['machine_before']['loadavg_1m']}")
     for c in res["checks"]:
@@ -198,6 +198,9 @@ def main() -> int:
             "started_utc": started.isoformat(timespec="seconds"),
             "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "hudi_c_commit": git_commit(),
+            # the commit above is the tree's HEAD when the run ended; a hudi package built
+            # earlier (or from uncommitted work) is described here: HUDI_BENCH_BUILD_NOTE
+            "hudi_c_build_note": os.environ.get("HUDI_BENCH_BUILD_NOTE", ""),
             "host": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
                      "mem_total_bytes": psutil.virtual_memory().total},
             "packages": package_versions(["deltalake", "pyiceberg", "pyarrow", "numpy", "psutil", "SQLAlchemy",

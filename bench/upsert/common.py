@@ -65,6 +65,19 @@ def tree_snapshot(root: Path) -> Dict[str, int]:
     return out
 
 
+def _area(rel: str) -> str:
+    """Which part of a table a file belongs to: the data files, or the engine's metadata (hudi's
+    metadata table and timeline, the delta log, the iceberg metadata and catalog)."""
+    parts = rel.replace(os.sep, "/").split("/")
+    if ".hoodie" in parts:
+        return "hudi metadata table" if "metadata" in parts[parts.index(".hoodie"):] else "hudi timeline"
+    if "_delta_log" in parts:
+        return "delta log"
+    if "metadata" in parts or parts[-1].endswith(".db"):
+        return "iceberg metadata"
+    return "data"
+
+
 def tree_delta(before: Dict[str, int], after: Dict[str, int]) -> Dict[str, int]:
     """What a commit did to the file system: the change in total size, the bytes and count of the
     files it created, the growth of files it rewrote in place (the SQLite catalog), and the
@@ -72,7 +85,12 @@ def tree_delta(before: Dict[str, int], after: Dict[str, int]) -> Dict[str, int]:
     new = [p for p in after if p not in before]
     removed = [p for p in before if p not in after]
     grown = sum(max(0, after[p] - before[p]) for p in after if p in before)
+    by_area: Dict[str, int] = {}
+    for p in new:
+        area = _area(p)
+        by_area[area] = by_area.get(area, 0) + after[p]
     return {
+        "new_file_bytes_by_area": by_area,
         "dir_size_before": sum(before.values()),
         "dir_size_after": sum(after.values()),
         "dir_delta_bytes": sum(after.values()) - sum(before.values()),

@@ -71,7 +71,8 @@ def engine_rows(doc: Dict[str, Any]) -> List[Dict[str, Any]]:
 
 def summary_table(doc: Dict[str, Any]) -> List[str]:
     reads = any(ops(e, "incremental_read") for e in doc["engines"])
-    head = ["engine", "bulk load s", "upsert s (median of 5)", "delete s (median of 5)"]
+    head = ["engine", "bulk load s", "upsert s (median of 5)", "delete s (median of 5)",
+            "CPU s: load / upsert / delete"]
     if reads:
         head += ["incremental read s", "time travel s"]
     head += ["MiB written / upsert", "MiB written / delete", "table dir MiB at end (no vacuum)",
@@ -88,7 +89,7 @@ def summary_table(doc: Dict[str, Any]) -> List[str]:
         up, de = ops(e, "upsert"), ops(e, "delete")
         last = [o for o in e["ops"] if o["op"] in ("upsert", "delete")][-1]
         row = [label, secs([o["seconds"] for o in load]), secs([o["seconds"] for o in up]),
-               secs([o["seconds"] for o in de])]
+               secs([o["seconds"] for o in de]), cpu_cell(load, up, de)]
         if reads:
             row += [secs([o["seconds"] for o in ops(e, "incremental_read")]),
                     secs([o["seconds"] for o in ops(e, "time_travel_read")])]
@@ -102,9 +103,17 @@ def summary_table(doc: Dict[str, Any]) -> List[str]:
     return lines
 
 
+def cpu_cell(load: List[Dict[str, Any]], up: List[Dict[str, Any]], de: List[Dict[str, Any]]) -> str:
+    """The process CPU time (all threads) of the load and the median upsert/delete: less
+    sensitive to the shared machine's load than the wall time (absent from older results)."""
+    if any("cpu_seconds" not in o for o in load + up + de):
+        return "–"
+    return " / ".join(secs([o["cpu_seconds"] for o in xs]) for xs in (load, up, de))
+
+
 def detail_table(doc: Dict[str, Any]) -> List[str]:
-    lines = ["| engine | op | round | rows | seconds | new files MiB | dir Δ MiB | RSS peak MiB | load 1m |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| engine | op | round | rows | seconds | CPU s | new files MiB | dir Δ MiB | RSS peak MiB | load 1m |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for e in engine_rows(doc):
         if not e.get("ops"):  # errors keep the operations done before the failure
             continue
@@ -112,7 +121,7 @@ def detail_table(doc: Dict[str, Any]) -> List[str]:
             if o["op"] == "create":
                 continue
             lines.append(f"| {LABELS.get(e['engine'], e['engine'])} | {o['op']} | {o['round'] or ''} | {o['rows']:,} | "
-                         f"{o['seconds']:.3f} | {mib(o['new_file_bytes'])} | {mib(o['dir_delta_bytes'])} | "
+                         f"{o['seconds']:.3f} | {o.get('cpu_seconds', '–')} | {mib(o['new_file_bytes'])} | {mib(o['dir_delta_bytes'])} | "
                          f"{mib(o['rss_peak_bytes'])} | {o['machine_before']['loadavg_1m']} |")
     return lines
 
@@ -157,13 +166,13 @@ def chart(doc: Dict[str, Any], out: Path) -> None:
 def section(results: Dict[str, Dict[str, Any]], scale: float, docs_path: Path,
             other: Dict[str, Dict[str, Any]]) -> List[str]:
     out = [BEGIN, ""]
-    out.append(f"Figures below: the latest results at scale {scale:g} of each scenario. hudi-c rows read "
-               "\"not yet available\" until hudi-c writes tables; the harness runs them as soon as "
-               "`hudi.HudiTable.create` exists and `HudiCAdapter` is filled in.")
+    out.append(f"Figures below: the latest results at scale {scale:g} of each scenario, unless the scenario's "
+               "heading names another scale. Engines absent from a run read \"not yet available\".")
     out.append("")
     for scenario in SCENARIOS:
         doc = results.get(scenario)
-        out.append(f"### {scenario}")
+        out.append(f"### {scenario}" + ("" if doc is None or float(doc["scale"]) == scale
+                                          else f" (scale {doc['scale']:g})"))
         out.append("")
         if doc is None:
             out.append(f"No result at scale {scale:g} yet (`bench/upsert/run.sh {scenario} --scale {scale:g}`).")
@@ -185,6 +194,8 @@ def section(results: Dict[str, Dict[str, Any]], scale: float, docs_path: Path,
                    f"(start {ms['loadavg_1m']}, end {me['loadavg_1m']}): the machine is shared, so figures "
                    f"taken under load are slower than an idle machine's. Free memory at start "
                    f"{ms['mem_available_bytes'] / 2**30:.1f} GiB, free disk {ms['disk_free_bytes'] / 2**30:.0f} GiB.")
+        if doc.get("hudi_c_build_note"):
+            out[-1] += f" hudi-c: {doc['hudi_c_build_note']}"
         out.append("")
         d = doc["data"]
         up = d["rounds"][0]["upsert_rows"]
@@ -208,7 +219,7 @@ def section(results: Dict[str, Dict[str, Any]], scale: float, docs_path: Path,
             out.append(f"- {LABELS.get(e['engine'], e['engine'])}: {e.get('reason', '')}")
         if na:
             out.append("")
-        chart_path = CHARTS_DIR / f"{scenario}-s{scale:g}.png"
+        chart_path = CHARTS_DIR / f"{scenario}-s{float(doc['scale']):g}.png"
         chart(doc, chart_path)
         rel = Path("..") / chart_path.relative_to(REPO_DIR) if docs_path.parent.name == "docs" else chart_path
         out.append(f"![{scenario} per commit]({rel.as_posix()})")
@@ -228,8 +239,17 @@ def main() -> int:
     ap.add_argument("--results-dir", type=Path, default=RESULTS_DIR)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--docs", type=Path, default=REPO_DIR / "docs" / "benchmarks.md")
+    ap.add_argument("--pick", action="append", default=[], metavar="SCENARIO=SCALE",
+                    help="take this scenario's latest result at another scale (a record run that did "
+                         "not fit at 1.0); repeatable")
     args = ap.parse_args()
     results = load_results(args.results_dir, args.scale)
+    for pick in args.pick:
+        name, _, sc = pick.partition("=")
+        chosen = load_results(args.results_dir, float(sc)).get(name)
+        if chosen is None:
+            ap.error(f"--pick {pick}: no result for {name} at scale {sc}")
+        results[name] = chosen
     body = "\n".join(section(results, args.scale, args.docs, load_results(args.results_dir, None)))
     text = args.docs.read_text() if args.docs.exists() else ""
     if BEGIN in text and END in text:

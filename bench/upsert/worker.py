@@ -71,12 +71,17 @@ def main() -> int:
         before = tree_snapshot(args.table_root)
         state0 = machine_state(args.table_root)
         rss0 = me.memory_info().rss
+        cpu0 = me.cpu_times()
         with Timer() as t:
             out = fn()
+        cpu1 = me.cpu_times()
         rss1 = me.memory_info().rss
         state1 = machine_state(args.table_root)
         after = tree_snapshot(args.table_root)
-        rec = {"op": kind, "round": rnd, "rows": rows, "seconds": round(t.seconds, 4),
+        # CPU time of this process (all threads) beside the wall time: on the shared machine the
+        # wall time stretches with the load, the CPU time much less
+        cpu = (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)
+        rec = {"op": kind, "round": rnd, "rows": rows, "seconds": round(t.seconds, 4), "cpu_seconds": round(cpu, 3),
                "mono0": t.mono0, "mono1": t.mono1, "rss_before": rss0, "rss_after": rss1,
                **tree_delta(before, after), "machine_before": state0, "machine_after": state1}
         result["ops"].append(rec)

@@ -15,7 +15,9 @@ from hudi._hudi import (
     HudiUnsupportedError,
 )
 from hudi.read import HudiFileGroupReader, HudiFileSlice, HudiQueryType, HudiReadOptions, HudiRecordBatchStream
+from hudi.services import HudiArchiveResult, HudiCleanResult, HudiCompactResult, HudiRollbackResult
 from hudi.table import HudiInstant, HudiTable, HudiTableBuilder, HudiTimeline
+from hudi.write import HudiWriteResult
 
 __version__: str = _hudi.version()
 
@@ -37,4 +39,9 @@ __all__ = [
     "HudiRecordBatchStream",
     "HudiFileSlice",
     "HudiFileGroupReader",
+    "HudiWriteResult",
+    "HudiCompactResult",
+    "HudiCleanResult",
+    "HudiRollbackResult",
+    "HudiArchiveResult",
 ]

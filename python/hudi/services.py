@@ -45,3 +45,37 @@ class HudiCleanResult:
 
 def clean(table: Any, options: Optional[Dict[str, str]] = None) -> HudiCleanResult:
     return HudiCleanResult(**_hudi._clean(table, dict(options or {})))
+
+
+@dataclass(frozen=True)
+class HudiRollbackResult:
+    """What one rollback did (``HudiTable.rollback``)."""
+
+    rolled_back_instant: str
+    requested_time: str
+    """The rollback instant."""
+    completion_time: str
+    num_files_deleted: int
+
+
+def rollback(table: Any, instant: str, options: Optional[Dict[str, str]] = None) -> HudiRollbackResult:
+    if not isinstance(instant, str) or not instant:
+        raise ValueError("instant must be a non-empty instant time string")
+    return HudiRollbackResult(**_hudi._rollback(table, instant, dict(options or {})))
+
+
+@dataclass(frozen=True)
+class HudiArchiveResult:
+    """What one archival did (``HudiTable.archive``)."""
+
+    num_instants_archived: int
+    """0: nothing to archive."""
+    num_files_compacted: int
+    """History files merged into the next LSM level."""
+    first_archived: str
+    """Requested times of the first and last archived instants (``""`` when none)."""
+    last_archived: str
+
+
+def archive(table: Any, options: Optional[Dict[str, str]] = None) -> HudiArchiveResult:
+    return HudiArchiveResult(**_hudi._archive(table, dict(options or {})))

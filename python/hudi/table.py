@@ -18,8 +18,7 @@ if TYPE_CHECKING:
     from typing import Any, Union
 
     from hudi.write import HudiWriteResult
-    from hudi.services import HudiCleanResult
-    from hudi.services import HudiCompactResult
+    from hudi.services import HudiArchiveResult, HudiCleanResult, HudiCompactResult, HudiRollbackResult
 
 
 @dataclass(frozen=True)
@@ -239,24 +238,23 @@ class HudiTable:
 
         return services.clean(self._table, options)
 
-    def rollback(self, instant: str, options: "Optional[Dict[str, str]]" = None) -> "Dict[str, object]":
+    def rollback(self, instant: str, options: "Optional[Dict[str, str]]" = None) -> "HudiRollbackResult":
         """Rolls back ``instant``: a pending (failed) write, or the latest completed write. Its files are
         deleted, its metadata-table deltacommit rolled back, and a rollback instant is completed.
-        Returns ``rolled_back_instant``, ``requested_time`` / ``completion_time`` (of the rollback
-        instant) and ``num_files_deleted``. Writes roll back failed writes by themselves first."""
-        if not isinstance(instant, str) or not instant:
-            raise ValueError("instant must be a non-empty instant time string")
-        return dict(_hudi._rollback(self._table, instant, dict(options or {})))
+        Writes roll back failed writes by themselves first."""
+        from hudi import services
 
-    def archive(self, options: "Optional[Dict[str, str]]" = None) -> "Dict[str, object]":
+        return services.rollback(self._table, instant, options)
+
+    def archive(self, options: "Optional[Dict[str, str]]" = None) -> "HudiArchiveResult":
         """Moves the oldest completed instants of the timeline into its LSM history
         (``.hoodie/timeline/history``) once there are more than ``hoodie.keep.max.commits`` (30)
         completed commits, keeping ``hoodie.keep.min.commits`` (20), as Apache Hudi 1.x does; time
-        travel and incremental reads still see the archived commits. Returns
-        ``num_instants_archived`` (0: nothing to archive), ``num_files_compacted``,
-        ``first_archived``, ``last_archived``. Writes archive by themselves after each commit
-        unless ``hoodie.archive.automatic`` is ``false``."""
-        return dict(_hudi._archive(self._table, dict(options or {})))
+        travel and incremental reads still see the archived commits. Writes archive by themselves
+        after each commit unless ``hoodie.archive.automatic`` is ``false``."""
+        from hudi import services
+
+        return services.archive(self._table, options)
 
     def get_file_slices(self, options: "Optional[HudiReadOptions]" = None) -> "List[HudiFileSlice]":
         """The file slices a read with these options reads."""

@@ -37,7 +37,7 @@ def archived(tmp_path_factory):
     # The cleaner's retained commits bound archival too (ArchivalUtils): lower both.
     res = t.archive({"hoodie.keep.min.commits": "4", "hoodie.keep.max.commits": "5",
                      "hoodie.clean.commits.retained": "2"})
-    assert res["num_instants_archived"] == 8
+    assert res.num_instants_archived == 8
     assert (path / ".hoodie" / "timeline" / "history" / "_version_").read_text() == "1"
     r = subprocess.run([sys.executable, str(CHECKER), str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr

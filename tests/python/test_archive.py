@@ -55,9 +55,9 @@ def test_archive_on_demand_writes_what_spark_writes(tmp_path):
     completed = {req: (timeline / f"{req}_{done}.commit").read_bytes() for req, done in commits}
 
     r = t.archive()
-    assert r["num_instants_archived"] == 15
-    assert (r["first_archived"], r["last_archived"]) == (commits[0][0], commits[14][0])
-    assert t.archive()["num_instants_archived"] == 0
+    assert r.num_instants_archived == 15
+    assert (r.first_archived, r.last_archived) == (commits[0][0], commits[14][0])
+    assert t.archive().num_instants_archived == 0
 
     active = sorted(p.name for p in timeline.iterdir() if p.name.endswith(".commit"))
     assert active == sorted(f"{req}_{done}.commit" for req, done in commits[15:])

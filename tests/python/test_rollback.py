@@ -87,19 +87,19 @@ def test_rollback_latest_write(tmp_path, kind, spark_rollback):
     assert rows(path) != before
 
     r = t.rollback(w.requested_time)
-    assert r["rolled_back_instant"] == w.requested_time
-    assert r["num_files_deleted"] == w.files_written
-    assert r["requested_time"] > w.completion_time
+    assert r.rolled_back_instant == w.requested_time
+    assert r.num_files_deleted == w.files_written
+    assert r.requested_time > w.completion_time
     assert rows(path) == before
     check(path)
 
     tl = path / ".hoodie/timeline"
     names = sorted(os.listdir(tl))
     assert not [n for n in names if n.startswith(w.requested_time)]  # T's files are gone
-    R = r["requested_time"]
+    R = r.requested_time
     assert f"{R}.rollback.inflight" in names and os.path.getsize(tl / f"{R}.rollback.inflight") == 0
     (plan_schema, plan), (meta_schema, meta) = avro(tl / f"{R}.rollback.requested"), avro(
-        tl / f"{R}_{r['completion_time']}.rollback")
+        tl / f"{R}_{r.completion_time}.rollback")
     (fx_plan_schema, fx_plan), (fx_meta_schema, fx_meta) = spark_rollback
     # The records Spark writes, field for field.
     assert plan_schema["name"] == fx_plan_schema["name"] and field_names(plan_schema) == field_names(fx_plan_schema)
@@ -134,7 +134,7 @@ def test_rollback_latest_write(tmp_path, kind, spark_rollback):
     _, mmeta = avro(mtl / mdone[0])
     assert mmeta["commitsRollback"] == [w.requested_time]
     assert "files" in mmeta["partitionMetadata"] and "record_index" in mmeta["partitionMetadata"]
-    assert mdone[0].split("_")[1] < f"{r['completion_time']}.rollback"
+    assert mdone[0].split("_")[1] < f"{r.completion_time}.rollback"
 
     # Writing goes on; a rolled-back instant and an older write cannot be rolled back.
     w2 = t.upsert(data(["a"], [3], ["x"], [100]))
@@ -184,6 +184,6 @@ def test_rollback_refusals(tmp_path):
     with pytest.raises(ValueError):
         t.rollback("")
     r = t.rollback(w.requested_time)
-    assert r["num_files_deleted"] == 1
+    assert r.num_files_deleted == 1
     assert rows(path) == []
     check(path)
