@@ -42,7 +42,10 @@ hudi_status hudi_avro_writer_init(hudi_avro_writer *w, hudi_buf *out, const char
   w->opts.sync = NULL; /* the caller's pointer need not outlive init */
   hudi_buf_init(&w->block, HUDI_AVRO_MAX_BLOCK);
   hudi_buf_init(&w->packed, HUDI_AVRO_MAX_BLOCK + 64);
-  return hudi_avro_writer_set_meta(w, "avro.schema", schema_json, schema_len, err);
+  hudi_status st = hudi_avro_writer_set_meta(w, "avro.schema", schema_json, schema_len, err);
+  /* A failed init leaves nothing to free (the meta array may exist). */
+  if (st != HUDI_OK) hudi_avro_writer_free(w);
+  return st;
 }
 
 void hudi_avro_writer_free(hudi_avro_writer *w) {
