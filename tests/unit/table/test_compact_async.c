@@ -168,6 +168,7 @@ typedef struct model {
 } model;
 
 static void model_init(model *m) {
+  memset(m, 0, sizeof *m); /* whole models are compared with memcmp */
   for (int i = 0; i < NKEYS; i++) {
     if (i < NK) snprintf(m->ids[i], sizeof m->ids[i], "k%d", i);
     else snprintf(m->ids[i], sizeof m->ids[i], "u%d", i - NK + 1);
