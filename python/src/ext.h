@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include "hudi/arrow_abi.h"
+#include "hudi/table.h"
 #include "hudi/error.h"
 
 /* Raises the Python exception that matches err->code, with its message.
@@ -39,6 +40,13 @@ PyObject *hudi_py_file_slices(PyObject *self, PyObject *args, PyObject *kwargs);
 
 /* Methods implemented in arrow_capsule.c. */
 PyObject *hudi_py_arrow_roundtrip(PyObject *self, PyObject *obj);
+
+/* dict[str, str] (or None) -> a hudi_option array borrowing the dict's
+ * UTF-8 buffers (free with PyMem_Free); -1 with a Python error set. */
+int hudi_py_options(PyObject *dict, hudi_option **out, size_t *n);
+
+/* d[k] = v, stealing v; -1 (v NULL or the set failed) with an error set. */
+int hudi_py_dict_put(PyObject *d, const char *k, PyObject *v);
 
 /* Table services (one file each: compact.c, clean.c, rollback.c, archive.c). */
 /* compact.c: _compact(table, options) -> dict. */

@@ -8,8 +8,7 @@
 PyObject *hudi_py_create(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *hudi_py_append(PyObject *self, PyObject *args, PyObject *kwargs);
 
-/* dict[str, str] -> hudi_option array borrowing the dict's UTF-8 buffers. */
-static int options_of(PyObject *dict, hudi_option **out, size_t *n) {
+int hudi_py_options(PyObject *dict, hudi_option **out, size_t *n) {
   *out = NULL;
   *n = 0;
   if (dict == NULL || dict == Py_None) return 0;
@@ -67,7 +66,7 @@ PyObject *hudi_py_create(PyObject *self, PyObject *args, PyObject *kwargs) {
   o.record_index_enabled = rli != 0;
   hudi_option *opts;
   size_t n;
-  if (options_of(options, &opts, &n) < 0) return NULL;
+  if (hudi_py_options(options, &opts, &n) < 0) return NULL;
   o.options = opts;
   o.n_options = n;
   hudi_table *t = NULL;
@@ -82,7 +81,7 @@ PyObject *hudi_py_create(PyObject *self, PyObject *args, PyObject *kwargs) {
   Py_RETURN_NONE;
 }
 
-static int set_item(PyObject *d, const char *k, PyObject *v) {
+int hudi_py_dict_put(PyObject *d, const char *k, PyObject *v) {
   if (!v) return -1;
   int rc = PyDict_SetItemString(d, k, v);
   Py_DECREF(v);
@@ -92,17 +91,17 @@ static int set_item(PyObject *d, const char *k, PyObject *v) {
 static PyObject *result_dict(const hudi_write_result *r) {
   PyObject *d = PyDict_New();
   if (!d) return NULL;
-  if (set_item(d, "requested_time", PyUnicode_FromString(r->requested_time)) < 0 ||
-      set_item(d, "completion_time", PyUnicode_FromString(r->completion_time)) < 0 ||
-      set_item(d, "action", PyUnicode_FromString(r->action)) < 0 ||
-      set_item(d, "operation", PyUnicode_FromString(r->operation)) < 0 ||
-      set_item(d, "num_writes", PyLong_FromLongLong(r->num_writes)) < 0 ||
-      set_item(d, "num_inserts", PyLong_FromLongLong(r->num_inserts)) < 0 ||
-      set_item(d, "num_updates", PyLong_FromLongLong(r->num_updates)) < 0 ||
-      set_item(d, "num_deletes", PyLong_FromLongLong(r->num_deletes)) < 0 ||
-      set_item(d, "files_written", PyLong_FromLongLong(r->files_written)) < 0 ||
-      set_item(d, "bytes_written", PyLong_FromLongLong(r->bytes_written)) < 0 ||
-      set_item(d, "partitions_written", PyLong_FromLongLong(r->partitions_written)) < 0) {
+  if (hudi_py_dict_put(d, "requested_time", PyUnicode_FromString(r->requested_time)) < 0 ||
+      hudi_py_dict_put(d, "completion_time", PyUnicode_FromString(r->completion_time)) < 0 ||
+      hudi_py_dict_put(d, "action", PyUnicode_FromString(r->action)) < 0 ||
+      hudi_py_dict_put(d, "operation", PyUnicode_FromString(r->operation)) < 0 ||
+      hudi_py_dict_put(d, "num_writes", PyLong_FromLongLong(r->num_writes)) < 0 ||
+      hudi_py_dict_put(d, "num_inserts", PyLong_FromLongLong(r->num_inserts)) < 0 ||
+      hudi_py_dict_put(d, "num_updates", PyLong_FromLongLong(r->num_updates)) < 0 ||
+      hudi_py_dict_put(d, "num_deletes", PyLong_FromLongLong(r->num_deletes)) < 0 ||
+      hudi_py_dict_put(d, "files_written", PyLong_FromLongLong(r->files_written)) < 0 ||
+      hudi_py_dict_put(d, "bytes_written", PyLong_FromLongLong(r->bytes_written)) < 0 ||
+      hudi_py_dict_put(d, "partitions_written", PyLong_FromLongLong(r->partitions_written)) < 0) {
     Py_DECREF(d);
     return NULL;
   }
@@ -117,7 +116,7 @@ PyObject *hudi_py_append(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (!t) return NULL;
   hudi_option *opts;
   size_t n;
-  if (options_of(options, &opts, &n) < 0) return NULL;
+  if (hudi_py_options(options, &opts, &n) < 0) return NULL;
   struct ArrowArrayStream stream;
   memset(&stream, 0, sizeof stream);
   if (hudi_py_import_stream(data, &stream) < 0) {
@@ -152,7 +151,7 @@ PyObject *hudi_py_upsert(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (!t) return NULL;
   hudi_option *opts;
   size_t n;
-  if (options_of(options, &opts, &n) < 0) return NULL;
+  if (hudi_py_options(options, &opts, &n) < 0) return NULL;
   struct ArrowArrayStream stream;
   memset(&stream, 0, sizeof stream);
   if (hudi_py_import_stream(data, &stream) < 0) {
@@ -179,7 +178,7 @@ PyObject *hudi_py_delete(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (!t) return NULL;
   hudi_option *opts;
   size_t n;
-  if (options_of(options, &opts, &n) < 0) return NULL;
+  if (hudi_py_options(options, &opts, &n) < 0) return NULL;
   hudi_write_result r;
   hudi_error err = HUDI_ERROR_INIT;
   hudi_status st;
@@ -222,7 +221,7 @@ PyObject *hudi_py_delete_keys(PyObject *self, PyObject *args, PyObject *kwargs) 
   }
   hudi_option *opts;
   size_t n;
-  if (options_of(options, &opts, &n) < 0) {
+  if (hudi_py_options(options, &opts, &n) < 0) {
     PyMem_Free(ks);
     Py_DECREF(seq);
     return NULL;
@@ -271,7 +270,7 @@ PyObject *hudi_py_update(PyObject *self, PyObject *args, PyObject *kwargs) {
   }
   hudi_option *opts;
   size_t n;
-  if (options_of(options, &opts, &n) < 0) {
+  if (hudi_py_options(options, &opts, &n) < 0) {
     PyMem_Free(a);
     Py_DECREF(seq);
     return NULL;
@@ -308,7 +307,7 @@ PyObject *hudi_py_overwrite(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (!t) return NULL;
   hudi_option *opts;
   size_t n;
-  if (options_of(options, &opts, &n) < 0) return NULL;
+  if (hudi_py_options(options, &opts, &n) < 0) return NULL;
   struct ArrowArrayStream stream;
   memset(&stream, 0, sizeof stream);
   if (hudi_py_import_stream(data, &stream) < 0) {
