@@ -1,5 +1,4 @@
-/* The order in which the writes run the table services (see services.h).
- * Each service adds its one call below. */
+/* The order in which the writes run the table services (see services.h). */
 #include "table/services.h"
 
 #include "table/archive.h"
@@ -13,7 +12,6 @@
 #include "table/write.h"
 
 hudi_status hudi_services_before_write(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
-  (void)t, (void)opts, (void)n, (void)err;
   /* Failed writes first (EAGER): nothing below may plan around them. */
   HUDI_TRY(hudi_rollback_failed_writes(t, opts, n, NULL, err));
   return HUDI_OK;
@@ -21,7 +19,6 @@ hudi_status hudi_services_before_write(hudi_table *t, const hudi_option *opts, s
 
 hudi_status hudi_services_after_commit(hudi_table *t, const hudi_option *opts, size_t n,
                                        const hudi_write_result *result, hudi_error *err) {
-  (void)t, (void)opts, (void)n, (void)result, (void)err;
   /* Data table: inline compaction when due (hoodie.compact.inline). */
   HUDI_TRY(hudi_compact_after_commit(t, opts, n, result, err));
   HUDI_TRY(hudi_clean_after_commit(t, opts, n, err));
