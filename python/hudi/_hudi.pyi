@@ -83,6 +83,42 @@ def _read_file_group(
     (hudi_table_read_file_group): an ``arrow_array_stream`` PyCapsule. Raises HudiNotFoundError
     when the read has no slice of that file group."""
 
+def _create(
+    base_uri: str,
+    record_key: str,
+    table_type: str,
+    partition_fields: Optional[str] = None,
+    ordering_fields: Optional[str] = None,
+    table_name: Optional[str] = None,
+    database_name: Optional[str] = None,
+    record_index_enabled: bool = True,
+    options: Optional[Dict[str, str]] = None,
+) -> None:
+    """Creates a table (hudi_table_create); ``table_type`` is ``"cow"`` or ``"mor"``."""
+
+def _append(table: Table, data: Any, options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """Bulk insert (hudi_table_append): the write result as a dict."""
+
+def _upsert(table: Table, data: Any, options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """Upsert (hudi_table_upsert): the write result as a dict."""
+
+def _delete(table: Table, predicate: str, options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """Deletes the rows matching a SQL predicate (hudi_table_delete)."""
+
+def _delete_keys(table: Table, keys: List[str], options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """Deletes records by record key (hudi_table_delete_keys)."""
+
+def _update(
+    table: Table,
+    predicate: Optional[str],
+    assignments: List[Tuple[str, Optional[str], int]],
+    options: Optional[Dict[str, str]] = None,
+) -> Dict[str, Any]:
+    """UPDATE ... SET ... WHERE (hudi_table_update); assignments are (column, value, kind)."""
+
+def _overwrite(table: Table, data: Any, scope: str, options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """Insert overwrite of ``"partitions"`` or the ``"table"`` (hudi_table_overwrite)."""
+
 def _compact(table: Table, options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
     """Compacts a MERGE_ON_READ table (hudi_table_compact): a dict with ``requested_time``,
     ``completion_time`` (both ``""`` when no file group had log files), ``num_file_groups``,
