@@ -1,6 +1,6 @@
 """Type stubs of the native extension hudi._hudi (C, CPython limited API)."""
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 def version() -> str:
     """The libhudi version string."""
@@ -51,7 +51,7 @@ class Table:
 def _read(
     table: Table,
     options: Optional[Dict[str, str]] = None,
-    filters: Optional[List[Tuple[str, str, str]]] = None,
+    filters: Optional[List[Tuple[str, str, Union[str, Sequence[str]]]]] = None,
     sql: Optional[str] = None,
     projection: Optional[List[str]] = None,
 ) -> Any:
@@ -64,7 +64,7 @@ def _get_schema(table: Table, with_meta_fields: bool) -> Any:
 def _file_slices(
     table: Table,
     options: Optional[Dict[str, str]] = None,
-    filters: Optional[List[Tuple[str, str, str]]] = None,
+    filters: Optional[List[Tuple[str, str, Union[str, Sequence[str]]]]] = None,
     sql: Optional[str] = None,
 ) -> List[Tuple[str, str, str, Optional[str], List[str]]]:
     """The file slices a read with these options reads (hudi_table_file_slices), as
@@ -75,7 +75,7 @@ def _read_file_group(
     partition: str,
     file_id: str,
     options: Optional[Dict[str, str]] = None,
-    filters: Optional[List[Tuple[str, str, str]]] = None,
+    filters: Optional[List[Tuple[str, str, Union[str, Sequence[str]]]]] = None,
     sql: Optional[str] = None,
     projection: Optional[List[str]] = None,
 ) -> Any:
