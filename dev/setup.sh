@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config git unzip
-  zlib1g-dev libsnappy-dev libzstd-dev liblz4-dev libssl-dev libcurl4-openssl-dev
+  zlib1g-dev libdeflate-dev libsnappy-dev libzstd-dev liblz4-dev libssl-dev libcurl4-openssl-dev
   libjansson-dev libxxhash-dev libcmocka-dev
   clang libclang-rt-14-dev llvm valgrind
   python3 python3-venv python3-dev

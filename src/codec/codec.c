@@ -1,4 +1,4 @@
-/* Compression codecs over zlib, snappy, zstd and lz4. Every path bounds its
+/* Compression codecs over zlib (with libdeflate in front, fast_deflate.c), snappy, zstd and lz4. Every path bounds its
  * output: the exact size a format recorded, or the cap of the caller's
  * hudi_buf, so hostile input can neither overflow nor balloon memory. */
 #include "codec/codec.h"
@@ -11,6 +11,7 @@
 #include <zstd.h>
 
 #include "base/alloc.h"
+#include "codec/fast_deflate.h"
 
 const char *hudi_codec_name(hudi_codec codec) {
   switch (codec) {
@@ -285,6 +286,7 @@ hudi_status hudi_codec_decompress(hudi_codec codec, const uint8_t *src, size_t s
     }
     case HUDI_CODEC_GZIP:
     case HUDI_CODEC_DEFLATE: {
+      if (hudi_fast_inflate(codec, src, src_len, dst, dst_len)) return HUDI_OK;
       uint8_t dummy;
       hudi_buf window = {dst ? dst : &dummy, 0, dst_len, dst_len};
       HUDI_TRY(inflate_all(codec, src, src_len, &window, 1, err));
@@ -355,6 +357,10 @@ hudi_status hudi_codec_compress(hudi_codec codec, int level, const uint8_t *src,
       return HUDI_OK;
     }
     case HUDI_CODEC_GZIP:
+      /* libdeflate for gzip (Parquet pages); raw deflate stays zlib's, whose
+       * bytes match Java's (HFile blocks re-encode byte for byte). */
+      if (hudi_fast_gzip(level, src, src_len, out)) return HUDI_OK;
+      return deflate_all(codec, level, src, src_len, out, err);
     case HUDI_CODEC_DEFLATE: return deflate_all(codec, level, src, src_len, out, err);
     case HUDI_CODEC_ZSTD: {
       size_t n = ZSTD_compressBound(src_len);
