@@ -24,6 +24,7 @@ from oracles import OracleError, row_diff
 import hudi
 
 CHECKER = Path(__file__).resolve().parents[2].parent / "shared" / "tools" / "hudi_check.py"
+RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
 META = ("_hoodie_commit_time", "_hoodie_record_key", "_hoodie_partition_path", "_hoodie_file_name")
 DATA = ("id", "p", "ts", "v")
 
@@ -45,7 +46,7 @@ def ours(path) -> list:
 
 
 def check(path) -> None:
-    r = subprocess.run([sys.executable, str(CHECKER), str(path)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
 
 

@@ -22,6 +22,7 @@ from oracles import row_diff
 import hudi
 
 CHECKER = Path(__file__).resolve().parents[2].parent / "shared" / "tools" / "hudi_check.py"
+RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
 META = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
         "_hoodie_file_name")
 DATA = ("chunk_id", "doc_id", "updated_at", "score")
@@ -47,7 +48,7 @@ def ours(path) -> list[dict]:
 
 
 def check(path, spark_wrote: bool = False) -> None:
-    r = subprocess.run([sys.executable, str(CHECKER), str(path)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
     if not spark_wrote:
         assert r.returncode == 0, r.stdout + r.stderr
         return

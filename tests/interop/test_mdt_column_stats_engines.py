@@ -23,6 +23,7 @@ import hudi
 
 HERE = Path(__file__).resolve().parent
 CHECKER = HERE.parents[1].parent / "shared" / "tools" / "hudi_check.py"
+RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
 sys.path.insert(0, str(CHECKER.parent))
 import hudi_check as hc  # noqa: E402
 
@@ -30,7 +31,7 @@ SKIPPING = {"hoodie.enable.data.skipping": "true", "hoodie.metadata.enable": "tr
 
 
 def check(path: Path) -> None:
-    r = subprocess.run([sys.executable, str(CHECKER), str(path)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
     fails = [ln for ln in r.stdout.splitlines() if ln.startswith("FAIL")]
     # Hadoop's local file system leaves .crc files beside Spark's timeline files.
     fails = [ln for ln in fails if not ln.endswith(".crc: not a layout-2 timeline file name")]

@@ -20,6 +20,7 @@ from oracles import row_diff
 import hudi
 
 CHECKER = Path(__file__).resolve().parents[2].parent / "shared" / "tools" / "hudi_check.py"
+RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
 META = ("_hoodie_commit_time", "_hoodie_record_key", "_hoodie_partition_path", "_hoodie_file_name")
 DATA = ("id", "part", "ts", "v", "f", "note")
 
@@ -39,7 +40,7 @@ def ours(path) -> list[dict]:
 
 
 def agree(path, spark, hudirs, model) -> None:
-    r = subprocess.run([sys.executable, str(CHECKER), str(path)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout
     mine = ours(path)
     got = sorted((x["id"], x["part"], x["ts"], x["v"], x["f"], x.get("note")) for x in mine)

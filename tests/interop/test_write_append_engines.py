@@ -22,6 +22,7 @@ from oracles import row_diff
 import hudi
 
 CHECKER = Path(__file__).resolve().parents[2].parent / "shared" / "tools" / "hudi_check.py"
+RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
 META = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
         "_hoodie_file_name")
 
@@ -43,7 +44,7 @@ def write_table(path: Path, table_type: str, partitioned: bool) -> list[dict]:
                               record_index_enabled=False)
     t.append(batch(0, 6))
     t.append(batch(6, 5))
-    r = subprocess.run([sys.executable, str(CHECKER), str(path)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout
     files = glob.glob(str(path / "**" / "*.parquet"), recursive=True)
     return pa.concat_tables([pq.read_table(f) for f in files]).to_pylist()

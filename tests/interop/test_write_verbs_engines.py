@@ -20,6 +20,7 @@ from oracles import row_diff
 import hudi
 
 CHECKER = Path(__file__).resolve().parents[2].parent / "shared" / "tools" / "hudi_check.py"
+RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
 META = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key", "_hoodie_partition_path",
         "_hoodie_file_name")
 DATA = ("chunk_id", "doc_id", "updated_at", "score")
@@ -46,7 +47,7 @@ def ours(path) -> list[dict]:
 
 
 def agree(path, spark, hudirs, table_type, expected_data) -> None:
-    r = subprocess.run([sys.executable, str(CHECKER), str(path)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout
     mine = ours(path)
     assert sorted((x["chunk_id"], x["doc_id"], x["updated_at"], x["score"]) for x in mine) == expected_data

@@ -25,13 +25,14 @@ from hudi.services import HudiCleanResult
 from hudi_fixtures import FIXTURES
 
 CHECKER = FIXTURES.parent / "tools" / "hudi_check.py"
+RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
 BASE = re.compile(r"^(?P<fid>[0-9a-f-]+-\d+)_[^_]+_(?P<instant>\d{17})\.parquet$")
 LOG = re.compile(r"^\.(?P<fid>[0-9a-f-]+-\d+)_(?P<instant>\d{17})\.log\.\d+_[\d-]+$")
 NO_AUTO = {"hoodie.clean.automatic": "false"}
 
 
 def check(path) -> None:
-    r = subprocess.run([sys.executable, str(CHECKER), str(path)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     if (Path(path) / ".hoodie" / "metadata").exists():
         assert "PASS metadata.files-listing:" in r.stdout, r.stdout

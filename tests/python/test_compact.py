@@ -27,11 +27,12 @@ from hudi.read import HudiReadOptions
 from hudi_fixtures import FIXTURES, table_path
 
 CHECKER = FIXTURES.parent / "tools" / "hudi_check.py"
+RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
 RO = HudiReadOptions(hudi_options={"hoodie.read.use.read_optimized.mode": "true"})
 
 
 def check(path) -> str:
-    r = subprocess.run([sys.executable, str(CHECKER), str(path)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     return r.stdout
 

@@ -23,6 +23,7 @@ from hudi.read import HudiReadOptions
 from hudi_fixtures import FIXTURES
 
 CHECKER = FIXTURES.parent / "tools" / "hudi_check.py"
+RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
 RO = HudiReadOptions(hudi_options={"hoodie.read.use.read_optimized.mode": "true"})
 ASYNC = {"hoodie.datasource.compaction.async.enable": "true"}
 # Testing knob: the background thread sleeps this long after marking the
@@ -32,7 +33,7 @@ NK, NU = 6, 10
 
 
 def check(path) -> None:
-    r = subprocess.run([sys.executable, str(CHECKER), str(path)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
 
 

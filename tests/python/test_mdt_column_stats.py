@@ -30,6 +30,7 @@ from hudi import HudiTable
 from hudi_fixtures import FIXTURES, table_path
 
 CHECKER = FIXTURES.parent / "tools" / "hudi_check.py"
+RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
 sys.path.insert(0, str(CHECKER.parent))
 import hudi_check as hc  # noqa: E402
 
@@ -178,7 +179,7 @@ def verify(path: Path, touched: set[str]) -> None:
                 assert rec["ColumnStatsMetadata"]["isTightBound"] is True
                 check_record(rec, want, f"partition {part}")
     assert checked > 0
-    r = subprocess.run([sys.executable, str(CHECKER), str(path)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
 
 

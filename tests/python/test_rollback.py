@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 import zipfile
 
 import fastavro
@@ -26,11 +27,12 @@ from hudi import HudiTable
 from hudi_fixtures import FIXTURES
 
 CHECKER = FIXTURES.parent / "tools" / "hudi_check.py"
+RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
 FIXTURE = FIXTURES / "hudi-rs/crates/test/data/sample_table/mor/avro/v9_nonpartitioned_rollback.zip"
 
 
 def check(path) -> str:
-    r = subprocess.run([sys.executable, str(CHECKER), str(path)], capture_output=True, text=True)
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "PASS metadata.sync:" in r.stdout, r.stdout
     assert "PASS metadata.files-listing:" in r.stdout, r.stdout
