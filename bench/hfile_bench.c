@@ -17,7 +17,11 @@
  * writer finds where with a few size evaluations, so 1 MiB GZ costs about
  * three compressions of each block (see docs/benchmarks.md).
  *
- *   bench_hfile [n_keys] [config,config,...]   (default: all six) */
+ * Configs: block size and compression; the index block size is the block
+ * size (a multi-level index once the root outgrows it), except "-flat"
+ * ones, which keep one root level as the writer did before.
+ *
+ *   bench_hfile [n_keys] [config,config,...]   (default: all) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +32,7 @@
 #include "hfile/hfile.h"
 
 #define KEY_LEN 36
+#define FLAT ((size_t)64 << 20)
 #define VAL_LEN 60
 
 static double cpu_now(void) {
@@ -102,6 +107,7 @@ typedef struct config {
   const char *name;
   size_t block_size;
   hudi_hfile_compression comp;
+  size_t index_block_size; /* 0: the block size; "-flat" configs keep one index level */
 } config;
 
 static void write_file(const config *c, const char *keys, size_t n, uint8_t **out, size_t *out_len) {
@@ -109,6 +115,7 @@ static void write_file(const config *c, const char *keys, size_t n, uint8_t **ou
   hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
   o.block_size = c->block_size;
   o.compression = c->comp;
+  o.index_block_size = c->index_block_size;
   o.create_time_ms = 1700000000000;
   hudi_hfile_writer *w;
   check(hudi_hfile_writer_create(&w, &o, &err), &err, "writer create");
@@ -252,7 +259,7 @@ static void run_lookups(const config *c, const uint8_t *file, size_t file_len, c
       if (c1 - c0 < best_cpu) best_cpu = c1 - c0;
       if (w1 - w0 < best_wall) best_wall = w1 - w0;
     }
-    printf("lookup  %-10s keys %6zu+%-5zu data blocks %6llu of %6llu  index blocks %3llu  reads %6llu  "
+    printf("lookup  %-13s keys %6zu+%-5zu data blocks %6llu of %6llu  index blocks %3llu  reads %6llu  "
            "bytes %11llu (open %8llu, %5.1f%% of file)  cpu %8.2f ms  wall %8.2f ms\n",
            c->name, k, nq - k, (unsigned long long)st.data_blocks_read, (unsigned long long)all.data_blocks_read,
            (unsigned long long)st.index_blocks_read, (unsigned long long)calls, (unsigned long long)bytes,
@@ -289,9 +296,13 @@ int main(int argc, char **argv) {
     if (memcmp(keys + (i - 1) * KEY_LEN, keys + i * KEY_LEN, KEY_LEN) == 0) fail("duplicate UUID", i);
 
   static const config cfgs[] = {
-      {"1MiB-GZ", 1024 * 1024, HUDI_HFILE_GZ},  {"1MiB-NONE", 1024 * 1024, HUDI_HFILE_NONE},
-      {"64KiB-GZ", 64 * 1024, HUDI_HFILE_GZ},   {"64KiB-NONE", 64 * 1024, HUDI_HFILE_NONE},
-      {"16KiB-GZ", 16 * 1024, HUDI_HFILE_GZ},   {"16KiB-NONE", 16 * 1024, HUDI_HFILE_NONE},
+      {"1MiB-GZ", 1024 * 1024, HUDI_HFILE_GZ, 0},  {"1MiB-NONE", 1024 * 1024, HUDI_HFILE_NONE, 0},
+      {"64KiB-GZ", 64 * 1024, HUDI_HFILE_GZ, 0},   {"64KiB-NONE", 64 * 1024, HUDI_HFILE_NONE, 0},
+      {"16KiB-GZ", 16 * 1024, HUDI_HFILE_GZ, 0},   {"16KiB-NONE", 16 * 1024, HUDI_HFILE_NONE, 0},
+      {"8KiB-GZ", 8 * 1024, HUDI_HFILE_GZ, 0},     {"4KiB-GZ", 4 * 1024, HUDI_HFILE_GZ, 0},
+      /* one index level whatever its size (what the writer did before multi-level indexes) */
+      {"64KiB-GZ-flat", 64 * 1024, HUDI_HFILE_GZ, FLAT}, {"16KiB-GZ-flat", 16 * 1024, HUDI_HFILE_GZ, FLAT},
+      {"4KiB-GZ-flat", 4 * 1024, HUDI_HFILE_GZ, FLAT},
   };
   printf("%zu key-values: %d-byte UUID keys, %d-byte values (%.1f MB of raw key+value)\n", n, KEY_LEN, VAL_LEN,
          (double)n * (KEY_LEN + VAL_LEN) / 1e6);
@@ -309,7 +320,7 @@ int main(int argc, char **argv) {
       if (c1 - c0 < best_cpu) best_cpu = c1 - c0;
       if (w1 - w0 < best_wall) best_wall = w1 - w0;
     }
-    printf("write   %-10s %8.3f M kv/s cpu  %8.3f M kv/s wall  file %10zu bytes (%.1f MiB)\n", cfgs[c].name,
+    printf("write   %-13s %8.3f M kv/s cpu  %8.3f M kv/s wall  file %10zu bytes (%.1f MiB)\n", cfgs[c].name,
            (double)n / best_cpu / 1e6, (double)n / best_wall / 1e6, file_len, (double)file_len / 1048576.0);
     fflush(stdout);
     run_lookups(&cfgs[c], file, file_len, keys, n);

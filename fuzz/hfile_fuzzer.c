@@ -1,5 +1,6 @@
-/* Fuzzes the HFile reader: open over the input bytes, full scan, a batch
- * lookup of keys taken from the input, a prefix scan and every meta block. */
+/* Fuzzes the HFile reader: open over the input bytes, a batch lookup of
+ * keys taken from the input (before and after a full scan), a prefix scan
+ * and every meta block. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -28,9 +29,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   hudi_error err = HUDI_ERROR_INIT;
   if (hudi_hfile_reader_open_buffer(&r, data, size, "fuzz", &err) != HUDI_OK) return 0;
   size_t n = 0;
-  hudi_status st = hudi_hfile_reader_scan(r, on_kv, &n, &err);
-  /* Sorted keys: prefixes of the input's first bytes, shortest first. */
+  /* Sorted keys: prefixes of the input's first bytes, shortest first. A
+   * lookup before the scan walks the index levels lazily; after it, the
+   * expanded index. */
   hudi_hfile_key keys[3] = {{data, 0}, {data, size < 4 ? size : 4}, {data, size < 12 ? size : 12}};
+  hudi_status st = hudi_hfile_reader_lookup(r, keys, 3, on_found, NULL, &err);
+  st = hudi_hfile_reader_scan(r, on_kv, &n, &err);
   st = hudi_hfile_reader_lookup(r, keys, 3, on_found, NULL, &err);
   n = 0;
   st = hudi_hfile_reader_scan_prefix(r, data, size < 3 ? size : 3, on_kv, &n, &err);

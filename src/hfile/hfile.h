@@ -94,8 +94,10 @@ typedef struct hudi_hfile_key {
 } hudi_hfile_key;
 
 /* Point lookup of a batch of keys sorted ascending (unsigned bytes;
- * repeats allowed). Merge-joins them against the index: each needed block
- * is read once, blocks holding none of the keys are not read. For a key
+ * repeats allowed). Merge-joins them against the index, level by level
+ * from the root: each index block (leaf, intermediate) and data block some
+ * key falls in is read once, the others are not read, so k keys cost about
+ * k data blocks plus the index blocks above them, not the file. For a key
  * stored several times the first occurrence is reported. Unsorted input
  * fails with HUDI_ERR_INVALID_ARG. */
 HUDI_NODISCARD hudi_status hudi_hfile_reader_lookup(hudi_hfile_reader *r, const hudi_hfile_key *keys,
@@ -125,10 +127,16 @@ typedef struct hudi_hfile_writer_options {
   size_t block_size;                   /* uncompressed data block target, bytes */
   hudi_hfile_compression compression;
   int64_t create_time_ms;              /* hfile.CREATE_TIME_TS; -1 = now */
+  /* Largest index block (HBase hfile.index.block.max.size): a root index
+   * bigger than this becomes leaf (and intermediate) index blocks, so a
+   * lookup reads the index blocks its keys need rather than the whole
+   * index. 0 = block_size. Files small enough for one index block are
+   * single-level, byte for byte what Hudi's own writer produces. */
+  size_t index_block_size;
 } hudi_hfile_writer_options;
 
 /* Hudi's metadata-table defaults: 1 MiB GZ blocks. */
-#define HUDI_HFILE_WRITER_OPTIONS_INIT {1024 * 1024, HUDI_HFILE_GZ, -1}
+#define HUDI_HFILE_WRITER_OPTIONS_INIT {1024 * 1024, HUDI_HFILE_GZ, -1, 0}
 
 typedef struct hudi_hfile_writer hudi_hfile_writer;
 

@@ -1,7 +1,8 @@
 /* HFile v3 reader. Open reads the trailer and the load-on-open section
- * (root data index, meta index, file info) with one ranged read each;
- * deeper index levels are read the first time a lookup or scan needs
- * them; data blocks are read only when a lookup or scan reaches them. */
+ * (root data index, meta index, file info) with one ranged read each.
+ * A lookup walks a multi-level index down with its sorted keys, reading
+ * only the intermediate and leaf index blocks and the data blocks the keys
+ * fall in; a scan expands the whole index once. */
 #include <string.h>
 
 #include "base/alloc.h"
@@ -43,7 +44,13 @@ struct hudi_hfile_reader {
   fi_entry *fi;
   size_t n_fi;
   hudi_buf raw, block;     /* scratch: on-disk bytes, decoded payload */
-  long cur_block;          /* data_idx entry decoded in `block`, or -1 */
+  int64_t cur_off;         /* file offset of the data block decoded in `block`, or -1 */
+  /* A lookup's walk below the root: the index block it is in at each depth. */
+  struct walk_level {
+    idx_entry *e;
+    size_t n, cap;
+    hudi_buf keys;
+  } walk[MAX_INDEX_LEVELS];
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -78,12 +85,13 @@ static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
 }
 
 static const uint8_t *idx_key(const hudi_hfile_reader *r, const idx_entry *e) { return r->keys.data + e->key_off; }
+static const uint8_t *arena_key(const hudi_buf *arena, const idx_entry *e) { return arena->data + e->key_off; }
 
 /* Stores an index key. Data index keys are KeyValue keys (i16 row length,
  * row, then family/qualifier/timestamp/type for HBase files); only the
  * row is kept since lookups compare rows. Meta index keys are raw names. */
-static hudi_status add_key(hudi_hfile_reader *r, idx_entry *e, const uint8_t *k, size_t klen, int row_only,
-                           uint64_t at, hudi_error *err) {
+static hudi_status add_key(hudi_hfile_reader *r, hudi_buf *arena, idx_entry *e, const uint8_t *k, size_t klen,
+                           int row_only, uint64_t at, hudi_error *err) {
   if (row_only) {
     if (klen < 2 || (size_t)hudi_be16(k) > klen - 2)
       return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index key of %zu bytes at byte offset %llu has no valid row",
@@ -91,9 +99,9 @@ static hudi_status add_key(hudi_hfile_reader *r, idx_entry *e, const uint8_t *k,
     klen = hudi_be16(k);
     k += 2;
   }
-  e->key_off = r->keys.len;
+  e->key_off = arena->len;
   e->key_len = klen;
-  return hudi_buf_append(&r->keys, k, klen, err);
+  return hudi_buf_append(arena, k, klen, err);
 }
 
 /* ---- trailer ------------------------------------------------------------ */
@@ -188,7 +196,7 @@ static hudi_status parse_root_entries(hudi_hfile_reader *r, const uint8_t *p, si
                           r->name, i, (unsigned long long)at);
     e[i].off = hudi_be64(p + pos);
     e[i].size = hudi_be32(p + pos + 8);
-    HUDI_TRY(add_key(r, &e[i], p + pos + 12 + vl, (size_t)klen, row_only, at, err));
+    HUDI_TRY(add_key(r, &r->keys, &e[i], p + pos + 12 + vl, (size_t)klen, row_only, at, err));
     pos += 12 + vl + (size_t)klen;
   }
   return HUDI_OK;
@@ -213,8 +221,8 @@ static hudi_status read_block(hudi_hfile_reader *r, uint64_t off, uint32_t size,
 
 /* Non-root (leaf and intermediate) index format: i32 n, (n+1) x i32
  * offsets of the entries, then n x (i64 offset, i32 on-disk size, key). */
-static hudi_status parse_nonroot(hudi_hfile_reader *r, const uint8_t *p, size_t len, uint64_t at, idx_entry **vec,
-                                 size_t *n_vec, size_t *cap, hudi_error *err) {
+static hudi_status parse_nonroot(hudi_hfile_reader *r, const uint8_t *p, size_t len, uint64_t at, hudi_buf *arena,
+                                 idx_entry **vec, size_t *n_vec, size_t *cap, hudi_error *err) {
   unsigned long long o = (unsigned long long)at;
   if (len < 4) return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index block at byte offset %llu is empty", r->name, o);
   uint32_t n = hudi_be32(p);
@@ -240,7 +248,7 @@ static hudi_status parse_nonroot(hudi_hfile_reader *r, const uint8_t *p, size_t 
     const uint8_t *q = p + base + a;
     e->off = hudi_be64(q);
     e->size = hudi_be32(q + 8);
-    HUDI_TRY(add_key(r, e, q + 12, b - a - 12, 1, at + base + a, err));
+    HUDI_TRY(add_key(r, arena, e, q + 12, b - a - 12, 1, at + base + a, err));
   }
   return HUDI_OK;
 }
@@ -257,10 +265,10 @@ static hudi_status ensure_index(hudi_hfile_reader *r, hudi_error *err) {
       st = read_block(r, r->data_idx[i].off, r->data_idx[i].size, magic, &r->block, err);
       if (st == HUDI_OK) {
         r->stats.index_blocks_read++;
-        st = parse_nonroot(r, r->block.data, r->block.len, r->data_idx[i].off, &next, &n_next, &cap, err);
+        st = parse_nonroot(r, r->block.data, r->block.len, r->data_idx[i].off, &r->keys, &next, &n_next, &cap, err);
       }
     }
-    r->cur_block = -1;
+    r->cur_off = -1;
     if (st != HUDI_OK) {
       hudi_free(next);
       return st;
@@ -394,8 +402,9 @@ hudi_status hudi_hfile_reader_open(hudi_hfile_reader **out, const hudi_hfile_sou
   hudi_hfile_reader *r = hudi_calloc(1, sizeof *r);
   if (!r) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for an HFile reader");
   r->src = *src;
-  r->cur_block = -1;
+  r->cur_off = -1;
   hudi_buf_init(&r->keys, HUDI_BUF_DEFAULT_MAX);
+  for (size_t i = 0; i < MAX_INDEX_LEVELS; i++) hudi_buf_init(&r->walk[i].keys, HUDI_BUF_DEFAULT_MAX);
   hudi_buf_init(&r->file_info, HUDI_BUF_DEFAULT_MAX);
   hudi_buf_init(&r->raw, HUDI_BUF_DEFAULT_MAX);
   hudi_buf_init(&r->block, HUDI_BUF_DEFAULT_MAX);
@@ -444,6 +453,10 @@ void hudi_hfile_reader_free(hudi_hfile_reader *r) {
   hudi_free(r->meta_idx);
   hudi_free(r->data_idx);
   hudi_free(r->fi);
+  for (size_t i = 0; i < MAX_INDEX_LEVELS; i++) {
+    hudi_free(r->walk[i].e);
+    hudi_buf_free(&r->walk[i].keys);
+  }
   hudi_buf_free(&r->keys);
   hudi_buf_free(&r->file_info);
   hudi_buf_free(&r->raw);
@@ -492,7 +505,7 @@ hudi_status hudi_hfile_reader_meta_block(hudi_hfile_reader *r, const char *name,
   for (size_t i = 0; i < r->n_meta; i++) {
     const idx_entry *e = &r->meta_idx[i];
     if (e->key_len != n || memcmp(idx_key(r, e), name, n) != 0) continue;
-    r->cur_block = -1; /* r->block is reused */
+    r->cur_off = -1; /* r->block is reused */
     HUDI_TRY(read_block(r, e->off, e->size, HUDI_HFILE_MAGIC_META, &r->block, err));
     HUDI_TRY(hudi_buf_append(out, r->block.data, r->block.len, err));
     *found = true;
@@ -516,7 +529,6 @@ typedef struct kv {
 static hudi_status kv_parse(const hudi_hfile_reader *r, size_t pos, kv *out, hudi_error *err) {
   const uint8_t *b = r->block.data;
   size_t n = r->block.len;
-  const idx_entry *blk = &r->data_idx[r->cur_block];
   if (n - pos < 8) goto bad;
   uint32_t klen = hudi_be32(b + pos), vlen = hudi_be32(b + pos + 4);
   if (klen < 12 || klen > n - pos - 8 || vlen > n - pos - 8 - klen) goto bad;
@@ -539,30 +551,99 @@ static hudi_status kv_parse(const hudi_hfile_reader *r, size_t pos, kv *out, hud
   return HUDI_OK;
 bad:
   return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: bad key-value at byte %zu of the data block at byte offset %llu",
-                      r->name, pos, (unsigned long long)blk->off);
+                      r->name, pos, (unsigned long long)r->cur_off);
 }
 
-static hudi_status load_data_block(hudi_hfile_reader *r, size_t i, hudi_error *err) {
-  if (r->cur_block == (long)i) return HUDI_OK;
-  r->cur_block = -1;
-  HUDI_TRY(read_block(r, r->data_idx[i].off, r->data_idx[i].size, HUDI_HFILE_MAGIC_DATA, &r->block, err));
-  r->cur_block = (long)i;
+static hudi_status load_data_block(hudi_hfile_reader *r, const idx_entry *e, hudi_error *err) {
+  if (r->cur_off == (int64_t)e->off) return HUDI_OK;
+  r->cur_off = -1;
+  HUDI_TRY(read_block(r, e->off, e->size, HUDI_HFILE_MAGIC_DATA, &r->block, err));
+  r->cur_off = (int64_t)e->off;
   r->stats.data_blocks_read++;
   return HUDI_OK;
 }
 
-/* Index of the last data block whose index key is <= key, or -1. */
-static long floor_block(const hudi_hfile_reader *r, const uint8_t *key, size_t len) {
-  size_t lo = 0, hi = r->n_data;
+/* Index of the last of the n entries whose key is <= key, or -1. */
+static long floor_entry(const idx_entry *e, size_t n, const hudi_buf *arena, const uint8_t *key, size_t len) {
+  size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    const idx_entry *e = &r->data_idx[mid];
-    if (key_cmp(idx_key(r, e), e->key_len, key, len) <= 0)
+    if (key_cmp(arena_key(arena, &e[mid]), e[mid].key_len, key, len) <= 0)
       lo = mid + 1;
     else
       hi = mid;
   }
   return (long)lo - 1;
+}
+
+static long floor_block(const hudi_hfile_reader *r, const uint8_t *key, size_t len) {
+  return floor_entry(r->data_idx, r->n_data, &r->keys, key, len);
+}
+
+/* The sorted keys [0, n) that fall in one data block: a cursor moves
+ * forward through its key-values. keys[i] is the caller's key base + i. */
+static hudi_status lookup_block(hudi_hfile_reader *r, const idx_entry *blk, const hudi_hfile_key *keys, size_t n,
+                                size_t base, hudi_hfile_found_fn found, void *ctx, int *stop, hudi_error *err) {
+  HUDI_TRY(load_data_block(r, blk, err));
+  size_t pos = 0;
+  for (size_t i = 0; i < n; i++) {
+    while (pos < r->block.len) {
+      kv e = {0};
+      HUDI_TRY(kv_parse(r, pos, &e, err));
+      int c = key_cmp(e.row, e.row_len, keys[i].data, keys[i].len);
+      if (c > 0) break;
+      if (c == 0) {
+        if (found(ctx, base + i, e.value, e.value_len)) {
+          *stop = 1;
+          return HUDI_OK;
+        }
+        break; /* stay: a repeated lookup key finds the same key-value */
+      }
+      pos = e.next;
+    }
+  }
+  return HUDI_OK;
+}
+
+/* Merge-joins sorted keys against the n entries of one index level
+ * (`below` levels above the data blocks, at walk depth `depth`): each
+ * entry that some key falls in is followed once, the others never read. */
+static hudi_status lookup_level(hudi_hfile_reader *r, const idx_entry *e, size_t n, const hudi_buf *arena,
+                                uint32_t below, size_t depth, const hudi_hfile_key *keys, size_t n_keys, size_t base,
+                                hudi_hfile_found_fn found, void *ctx, int *stop, hudi_error *err) {
+  size_t i = 0;
+  while (i < n_keys && !*stop) {
+    long s = floor_entry(e, n, arena, keys[i].data, keys[i].len);
+    if (s < 0) { /* before the first key this level covers */
+      i++;
+      continue;
+    }
+    size_t j = i + 1;
+    if ((size_t)s + 1 < n) {
+      const idx_entry *next = &e[s + 1];
+      while (j < n_keys && key_cmp(keys[j].data, keys[j].len, arena_key(arena, next), next->key_len) < 0) j++;
+    } else {
+      j = n_keys;
+    }
+    if (below == 0) {
+      HUDI_TRY(lookup_block(r, &e[s], keys + i, j - i, base + i, found, ctx, stop, err));
+    } else {
+      if (depth + 1 >= MAX_INDEX_LEVELS)
+        return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index deeper than %d levels", r->name, MAX_INDEX_LEVELS);
+      struct walk_level *w = &r->walk[depth + 1];
+      const char *magic = below == 1 ? HUDI_HFILE_MAGIC_LEAF : HUDI_HFILE_MAGIC_INTERMEDIATE;
+      r->cur_off = -1; /* r->block is reused */
+      HUDI_TRY(read_block(r, e[s].off, e[s].size, magic, &r->block, err));
+      r->stats.index_blocks_read++;
+      w->n = 0;
+      hudi_buf_reset(&w->keys);
+      HUDI_TRY(parse_nonroot(r, r->block.data, r->block.len, e[s].off, &w->keys, &w->e, &w->n, &w->cap, err));
+      HUDI_TRY(lookup_level(r, w->e, w->n, &w->keys, below - 1, depth + 1, keys + i, j - i, base + i, found, ctx,
+                            stop, err));
+    }
+    i = j;
+  }
+  return HUDI_OK;
 }
 
 hudi_status hudi_hfile_reader_lookup(hudi_hfile_reader *r, const hudi_hfile_key *keys, size_t n_keys,
@@ -571,32 +652,11 @@ hudi_status hudi_hfile_reader_lookup(hudi_hfile_reader *r, const hudi_hfile_key 
     if (key_cmp(keys[i - 1].data, keys[i - 1].len, keys[i].data, keys[i].len) > 0)
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile lookup keys are not sorted (key %zu < key %zu)", i,
                           i - 1);
-  HUDI_TRY(ensure_index(r, err));
-  /* A cursor (block, offset) sits on the first key-value >= the previous
-   * lookup key; sorted keys only move it forward, so no block is read twice. */
-  long blk = -1;
-  size_t pos = 0;
-  for (size_t i = 0; i < n_keys; i++) {
-    long s = floor_block(r, keys[i].data, keys[i].len);
-    if (s < 0) continue; /* before the first key of the file */
-    if (s > blk) {
-      blk = s;
-      pos = 0;
-    }
-    HUDI_TRY(load_data_block(r, (size_t)blk, err));
-    while (pos < r->block.len) {
-      kv e = {0};
-      HUDI_TRY(kv_parse(r, pos, &e, err));
-      int c = key_cmp(e.row, e.row_len, keys[i].data, keys[i].len);
-      if (c > 0) break;
-      if (c == 0) {
-        if (found(ctx, i, e.value, e.value_len)) return HUDI_OK;
-        break;
-      }
-      pos = e.next;
-    }
-  }
-  return HUDI_OK;
+  /* From the root (or, once a scan expanded the index, the data block
+   * entries) down. */
+  int stop = 0;
+  return lookup_level(r, r->data_idx, r->n_data, &r->keys, r->levels_left, 0, keys, n_keys, 0, found, ctx, &stop,
+                      err);
 }
 
 static int has_prefix(const kv *e, const uint8_t *prefix, size_t len) {
@@ -608,7 +668,7 @@ hudi_status hudi_hfile_reader_scan_prefix(hudi_hfile_reader *r, const uint8_t *p
   HUDI_TRY(ensure_index(r, err));
   long s = prefix_len ? floor_block(r, prefix, prefix_len) : 0;
   for (size_t b = s < 0 ? 0 : (size_t)s; b < r->n_data; b++) {
-    HUDI_TRY(load_data_block(r, b, err));
+    HUDI_TRY(load_data_block(r, &r->data_idx[b], err));
     size_t pos = 0;
     while (pos < r->block.len) {
       kv e = {0};

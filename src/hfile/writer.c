@@ -1,6 +1,6 @@
 /* HFile v3 writer producing the bytes of Hudi's Java HFileWriterImpl
- * (hudi-io, Hudi 1.1): data blocks, meta blocks, a single-level root data
- * index, meta index, file info and trailer; checksum type NULL with zero
+ * (hudi-io, Hudi 1.1): data blocks, meta blocks, the root data index,
+ * meta index, file info and trailer; checksum type NULL with zero
  * checksum bytes; every block GZ-compressed (or NONE).
  * Where we deliberately differ from that Java code:
  *  - index key lengths are Hadoop VLongs (what every reader decodes); Java
@@ -8,8 +8,12 @@
  *  - a data block is closed one key-value early when Hudi's Java reader
  *    would drop its last key-value or hudi-rs would cut its gzip stream
  *    (spec §3.9), so the bytes differ from Java only in those rare cases.
- * Multi-level indexes are never written (Hudi's writer has none either;
- * 1 MiB blocks keep the root index small). */
+ * The data block index stays one root level while it fits in
+ * index_block_size bytes (at Hudi's 1 MiB blocks, any file under ~20 GB),
+ * which is all Hudi's writer produces; beyond that it grows leaf and intermediate levels
+ * as HBase's writer does (index_writer.c), so small-block files such as our
+ * record index keep a small root and lookups read only the index blocks
+ * their keys need. */
 #include <string.h>
 #include <time.h>
 #include <zlib.h>
@@ -17,6 +21,7 @@
 #include "base/alloc.h"
 #include "hfile/block.h"
 #include "hfile/hfile.h"
+#include "hfile/index_writer.h"
 #include "hfile/protobuf.h"
 
 #define MAX_KEY_LEN 32767
@@ -43,9 +48,9 @@ struct hudi_hfile_writer {
   size_t n_kvs, kv_cap;
   uint64_t block_acc; /* Java's size accounting: key + value + 9 per entry */
   hudi_buf last_key;  /* last key appended */
-  hudi_buf root;      /* root data index payload */
+  hudi_hfile_index_writer index; /* data block index */
   hudi_buf enc;       /* scratch: one encoded block */
-  uint32_t n_root;
+  uint32_t n_root;    /* root data index entries (trailer data_index_count) */
   uint64_t entries, total_key_len, total_value_len, total_usw;
   int64_t first_data_off, last_data_off;
   named_list file_info, meta;
@@ -165,13 +170,17 @@ hudi_status hudi_hfile_writer_create(hudi_hfile_writer **out, const hudi_hfile_w
   if (o.block_size == 0 || o.block_size > HUDI_HFILE_MAX_BLOCK / 2)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile block size %zu outside 1..%zu", o.block_size,
                         HUDI_HFILE_MAX_BLOCK / 2);
+  if (o.index_block_size > HUDI_HFILE_MAX_BLOCK / 2)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile index block size %zu exceeds %zu", o.index_block_size,
+                        HUDI_HFILE_MAX_BLOCK / 2);
   hudi_hfile_writer *w = hudi_calloc(1, sizeof *w);
   if (!w) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for an HFile writer");
   w->opts = o;
   hudi_buf_init(&w->out, HUDI_BUF_DEFAULT_MAX);
   hudi_buf_init(&w->block, HUDI_HFILE_MAX_BLOCK);
   hudi_buf_init(&w->last_key, MAX_KEY_LEN);
-  hudi_buf_init(&w->root, HUDI_BUF_DEFAULT_MAX);
+  hudi_hfile_index_writer_init(&w->index, o.index_block_size ? o.index_block_size : o.block_size,
+                               o.compression == HUDI_HFILE_GZ);
   hudi_buf_init(&w->enc, HUDI_BUF_DEFAULT_MAX);
   w->first_data_off = -1;
   w->last_data_off = 0;
@@ -192,7 +201,7 @@ void hudi_hfile_writer_free(hudi_hfile_writer *w) {
   hudi_buf_free(&w->out);
   hudi_buf_free(&w->block);
   hudi_buf_free(&w->last_key);
-  hudi_buf_free(&w->root);
+  hudi_hfile_index_writer_free(&w->index);
   hudi_buf_free(&w->enc);
   hudi_free(w->kv_starts);
   named_free(&w->file_info);
@@ -551,20 +560,11 @@ static hudi_status flush_block(hudi_hfile_writer *w, hudi_error *err) {
   w->last_data_off = (int64_t)off;
   w->total_usw += len;
   w->entries += n;
-  /* Root index entry: offset, on-disk size, VLong key length, i16 + key. */
+  /* Index entry key: i16 length + the block's first row key. */
   const uint8_t *key;
   size_t klen;
   kv_key(w, 0, &key, &klen);
-  uint8_t fixed[12];
-  hudi_put_be64(fixed, off);
-  hudi_put_be32(fixed + 8, (uint32_t)w->enc.len);
-  uint8_t kl[2];
-  hudi_put_be16(kl, (uint16_t)klen);
-  HUDI_TRY(hudi_buf_append(&w->root, fixed, sizeof fixed, err));
-  HUDI_TRY(hudi_hfile_vlong_write(&w->root, (int64_t)klen + 2, err));
-  HUDI_TRY(hudi_buf_append(&w->root, kl, 2, err));
-  HUDI_TRY(hudi_buf_append(&w->root, key, klen, err));
-  w->n_root++;
+  HUDI_TRY(hudi_hfile_index_writer_add(&w->index, &w->out, key - 2, klen + 2, off, (uint32_t)w->enc.len, err));
   /* Key-values held back start the next block. */
   size_t rest = w->block.len - len;
   memmove(w->block.data, w->block.data + len, rest);
@@ -740,7 +740,7 @@ static hudi_status write_trailer(hudi_hfile_writer *w, uint64_t file_info_off, u
   if (st == HUDI_OK) st = hudi_pb_write_uint_field(&pb, 5, w->n_root, err);
   if (st == HUDI_OK) st = hudi_pb_write_uint_field(&pb, 6, w->meta.n, err);
   if (st == HUDI_OK) st = hudi_pb_write_uint_field(&pb, 7, w->entries, err);
-  if (st == HUDI_OK) st = hudi_pb_write_uint_field(&pb, 8, 1, err);
+  if (st == HUDI_OK) st = hudi_pb_write_uint_field(&pb, 8, w->index.levels, err);
   if (st == HUDI_OK) st = hudi_pb_write_uint_field(&pb, 9, (uint64_t)w->first_data_off, err);
   if (st == HUDI_OK) st = hudi_pb_write_uint_field(&pb, 10, (uint64_t)w->last_data_off, err);
   if (st == HUDI_OK) st = hudi_pb_write_bytes_field(&pb, 11, COMPARATOR, strlen(COMPARATOR), err);
@@ -762,13 +762,15 @@ hudi_status hudi_hfile_writer_finish(hudi_hfile_writer *w, uint8_t **out, size_t
   if (w->finished) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile writer already finished");
   w->finished = 1;
   while (w->n_kvs > 0) HUDI_TRY(flush_block(w, err));
+  /* HBase's order: the last leaf index block, meta blocks, intermediate
+   * index blocks, then load-on-open from the root index. */
+  HUDI_TRY(hudi_hfile_index_writer_close_leaves(&w->index, &w->out, err));
   hudi_buf meta_index;
   hudi_buf_init(&meta_index, HUDI_BUF_DEFAULT_MAX);
   int gz = w->opts.compression == HUDI_HFILE_GZ;
   hudi_status st = write_meta_blocks(w, &meta_index, err);
-  uint64_t load_on_open = w->out.len;
-  if (st == HUDI_OK)
-    st = hudi_hfile_block_encode(&w->out, HUDI_HFILE_MAGIC_ROOT, w->root.data, w->root.len, gz, -1, err);
+  uint64_t load_on_open = 0;
+  if (st == HUDI_OK) st = hudi_hfile_index_writer_finish(&w->index, &w->out, &load_on_open, &w->n_root, err);
   if (st == HUDI_OK)
     st = hudi_hfile_block_encode(&w->out, HUDI_HFILE_MAGIC_ROOT, meta_index.data, meta_index.len, gz, -1, err);
   uint64_t file_info_off = w->out.len;
