@@ -511,6 +511,16 @@ hudi_status hudi_arrow_batch_builder_end_row(hudi_arrow_batch_builder *bb, hudi_
   return hudi_arrow_builder_end_element(bb->root, err);
 }
 
+hudi_status hudi_arrow_batch_builder_end_rows(hudi_arrow_batch_builder *bb, int64_t n, hudi_error *err) {
+  hudi_arrow_builder *r = bb->root;
+  for (int64_t k = 0; k < r->n_children; k++)
+    if (n < 0 || r->children[k].length != r->length + n)
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column '%s' has %lld values, expected %lld",
+                          col(&r->children[k]), (long long)r->children[k].length, (long long)(r->length + n));
+  for (int64_t i = 0; i < n; i++) HUDI_TRY(push_valid(r, true, err));
+  return HUDI_OK;
+}
+
 hudi_status hudi_arrow_batch_builder_append_rows(hudi_arrow_batch_builder *bb, const hudi_arrow_view *batch,
                                                 int64_t start, int64_t n, hudi_error *err) {
   hudi_arrow_builder *r = bb->root;

@@ -98,6 +98,10 @@ hudi_arrow_builder *hudi_arrow_batch_builder_column(hudi_arrow_batch_builder *bb
 /* After appending one value to every column: checks that, closes the row. */
 HUDI_NODISCARD hudi_status hudi_arrow_batch_builder_end_row(hudi_arrow_batch_builder *bb,
                                                             hudi_error *err);
+/* After appending n values to every column (a column at a time): checks
+ * that, closes n rows. */
+HUDI_NODISCARD hudi_status hudi_arrow_batch_builder_end_rows(hudi_arrow_batch_builder *bb, int64_t n,
+                                                             hudi_error *err);
 /* Copies rows [start, start + n) of a struct view with the same columns. */
 HUDI_NODISCARD hudi_status hudi_arrow_batch_builder_append_rows(hudi_arrow_batch_builder *bb,
                                                                 const hudi_arrow_view *batch,

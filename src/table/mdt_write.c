@@ -9,6 +9,7 @@
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "base/instant.h"
+#include "base/threadpool.h"
 #include "table/log_file_name.h"
 #include "table/log_writer.h"
 #include "table/mdt_column_stats.h"
@@ -280,73 +281,134 @@ static hudi_status commit_files(commit_ctx *c, hudi_error *err) {
   return st;
 }
 
-/* One shard: an HFILE block of upserts and/or a DELETE block. refs[0, n)
- * are the shard's resolved changes, sorted by key. */
-/* The HFile of a shard's upserts, streamed: one record at a time (a
- * record's arena is 16 KiB, so records are never all held at once). */
-static hudi_status shard_hfile(commit_ctx *c, const key_ref *refs, size_t n, uint8_t **out, size_t *out_len,
+/* The Avro value of a record-index entry depends only on (partition, file
+ * id, instant): its key field is "" (the key lives in the HFile key, as
+ * Hudi writes it) and the meta fields are null. The generic encoder makes
+ * it once per file id; every key of that file group reuses the bytes, with
+ * no Avro objects built per key. */
+typedef struct rli_value {
+  const char *partition, *file_id; /* what bytes were made for (NULL: none yet) */
+  hudi_buf bytes;
+} rli_value;
+
+static hudi_status rli_value_for(rli_value *v, const commit_ctx *c, const hudi_mdt_key_change *k, hudi_error *err) {
+  if (v->file_id && (v->file_id == k->file_id || !strcmp(v->file_id, k->file_id)) &&
+      (v->partition == k->partition || !strcmp(v->partition, k->partition)))
+    return HUDI_OK;
+  hudi_mdt_record r;
+  hudi_mdt_record_init(&r);
+  hudi_status st = hudi_mdt_record_set_key(&r, k->key, k->key_len, HUDI_MDT_TYPE_RECORD_INDEX, err);
+  if (st == HUDI_OK) st = hudi_mdt_record_set_rli(&r, k->partition, k->file_id, c->instant_ms, err);
+  hudi_buf_reset(&v->bytes);
+  if (st == HUDI_OK) st = hudi_mdt_record_encode(&r, c->schema->root, &v->bytes, err);
+  hudi_mdt_record_free(&r);
+  HUDI_TRY(st);
+  v->partition = k->partition;
+  v->file_id = k->file_id;
+  return HUDI_OK;
+}
+
+/* The HFile of a shard's upserts (refs sorted by key). */
+static hudi_status shard_hfile(const commit_ctx *c, const key_ref *refs, size_t n, uint8_t **out, size_t *out_len,
                                hudi_error *err) {
   hudi_hfile_writer *w = NULL;
   HUDI_TRY(hudi_mdt_w_hfile_open(&w, c->schema_json, c->schema_len, &c->o, err));
-  hudi_buf val;
-  hudi_buf_init(&val, HUDI_MDT_MAX_PAYLOAD);
+  rli_value v = {NULL, NULL, {0}};
+  hudi_buf_init(&v.bytes, HUDI_MDT_MAX_PAYLOAD);
   hudi_status st = HUDI_OK;
   for (size_t i = 0; st == HUDI_OK && i < n; i++) {
     const hudi_mdt_key_change *k = refs[i].c;
     if (!k->file_id) continue;
-    hudi_mdt_record r;
-    hudi_mdt_record_init(&r);
-    st = hudi_mdt_record_set_key(&r, k->key, k->key_len, HUDI_MDT_TYPE_RECORD_INDEX, err);
-    if (st == HUDI_OK) st = hudi_mdt_record_set_rli(&r, k->partition, k->file_id, c->instant_ms, err);
-    if (st == HUDI_OK) st = hudi_mdt_w_hfile_put(w, &r, c->schema->root, &val, err);
-    hudi_mdt_record_free(&r);
+    st = rli_value_for(&v, c, k, err);
+    if (st == HUDI_OK)
+      st = hudi_hfile_writer_append(w, (const uint8_t *)k->key, k->key_len, v.bytes.data, v.bytes.len, err);
   }
   if (st == HUDI_OK) st = hudi_hfile_writer_finish(w, out, out_len, err);
-  hudi_buf_free(&val);
+  hudi_buf_free(&v.bytes);
   hudi_hfile_writer_free(w);
   return st;
 }
 
-/* One shard: an HFILE block of upserts and/or a DELETE block. refs[0, n)
- * are the shard's resolved changes, sorted by key. */
-static hudi_status commit_shard(commit_ctx *c, int32_t shard, const key_ref *refs, size_t n, hudi_error *err) {
-  size_t n_up = 0, n_del = 0;
-  for (size_t i = 0; i < n; i++) (refs[i].c->file_id ? n_up++ : n_del++);
+/* One shard's log content: an HFILE block of upserts and/or a DELETE
+ * block. refs[0, n) are the shard's resolved changes, sorted by key. */
+typedef struct shard_job {
+  int32_t shard;
+  const key_ref *refs;
+  size_t n, n_up, n_del;
+  hudi_buf blocks;
+} shard_job;
+
+static hudi_status build_shard(const commit_ctx *c, shard_job *j, hudi_error *err) {
+  const key_ref *refs = j->refs;
+  size_t n = j->n;
+  j->n_up = j->n_del = 0;
+  for (size_t i = 0; i < n; i++) (refs[i].c->file_id ? j->n_up++ : j->n_del++);
+  size_t n_del = j->n_del;
   const char **del_keys = n_del ? hudi_calloc(n_del, sizeof *del_keys) : NULL;
   size_t *del_lens = n_del ? hudi_calloc(n_del, sizeof *del_lens) : NULL;
   hudi_status st = HUDI_OK;
-  if (n_del && (!del_keys || !del_lens)) st = hudi_err_set(err, HUDI_ERR_NOMEM, "record-index shard %d", (int)shard);
+  if (n_del && (!del_keys || !del_lens)) st = hudi_err_set(err, HUDI_ERR_NOMEM, "record-index shard %d", (int)j->shard);
   for (size_t i = 0, d = 0; st == HUDI_OK && i < n; i++)
     if (!refs[i].c->file_id) {
       del_keys[d] = refs[i].c->key;
       del_lens[d++] = refs[i].c->key_len;
     }
-  hudi_buf blocks;
-  hudi_buf_init(&blocks, HUDI_BUF_DEFAULT_MAX);
   uint8_t *hf = NULL;
   size_t hf_len = 0;
-  if (st == HUDI_OK && n_up) st = shard_hfile(c, refs, n, &hf, &hf_len, err);
-  if (st == HUDI_OK && n_up)
-    st = hudi_mdt_w_hfile_block(&blocks, hf, hf_len, c->schema_json, c->schema_len, c->in->instant, err);
+  if (st == HUDI_OK && j->n_up) st = shard_hfile(c, refs, n, &hf, &hf_len, err);
+  if (st == HUDI_OK && j->n_up)
+    st = hudi_mdt_w_hfile_block(&j->blocks, hf, hf_len, c->schema_json, c->schema_len, c->in->instant, err);
   if (st == HUDI_OK && n_del)
-    st = hudi_mdt_w_delete_block(&blocks, del_keys, del_lens, n_del, true, c->schema_json, c->schema_len,
+    st = hudi_mdt_w_delete_block(&j->blocks, del_keys, del_lens, n_del, true, c->schema_json, c->schema_len,
                                  c->in->instant, err);
-  hudi_buf id;
-  hudi_buf_init(&id, 256);
-  if (st == HUDI_OK) st = hudi_mdt_file_id(&id, "record_index", shard, err);
-  if (st == HUDI_OK) st = hudi_buf_append_byte(&id, 0, err);
-  if (st == HUDI_OK)
-    st = write_log(c, "record_index", (const char *)id.data, &blocks, (int64_t)n_up, (int64_t)n_del, err);
-  if (st == HUDI_OK) {
-    c->res->rli_upserts += n_up;
-    c->res->rli_deletes += n_del;
-  }
-  hudi_buf_free(&id);
-  hudi_buf_free(&blocks);
   hudi_free(hf);
   hudi_free(del_keys);
   hudi_free(del_lens);
   return st;
+}
+
+static hudi_status write_shard(commit_ctx *c, shard_job *j, hudi_error *err) {
+  hudi_buf id;
+  hudi_buf_init(&id, 256);
+  hudi_status st = hudi_mdt_file_id(&id, "record_index", j->shard, err);
+  if (st == HUDI_OK) st = hudi_buf_append_byte(&id, 0, err);
+  if (st == HUDI_OK)
+    st = write_log(c, "record_index", (const char *)id.data, &j->blocks, (int64_t)j->n_up, (int64_t)j->n_del, err);
+  if (st == HUDI_OK) {
+    c->res->rli_upserts += j->n_up;
+    c->res->rli_deletes += j->n_del;
+  }
+  hudi_buf_free(&id);
+  return st;
+}
+
+/* Orders *refs by (shard, key): a stable counting sort by shard, then a
+ * comparison sort of only those shards not already in key order. Callers
+ * often pass keys sorted (a bulk insert's rows are), and then this is
+ * linear and reads the keys once, in order. */
+static hudi_status bucket_by_shard(key_ref **refs, size_t n, int32_t n_shards, hudi_error *err) {
+  size_t *start = hudi_calloc((size_t)n_shards + 1, sizeof *start);
+  key_ref *out = hudi_malloc(n * sizeof *out);
+  if (!start || !out) {
+    hudi_free(start);
+    hudi_free(out);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "%zu record-index changes", n);
+  }
+  key_ref *in = *refs;
+  for (size_t i = 0; i < n; i++) start[in[i].shard + 1]++;
+  for (int32_t s = 0; s < n_shards; s++) start[s + 1] += start[s];
+  for (size_t i = 0; i < n; i++) out[start[in[i].shard]++] = in[i];
+  /* start[s] is now the end of shard s. */
+  for (int32_t s = 0; s < n_shards; s++) {
+    size_t a = s ? start[s - 1] : 0, b = start[s];
+    bool sorted = true;
+    for (size_t i = a + 1; sorted && i < b; i++) sorted = cmp_key_ref(&out[i - 1], &out[i]) <= 0;
+    if (!sorted) qsort(out + a, b - a, sizeof *out, cmp_key_ref);
+  }
+  hudi_free(start);
+  hudi_free(in);
+  *refs = out;
+  return HUDI_OK;
 }
 
 /* Validates, hashes and sorts the key changes; *out holds the resolved
@@ -370,7 +432,7 @@ static hudi_status resolve_keys(commit_ctx *c, int32_t n_shards, key_ref **out, 
     if (st == HUDI_OK) st = hudi_mdt_shard_of(&refs[i].shard, k->key, k->key_len, (size_t)n_shards, err);
     refs[i].c = k;
   }
-  if (st == HUDI_OK) qsort(refs, in->n_keys, sizeof *refs, cmp_key_ref);
+  if (st == HUDI_OK) st = bucket_by_shard(&refs, in->n_keys, n_shards, err);
   size_t w = 0;
   for (size_t i = 0; st == HUDI_OK && i < in->n_keys; i++) {
     if (w > 0 && cmp_bytes(refs[w - 1].c->key, refs[w - 1].c->key_len, refs[i].c->key, refs[i].c->key_len) == 0) {
@@ -406,16 +468,54 @@ static hudi_status prepare_record_index(commit_ctx *c, hudi_error *err) {
   return resolve_keys(c, n_shards, &c->refs, &c->n_refs, err);
 }
 
+typedef struct shard_wave {
+  const commit_ctx *c;
+  shard_job *jobs;
+} shard_wave;
+
+static hudi_status build_shard_task(void *ctx, size_t i, hudi_error *err) {
+  shard_wave *w = ctx;
+  return build_shard(w->c, &w->jobs[i], err);
+}
+
+/* Below this many changes the shards are built on the calling thread. */
+#define PARALLEL_MIN_KEYS 20000
+
+/* The shards' contents are built (HFile, Avro values, gzip) in waves of
+ * one shard per core, then written in shard order, so at most one wave's
+ * log content is held at a time. */
 static hudi_status commit_record_index(commit_ctx *c, hudi_error *err) {
   const key_ref *refs = c->refs;
-  size_t n = c->n_refs;
-  for (size_t i = 0; i < n;) {
+  size_t n = c->n_refs, n_jobs = 0;
+  for (size_t i = 0; i < n; i++) n_jobs += i == 0 || refs[i].shard != refs[i - 1].shard;
+  if (n_jobs == 0) return HUDI_OK;
+  shard_job *jobs = hudi_calloc(n_jobs, sizeof *jobs);
+  if (!jobs) return hudi_err_set(err, HUDI_ERR_NOMEM, "record-index shards");
+  for (size_t i = 0, k = 0; i < n; k++) {
     size_t j = i;
     while (j < n && refs[j].shard == refs[i].shard) j++;
-    HUDI_TRY(commit_shard(c, refs[i].shard, refs + i, j - i, err));
+    jobs[k].shard = refs[i].shard;
+    jobs[k].refs = refs + i;
+    jobs[k].n = j - i;
+    hudi_buf_init(&jobs[k].blocks, HUDI_BUF_DEFAULT_MAX);
     i = j;
   }
-  return HUDI_OK;
+  hudi_threadpool *pool = NULL;
+  int cores = hudi_cpu_count();
+  hudi_status st = HUDI_OK;
+  if (cores > 1 && n_jobs > 1 && n >= PARALLEL_MIN_KEYS) st = hudi_threadpool_create(&pool, cores - 1, err);
+  size_t width = pool ? (size_t)cores : 1;
+  for (size_t a = 0; st == HUDI_OK && a < n_jobs; a += width) {
+    size_t b = a + width < n_jobs ? a + width : n_jobs;
+    shard_wave wave = {c, jobs + a};
+    st = hudi_parallel_for(pool, b - a, build_shard_task, &wave, err);
+    for (size_t k = a; st == HUDI_OK && k < b; k++) st = write_shard(c, &jobs[k], err);
+    for (size_t k = a; k < b; k++) hudi_buf_free(&jobs[k].blocks);
+  }
+  hudi_threadpool_free(pool);
+  for (size_t k = 0; k < n_jobs; k++) hudi_buf_free(&jobs[k].blocks);
+  hudi_free(jobs);
+  return st;
 }
 
 /* Checks the MDT exists; takes its table version unless one was given. */

@@ -174,6 +174,129 @@ static hudi_status build_schemas(append_ctx *c, hudi_error *err) {
   return HUDI_OK;
 }
 
+/* ---- copying rows into the builders ---- */
+
+/* Rows per Arrow batch handed to the Parquet writer. */
+#define CHUNK_ROWS 8192
+/* How many rows ahead of the copy the input is prefetched: the rows are in
+ * key order, so every value read is a cache miss into the input. */
+#define PREFETCH_AHEAD 16
+
+/* Where a chunk's rows come from, one column at a time. */
+typedef struct chunk_src {
+  const hudi_arrow_view **views; /* CHUNK_ROWS: the current column of each row's batch */
+  int64_t *rows;                 /* CHUNK_ROWS: the row's index in that column */
+  const hudi_arrow_view **batch; /* CHUNK_ROWS: each row's batch */
+} chunk_src;
+
+static hudi_status chunk_src_init(chunk_src *s, hudi_error *err) {
+  s->views = hudi_malloc(CHUNK_ROWS * sizeof *s->views);
+  s->rows = hudi_malloc(CHUNK_ROWS * sizeof *s->rows);
+  s->batch = hudi_malloc(CHUNK_ROWS * sizeof *s->batch);
+  if (!s->views || !s->rows || !s->batch) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  return HUDI_OK;
+}
+
+static void chunk_src_free(chunk_src *s) {
+  hudi_free(s->views);
+  hudi_free(s->rows);
+  hudi_free(s->batch);
+}
+
+/* Starts loading element i of v into the cache: offsets or fixed-width
+ * values (and validity) at `far`, a string's bytes at `near` (its offsets
+ * were fetched PREFETCH_AHEAD / 2 rows earlier). */
+static inline void prefetch_element(const hudi_arrow_view *v, int64_t i, bool near) {
+  if (v->dictionary || !v->values) return;
+  int64_t j = v->offset + i;
+  switch (v->type.id) {
+    case HUDI_ARROW_STRING:
+    case HUDI_ARROW_BINARY:
+      if (!near) __builtin_prefetch((const int32_t *)v->values + j);
+      else if (v->data) {
+        int32_t o;
+        memcpy(&o, v->values + j * 4, 4);
+        __builtin_prefetch(v->data + o);
+      }
+      break;
+    case HUDI_ARROW_LARGE_STRING:
+    case HUDI_ARROW_LARGE_BINARY:
+      if (!near) __builtin_prefetch((const int64_t *)v->values + j);
+      else if (v->data) {
+        int64_t o;
+        memcpy(&o, v->values + j * 8, 8);
+        __builtin_prefetch(v->data + o);
+      }
+      break;
+    default:
+      if (!near && v->byte_width > 0) __builtin_prefetch(v->values + j * v->byte_width);
+  }
+  if (!near && v->validity) __builtin_prefetch(v->validity + (j >> 3));
+}
+
+/* The decimal digits of v into out (no NUL); returns their count. */
+static size_t format_u64(char *out, uint64_t v) {
+  char tmp[24];
+  size_t n = 0;
+  do tmp[n++] = (char)('0' + v % 10), v /= 10;
+  while (v);
+  for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+  return n;
+}
+
+static hudi_status append_same(hudi_arrow_builder *b, const char *v, size_t len, size_t n, hudi_error *err) {
+  for (size_t i = 0; i < n; i++) HUDI_TRY(hudi_arrow_builder_append_bytes(b, v, (int64_t)len, err));
+  return HUDI_OK;
+}
+
+/* Appends sorted rows [a, a + m) of the file starting at row `from`: the
+ * five meta columns, then each data column over all m rows (one column's
+ * gather at a time, prefetched ahead). */
+static hudi_status append_chunk(append_ctx *c, hudi_arrow_batch_builder *bb, chunk_src *s, size_t a, size_t m,
+                                size_t from, int task, const char *partition, const char *file_name,
+                                hudi_error *err) {
+  hudi_write_rows *r = &c->rows;
+  size_t ilen = strlen(c->instant), plen = strlen(partition), flen = strlen(file_name);
+  HUDI_TRY(append_same(hudi_arrow_batch_builder_column(bb, 0), c->instant, ilen, m, err));
+  /* _hoodie_commit_seqno: <instant>_<task>_<row in file>. */
+  char seq[96];
+  int pre = snprintf(seq, sizeof seq, "%s_%d_", c->instant, task);
+  if (pre < 0 || (size_t)pre + 21 > sizeof seq) return hudi_err_set(err, HUDI_ERR_INTERNAL, "seqno too long");
+  hudi_arrow_builder *col = hudi_arrow_batch_builder_column(bb, 1);
+  for (size_t i = a; i < a + m; i++) {
+    size_t n = (size_t)pre + format_u64(seq + pre, (uint64_t)(i - from));
+    HUDI_TRY(hudi_arrow_builder_append_bytes(col, seq, (int64_t)n, err));
+  }
+  col = hudi_arrow_batch_builder_column(bb, 2);
+  for (size_t i = a; i < a + m; i++) {
+    size_t klen;
+    const char *key = hudi_write_rows_key(r, i, &klen);
+    HUDI_TRY(hudi_arrow_builder_append_bytes(col, key, (int64_t)klen, err));
+  }
+  HUDI_TRY(append_same(hudi_arrow_batch_builder_column(bb, 3), partition, plen, m, err));
+  HUDI_TRY(append_same(hudi_arrow_batch_builder_column(bb, 4), file_name, flen, m, err));
+
+  for (size_t j = 0; j < m; j++) {
+    const hudi_write_row *row = &r->order[a + j];
+    s->batch[j] = &r->batches[row->batch].view;
+    s->rows[j] = hudi_arrow_view_struct_row(s->batch[j], row->row);
+  }
+  int64_t n_cols = r->stored.n_children;
+  for (int64_t k = 0; k < n_cols; k++) {
+    for (size_t j = 0; j < m; j++) s->views[j] = &s->batch[j]->children[k];
+    hudi_arrow_builder *cb = hudi_arrow_batch_builder_column(bb, HUDI_AVRO_N_META_FIELDS + k);
+    bool same = c->same[k];
+    for (size_t j = 0; j < m; j++) {
+      if (j + PREFETCH_AHEAD < m) prefetch_element(s->views[j + PREFETCH_AHEAD], s->rows[j + PREFETCH_AHEAD], false);
+      if (j + PREFETCH_AHEAD / 2 < m)
+        prefetch_element(s->views[j + PREFETCH_AHEAD / 2], s->rows[j + PREFETCH_AHEAD / 2], true);
+      HUDI_TRY(same ? hudi_arrow_builder_append_view(cb, s->views[j], s->rows[j], err)
+                    : hudi_write_append_converted(cb, s->views[j], s->rows[j], err));
+    }
+  }
+  return hudi_arrow_batch_builder_end_rows(bb, (int64_t)m, err);
+}
+
 /* Writes one file group: rows [from, to) of the sorted order, all in
  * partition p. */
 static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, hudi_error *err) {
@@ -195,8 +318,6 @@ static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, h
   hudi_pq_writer *w = NULL;
   hudi_bloom bloom;
   memset(&bloom, 0, sizeof bloom);
-  hudi_buf seq;
-  hudi_buf_init(&seq, 256);
   hudi_pq_write_summary sum;
   memset(&sum, 0, sizeof sum);
   bool have_sum = false;
@@ -210,39 +331,34 @@ static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, h
     st = hudi_pq_writer_open_storage(&w, &pq_schema, &c->pq, c->t->storage, (const char *)path.data, err);
   if (pq_schema.release) pq_schema.release(&pq_schema);
 
-  const int64_t chunk = 8192;
-  int64_t n_cols = c->rows.stored.n_children;
-  size_t min_i = from, max_i = from;
-  for (size_t i = from; st == HUDI_OK && i < to; i++) {
-    const hudi_write_row *row = &r->order[i];
-    const hudi_arrow_view *batch = &r->batches[row->batch].view;
-    size_t klen;
-    const char *key = hudi_write_rows_key(r, i, &klen);
-    hudi_buf_reset(&seq);
-    st = hudi_buf_printf(&seq, err, "%s_%d_%zu", c->instant, task, i - from);
-    const char *metas[5] = {c->instant, (const char *)seq.data, key, partition, file_name};
-    size_t lens[5] = {strlen(c->instant), seq.len, klen, strlen(partition), strlen(file_name)};
-    for (int k = 0; st == HUDI_OK && k < 5; k++)
-      st = hudi_arrow_builder_append_bytes(hudi_arrow_batch_builder_column(bb, k), metas[k], (int64_t)lens[k], err);
-    int64_t srow = hudi_arrow_view_struct_row(batch, row->row);
-    for (int64_t k = 0; st == HUDI_OK && k < n_cols; k++) {
-      hudi_arrow_builder *cb = hudi_arrow_batch_builder_column(bb, HUDI_AVRO_N_META_FIELDS + k);
-      st = c->same[k] ? hudi_arrow_builder_append_view(cb, &batch->children[k], srow, err)
-                      : hudi_write_append_converted(cb, &batch->children[k], srow, err);
+  size_t min_i = from, max_i = to - 1;
+  chunk_src src;
+  memset(&src, 0, sizeof src);
+  if (st == HUDI_OK) st = chunk_src_init(&src, err);
+  for (size_t a = from; st == HUDI_OK && a < to; a += CHUNK_ROWS) {
+    size_t m = to - a < CHUNK_ROWS ? to - a : CHUNK_ROWS;
+    st = append_chunk(c, bb, &src, a, m, from, task, partition, file_name, err);
+    for (size_t i = a; st == HUDI_OK && i < a + m; i++) {
+      size_t klen;
+      const char *key = hudi_write_rows_key(r, i, &klen);
+      st = hudi_bloom_add(&bloom, key, klen, err);
+      /* Rows are in Java key order within a partition; the comparisons
+       * only guard that. */
+      if (st == HUDI_OK && hudi_write_rows_key_cmp(r, i, min_i) < 0) min_i = i;
+      if (st == HUDI_OK && hudi_write_rows_key_cmp(r, i, max_i) > 0) max_i = i;
     }
-    if (st == HUDI_OK) st = hudi_arrow_batch_builder_end_row(bb, err);
-    if (st == HUDI_OK) st = hudi_bloom_add(&bloom, key, klen, err);
-    if (st == HUDI_OK && hudi_write_rows_key_cmp(r, i, min_i) < 0) min_i = i;
-    if (st == HUDI_OK && hudi_write_rows_key_cmp(r, i, max_i) > 0) max_i = i;
-    if (st == HUDI_OK && (hudi_arrow_batch_builder_n_rows(bb) == chunk || i + 1 == to)) {
+    if (st == HUDI_OK) {
       struct ArrowArray arr;
       st = hudi_arrow_batch_builder_finish(bb, &arr, err);
       if (st == HUDI_OK) {
-        st = hudi_pq_writer_write_batch(w, &arr, 0, err);
+        /* The last batch: the writer writes the final row group column by
+         * column instead of holding all its chunks. */
+        st = hudi_pq_writer_write_batch(w, &arr, a + m == to ? HUDI_PQ_WRITE_LAST : 0, err);
         arr.release(&arr);
       }
     }
   }
+  chunk_src_free(&src);
   hudi_buf bl;
   hudi_buf_init(&bl, HUDI_BUF_DEFAULT_MAX);
   if (st == HUDI_OK) st = hudi_bloom_serialize(&bloom, &bl, err);
@@ -286,7 +402,6 @@ static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, h
   hudi_pq_writer_free(w);
   hudi_arrow_batch_builder_free(bb);
   hudi_bloom_free(&bloom);
-  hudi_buf_free(&seq);
   hudi_buf_free(&path);
   return st;
 }

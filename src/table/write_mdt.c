@@ -151,8 +151,42 @@ static int key_cmp(const void *a, const void *b) {
   return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
+static hudi_status duplicate_key(const hudi_table *t, const hudi_write_rows *rows, size_t a, size_t b,
+                                 hudi_error *err) {
+  size_t len;
+  const char *key = hudi_write_rows_key(rows, b, &len);
+  return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                      "record key '%.200s' appears twice in the data (partitions '%s' and '%s'); table %s has a "
+                      "record-level index, which maps each key to one file group: deduplicate the rows or use "
+                      "upsert",
+                      key, hudi_write_rows_partition(rows, a), hudi_write_rows_partition(rows, b), t->base_uri);
+}
+
+static bool same_key(const hudi_write_rows *rows, size_t i, size_t j) {
+  size_t al, bl;
+  const char *a = hudi_write_rows_key(rows, i, &al), *b = hudi_write_rows_key(rows, j, &bl);
+  return al == bl && memcmp(a, b, al) == 0;
+}
+
+/* One partition: rows are sorted by key in Java order, so byte-equal keys
+ * lie in one run of Java-equal neighbours (a run longer than one is rare:
+ * duplicates, or invalid UTF-8 that decodes alike). */
+static hudi_status check_sorted_keys(const hudi_table *t, const hudi_write_rows *rows, hudi_error *err) {
+  for (size_t i = 1; i < rows->n; i++) {
+    if (hudi_write_rows_key_cmp(rows, i - 1, i) != 0) continue;
+    size_t a = i - 1, b = i + 1;
+    while (b < rows->n && hudi_write_rows_key_cmp(rows, a, b) == 0) b++;
+    for (size_t x = a; x < b; x++)
+      for (size_t y = x + 1; y < b; y++)
+        if (same_key(rows, x, y)) return duplicate_key(t, rows, x, y, err);
+    i = b - 1;
+  }
+  return HUDI_OK;
+}
+
 hudi_status hudi_write_mdt_check_rows(const hudi_table *t, const hudi_write_rows *rows, hudi_error *err) {
   if (!hudi_write_mdt_has_record_index(t) || rows->n < 2) return HUDI_OK;
+  if (hudi_write_rows_same_partition(rows, 0, rows->n - 1)) return check_sorted_keys(t, rows, err);
   key_ref *refs = hudi_malloc(rows->n * sizeof *refs);
   if (!refs) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory checking %zu keys", rows->n);
   /* Rows are sorted by (partition, key): equal keys in one partition are

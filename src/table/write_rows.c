@@ -49,12 +49,32 @@ int hudi_java_string_cmp(const char *a, size_t alen, const char *b, size_t blen)
   }
 }
 
+/* The sort prefix of a key: its first 8 bytes big-endian, zero-padded.
+ * When both keys' prefixes are ASCII and differ, they order the keys as
+ * Java does: up to the first differing byte the keys are the same ASCII
+ * characters, and a zero pad against a real byte means a shorter key,
+ * which is a proper prefix of the other (a real NUL byte pads equal). */
+static void key_prefix(hudi_write_row *row, const uint8_t *k, size_t len) {
+  uint64_t v = 0;
+  bool ascii = true;
+  for (size_t i = 0; i < 8; i++) {
+    uint8_t b = i < len ? k[i] : 0;
+    ascii &= b < 0x80;
+    v = v << 8 | b;
+  }
+  row->key_prefix = v;
+  row->key_ascii = ascii;
+}
+
 static int row_cmp(const hudi_write_rows *r, const hudi_write_row *x, const hudi_write_row *y) {
   const char *s = (const char *)r->strings.data;
-  size_t n = x->part_len < y->part_len ? x->part_len : y->part_len;
-  int c = memcmp(s + x->part_off, s + y->part_off, n);
-  if (c) return c;
-  if (x->part_len != y->part_len) return x->part_len < y->part_len ? -1 : 1;
+  if (x->part_len | y->part_len) {
+    size_t n = x->part_len < y->part_len ? x->part_len : y->part_len;
+    int c = memcmp(s + x->part_off, s + y->part_off, n);
+    if (c) return c;
+    if (x->part_len != y->part_len) return x->part_len < y->part_len ? -1 : 1;
+  }
+  if (x->key_prefix != y->key_prefix && x->key_ascii && y->key_ascii) return x->key_prefix < y->key_prefix ? -1 : 1;
   return hudi_java_string_cmp(s + x->key_off, x->key_len, s + y->key_off, y->key_len);
 }
 
@@ -66,6 +86,7 @@ bool hudi_write_rows_same_partition(const hudi_write_rows *r, size_t i, size_t j
 
 int hudi_write_rows_key_cmp(const hudi_write_rows *r, size_t i, size_t j) {
   const hudi_write_row *x = &r->order[i], *y = &r->order[j];
+  if (x->key_prefix != y->key_prefix && x->key_ascii && y->key_ascii) return x->key_prefix < y->key_prefix ? -1 : 1;
   const char *s = (const char *)r->strings.data;
   return hudi_java_string_cmp(s + x->key_off, x->key_len, s + y->key_off, y->key_len);
 }
@@ -90,6 +111,35 @@ static hudi_status sort_rows(hudi_write_rows *r, hudi_error *err) {
   }
   if (src != r->order) memcpy(r->order, src, r->n * sizeof *tmp);
   hudi_free(tmp);
+  return HUDI_OK;
+}
+
+/* Rewrites strings in the sorted row order: every later pass over the keys
+ * (meta column, bloom filter, record index) then reads them sequentially
+ * instead of one cache miss per row. */
+static hudi_status compact_strings(hudi_write_rows *r, hudi_error *err) {
+  if (r->n < 2) return HUDI_OK;
+  hudi_buf out;
+  hudi_buf_init(&out, r->strings.max);
+  hudi_status st = hudi_buf_reserve(&out, r->strings.len, err);
+  const uint8_t *s = r->strings.data;
+  for (size_t i = 0; st == HUDI_OK && i < r->n; i++) {
+    hudi_write_row *row = &r->order[i];
+    if (i + 8 < r->n) __builtin_prefetch(s + r->order[i + 8].key_off);
+    size_t k = out.len;
+    memcpy(out.data + k, s + row->key_off, (size_t)row->key_len + 1);
+    row->key_off = k;
+    k += (size_t)row->key_len + 1;
+    memcpy(out.data + k, s + row->part_off, (size_t)row->part_len + 1);
+    row->part_off = k;
+    out.len = k + (size_t)row->part_len + 1;
+  }
+  if (st != HUDI_OK) {
+    hudi_buf_free(&out);
+    return st;
+  }
+  hudi_buf_free(&r->strings);
+  r->strings = out;
   return HUDI_OK;
 }
 
@@ -183,6 +233,7 @@ static hudi_status add_batch(hudi_write_rows *r, hudi_keygen *kg, struct ArrowAr
     r->batches = b;
     r->cap_batches = cap;
   }
+  if (r->n_batches >= UINT32_MAX) return hudi_err_set(err, HUDI_ERR_LIMIT, "too many input batches");
   hudi_write_batch *b = &r->batches[r->n_batches];
   b->array = *array;
   memset(array, 0, sizeof *array);
@@ -202,16 +253,21 @@ static hudi_status add_batch(hudi_write_rows *r, hudi_keygen *kg, struct ArrowAr
   }
   for (int64_t i = 0; i < len; i++) {
     hudi_write_row *row = &r->order[r->n];
-    row->batch = r->n_batches - 1;
+    row->batch = (uint32_t)(r->n_batches - 1);
     row->row = i;
     row->key_off = r->strings.len;
     HUDI_TRY(hudi_keygen_record_key(kg, v, i, &r->strings, err));
-    row->key_len = r->strings.len - row->key_off;
+    size_t key_len = r->strings.len - row->key_off;
+    if (key_len > UINT32_MAX)
+      return hudi_err_set(err, HUDI_ERR_LIMIT, "record key of row %zu is %zu bytes long", r->n, key_len);
+    row->key_len = (uint32_t)key_len;
+    key_prefix(row, r->strings.data + row->key_off, key_len);
     HUDI_TRY(hudi_buf_append_byte(&r->strings, 0, err));
     row->part_off = r->strings.len;
     HUDI_TRY(hudi_keygen_partition_path(kg, v, i, &r->strings, err));
-    row->part_len = r->strings.len - row->part_off;
-    HUDI_TRY(check_partition((const char *)r->strings.data + row->part_off, row->part_len, err));
+    size_t part_len = r->strings.len - row->part_off;
+    HUDI_TRY(check_partition((const char *)r->strings.data + row->part_off, part_len, err));
+    row->part_len = (uint32_t)part_len; /* <= MAX_PARTITION_PATH */
     HUDI_TRY(hudi_buf_append_byte(&r->strings, 0, err));
     r->n++;
   }
@@ -254,7 +310,8 @@ static hudi_status load(hudi_write_rows *r, struct ArrowArrayStream *stream, hud
                             kg->key_fields[i]);
     }
   }
-  return sort_rows(r, err);
+  HUDI_TRY(sort_rows(r, err));
+  return compact_strings(r, err);
 }
 
 hudi_status hudi_write_rows_load(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg,

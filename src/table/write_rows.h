@@ -20,10 +20,15 @@ typedef struct hudi_write_batch {
 } hudi_write_batch;
 
 typedef struct hudi_write_row {
-  size_t batch;
+  /* The key's first 8 bytes big-endian (zero-padded) when they are all
+   * ASCII (key_ascii): most sort comparisons end here, without touching
+   * the key bytes (which would be a cache miss per comparison). */
+  uint64_t key_prefix;
   int64_t row;
-  size_t key_off, key_len;   /* in strings (NUL-terminated there) */
-  size_t part_off, part_len;
+  size_t key_off, part_off;  /* in strings (NUL-terminated there) */
+  uint32_t key_len, part_len;
+  uint32_t batch;
+  bool key_ascii;
 } hudi_write_row;
 
 typedef struct hudi_write_rows {
@@ -34,7 +39,7 @@ typedef struct hudi_write_rows {
   size_t n_batches, cap_batches;
   hudi_write_row *order;       /* sorted */
   size_t n, cap;
-  hudi_buf strings;
+  hudi_buf strings;            /* after the sort: keys and partitions in row order */
   int64_t data_bytes;          /* estimated in-memory bytes of the data columns */
 } hudi_write_rows;
 

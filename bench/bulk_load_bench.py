@@ -1,0 +1,141 @@
+"""Bulk load (HudiTable.append, i.e. bulk insert) against pyarrow writing the same Parquet alone.
+
+A seeded uuid table (the uuid scenario of bench/upsert/scenarios.py: a random v4 uuid key plus six
+payload columns) is written by
+  - hudi-c append into a new COW table, record index on and off, codec gzip (Hudi's default) and
+    snappy;
+  - pyarrow.parquet.write_table of the same table, gzip and snappy (the floor: no meta columns,
+    no sort, no bloom filter, no metadata table).
+Each case runs in a fresh subprocess (so one case's memory does not colour the next) and reports
+its process CPU time (user + sys, all threads) and wall time around the write alone; the data is
+generated before the clock starts. The 1-minute load average is printed with every line, since
+the machine may be shared.
+
+usage: python bench/bulk_load_bench.py [--rows 500000,2000000] [--cases all|hudi|pyarrow|NAME,...]
+                                      [--repeat 1] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+CASES = ["pyarrow-snappy", "pyarrow-gzip", "hudi-snappy-rli", "hudi-snappy", "hudi-gzip-rli", "hudi-gzip"]
+
+
+def uuid_table(n: int, seed: int = 303):
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rng = np.random.default_rng(seed)
+    b = rng.integers(0, 256, (n, 16), dtype=np.uint8)
+    b[:, 6] = (b[:, 6] & 0x0F) | 0x40
+    b[:, 8] = (b[:, 8] & 0x3F) | 0x80
+    hexd = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+    h = np.empty((n, 32), dtype=np.uint8)
+    h[:, 0::2] = hexd[b >> 4]
+    h[:, 1::2] = hexd[b & 0x0F]
+    out = np.full((n, 36), ord("-"), dtype=np.uint8)
+    out[:, 0:8], out[:, 9:13], out[:, 14:18], out[:, 19:23], out[:, 24:36] = (
+        h[:, 0:8], h[:, 8:12], h[:, 12:16], h[:, 16:20], h[:, 20:32])
+    offsets = (np.arange(n + 1, dtype=np.int64) * 36).astype(np.int32)
+    keys = pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(out.ravel()))
+
+    def pick(values, p):
+        return pc.take(pa.array(values, pa.string()), pa.array(rng.choice(len(values), size=n, p=p)))
+
+    t2026 = 1_767_225_600_000_000
+    return pa.table({
+        "id": keys,
+        "seq": pa.array(np.arange(n, dtype=np.int64)),
+        "account_id": pa.array(rng.integers(1, 2_000_000, n)),
+        "amount": pa.array(np.round(rng.lognormal(3.5, 1.2, n), 2)),
+        "currency": pick(["USD", "EUR", "GBP", "JPY", "INR", "BRL"], [0.55, 0.2, 0.1, 0.05, 0.05, 0.05]),
+        "status": pick(["pending", "authorized", "captured", "refunded", "failed"], [0.1, 0.2, 0.6, 0.05, 0.05]),
+        "event_time": pa.array(t2026 + rng.integers(0, 86_400_000_000, n), pa.timestamp("us", tz="UTC")),
+    })
+
+
+def cpu_seconds() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def dir_bytes(path: str) -> int:
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+
+
+def run_case(case: str, rows: int, out: str) -> dict:
+    """One measurement, in this process."""
+    import pyarrow.parquet as pq
+
+    table = uuid_table(rows)
+    codec = "gzip" if "gzip" in case else "snappy"
+    if case.startswith("pyarrow"):
+        os.makedirs(out, exist_ok=True)
+        c0, w0 = cpu_seconds(), time.perf_counter()
+        pq.write_table(table, os.path.join(out, "data.parquet"), compression=codec)
+        c1, w1 = cpu_seconds(), time.perf_counter()
+    else:
+        import hudi
+
+        tbl = hudi.HudiTable.create(out, record_key="id", table_type="cow",
+                                    record_index_enabled=case.endswith("-rli"))
+        c0, w0 = cpu_seconds(), time.perf_counter()
+        tbl.append(table, {"hoodie.parquet.compression.codec": codec})
+        c1, w1 = cpu_seconds(), time.perf_counter()
+    return {"case": case, "rows": rows, "cpu_s": round(c1 - c0, 3), "wall_s": round(w1 - w0, 3),
+            "bytes": dir_bytes(out), "load1": round(os.getloadavg()[0], 2)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", default="500000,2000000")
+    ap.add_argument("--cases", default="all")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--keep", default=None, help="write tables under DIR and keep them")
+    ap.add_argument("--one", nargs=3, metavar=("CASE", "ROWS", "OUT"), help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.one:
+        print(json.dumps(run_case(a.one[0], int(a.one[1]), a.one[2])))
+        return 0
+    if a.cases == "all":
+        cases = CASES
+    elif a.cases in ("hudi", "pyarrow"):
+        cases = [c for c in CASES if c.startswith(a.cases)]
+    else:
+        cases = a.cases.split(",")
+    root = a.keep or tempfile.mkdtemp(prefix="bulk_load_bench_")
+    print(f"{'rows':>9} {'case':<16} {'cpu_s':>8} {'wall_s':>8} {'MB':>8} {'load1':>6}")
+    try:
+        for rows in (int(r) for r in a.rows.split(",")):
+            for case in cases:
+                for rep in range(a.repeat):
+                    out = os.path.join(root, f"{case}-{rows}-{rep}")
+                    shutil.rmtree(out, ignore_errors=True)
+                    p = subprocess.run([sys.executable, __file__, "--one", case, str(rows), out],
+                                       capture_output=True, text=True)
+                    if p.returncode != 0:
+                        print(f"{rows:>9} {case:<16} FAILED: {p.stderr.strip()[-500:]}")
+                        continue
+                    r = json.loads(p.stdout.strip().splitlines()[-1])
+                    print(f"{rows:>9} {case:<16} {r['cpu_s']:>8.2f} {r['wall_s']:>8.2f} "
+                          f"{r['bytes'] / 1e6:>8.1f} {r['load1']:>6.2f}", flush=True)
+                    if not a.keep:
+                        shutil.rmtree(out, ignore_errors=True)
+    finally:
+        if not a.keep:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
