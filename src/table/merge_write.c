@@ -36,6 +36,7 @@
 #include "table/log_delete_block.h"
 #include "table/log_file_name.h"
 #include "table/log_format.h"
+#include "table/log_parquet_block.h"
 #include "table/log_writer.h"
 #include "table/merge_write.h"
 #include "table/services.h"
@@ -79,6 +80,8 @@ typedef struct mw {
   int64_t ordering_in, ordering_stored; /* column of the ordering field: input data / stored with meta */
   int64_t max_file_size;
   hudi_pq_writer_options pq;
+  int32_t log_block_type; /* MOR data blocks: AVRO_DATA or PARQUET_DATA */
+  hudi_pq_codec log_codec; /* PARQUET_DATA blocks' codec */
   hudi_file_slice_list *full; /* latest slices, every column */
   hudi_hashmap slice_ids;     /* "partition\0file_id" -> slice index */
   size_t *by_slice;           /* inc indices grouped by slice */
@@ -130,7 +133,15 @@ static hudi_status pq_options(mw *c, hudi_error *err) {
   c->pq.schema.list_style = HUDI_PQ_LIST_2LEVEL;
   c->pq.schema.map_key_value_legacy = true;
   c->pq.schema.root_name = c->root_name;
-  return HUDI_OK;
+  /* Parquet data blocks use hoodie.parquet.compression.codec, as Java's;
+   * unset, zstd: gzip's blocks are 4% larger (uuid keys) and cost 2-3x the
+   * CPU of the whole upsert on embeddings (docs/benchmarks.md). */
+  c->log_codec = v ? c->pq.codec : HUDI_PQ_CODEC_ZSTD;
+  /* Our default is Parquet data blocks (log_parquet_block.h): Hudi's
+   * default, Avro, is uncompressed and 3-4x the bytes (docs/status.md). */
+  return hudi_log_data_block_format_parse(&c->log_block_type,
+                                          hudi_write_option(c->t, c->opts, c->n_opts, HUDI_LOG_DATA_BLOCK_FORMAT_KEY),
+                                          HUDI_LOG_BLOCK_PARQUET_DATA, err);
 }
 
 static int64_t child_index(const hudi_arrow_field *f, const char *name) {
@@ -420,7 +431,8 @@ static hudi_status bw_flush(bw *b, bool force, hudi_error *err) {
   if (n == 0 || (!force && n < 8192)) return HUDI_OK;
   struct ArrowArray arr;
   HUDI_TRY(hudi_arrow_batch_builder_finish(b->bb, &arr, err));
-  hudi_status st = hudi_pq_writer_write_batch(b->w, &arr, 0, err);
+  /* force: bw_close's flush, no rows follow. */
+  hudi_status st = hudi_pq_writer_write_batch(b->w, &arr, force ? HUDI_PQ_WRITE_LAST : 0, err);
   arr.release(&arr);
   return st;
 }
@@ -439,29 +451,35 @@ static hudi_status bw_key(bw *b, const char *key, size_t klen, hudi_error *err) 
   return HUDI_OK;
 }
 
-/* Appends row i of the incoming rows with this commit's meta values. */
-static hudi_status bw_add_incoming(bw *b, size_t i, hudi_error *err) {
-  mw *c = b->c;
+/* Appends row i of the incoming rows to bb (out_schema) with the meta
+ * values metas/lens. */
+static hudi_status append_incoming(mw *c, hudi_arrow_batch_builder *bb, size_t i, const char *const metas[N_META],
+                                   const size_t lens[N_META], hudi_error *err) {
   const hudi_write_rows *r = c->rows;
   const hudi_write_row *row = &r->order[i];
   const hudi_arrow_view *batch = &r->batches[row->batch].view;
-  size_t klen;
-  const char *key = hudi_write_rows_key(r, i, &klen);
-  hudi_buf_reset(&b->seq);
-  HUDI_TRY(hudi_buf_printf(&b->seq, err, "%s_%d_%" PRId64, c->instant, b->task, b->n_new++));
-  const char *metas[5] = {c->instant, (const char *)b->seq.data, key, b->partition, b->file_name};
-  size_t lens[5] = {strlen(c->instant), b->seq.len, klen, strlen(b->partition), strlen(b->file_name)};
   for (int k = 0; k < N_META; k++)
-    HUDI_TRY(hudi_arrow_builder_append_bytes(hudi_arrow_batch_builder_column(b->bb, k), metas[k], (int64_t)lens[k],
-                                             err));
+    HUDI_TRY(hudi_arrow_builder_append_bytes(hudi_arrow_batch_builder_column(bb, k), metas[k], (int64_t)lens[k], err));
   int64_t srow = hudi_arrow_view_struct_row(batch, row->row);
   for (int64_t k = 0; k < c->data_schema.n_children; k++) {
-    hudi_arrow_builder *cb = hudi_arrow_batch_builder_column(b->bb, N_META + k);
+    hudi_arrow_builder *cb = hudi_arrow_batch_builder_column(bb, N_META + k);
     const hudi_arrow_view *col = &batch->children[k];
     HUDI_TRY(c->same_in[k] ? hudi_arrow_builder_append_view(cb, col, srow, err)
                            : hudi_write_append_converted(cb, col, srow, err));
   }
-  HUDI_TRY(hudi_arrow_batch_builder_end_row(b->bb, err));
+  return hudi_arrow_batch_builder_end_row(bb, err);
+}
+
+/* Appends row i of the incoming rows with this commit's meta values. */
+static hudi_status bw_add_incoming(bw *b, size_t i, hudi_error *err) {
+  mw *c = b->c;
+  size_t klen;
+  const char *key = hudi_write_rows_key(c->rows, i, &klen);
+  hudi_buf_reset(&b->seq);
+  HUDI_TRY(hudi_buf_printf(&b->seq, err, "%s_%d_%" PRId64, c->instant, b->task, b->n_new++));
+  const char *metas[N_META] = {c->instant, (const char *)b->seq.data, key, b->partition, b->file_name};
+  size_t lens[N_META] = {strlen(c->instant), b->seq.len, klen, strlen(b->partition), strlen(b->file_name)};
+  HUDI_TRY(append_incoming(c, b->bb, i, metas, lens, err));
   HUDI_TRY(bw_key(b, key, klen, err));
   return bw_flush(b, false, err);
 }
@@ -662,8 +680,70 @@ static hudi_status log_header(hudi_log_meta *h, mw *c, hudi_error *err) {
   return hudi_log_meta_set_str(h, HUDI_LOG_HEADER_SCHEMA, c->avro_with_meta, err);
 }
 
+/* Rows per Arrow batch handed to the Parquet writer of a data block. */
+#define LOG_PARQUET_BATCH_ROWS 65536
+
+/* The slice's updates as one PARQUET_DATA block (log_parquet_block.h):
+ * the rows with this commit's meta values, _hoodie_file_name = file id,
+ * written with the base files' Parquet options and c->log_codec. */
+static hudi_status parquet_data_block(mw *c, size_t s, const char *file_id, hudi_buf *file, int64_t *n_rows,
+                                      hudi_error *err) {
+  int64_t total = 0;
+  for (size_t j = c->slice_start[s]; j < c->slice_start[s + 1]; j++)
+    if (c->incs[c->by_slice[j]].kind == INC_UPDATE) total++;
+  if (total == 0) return HUDI_OK;
+  hudi_arrow_batch_builder *bb = NULL;
+  HUDI_TRY(hudi_arrow_batch_builder_create(&bb, &c->out_schema, err));
+  struct ArrowSchema schema;
+  memset(&schema, 0, sizeof schema);
+  hudi_buf content, seq;
+  hudi_buf_init(&content, HUDI_BUF_DEFAULT_MAX);
+  hudi_buf_init(&seq, 256);
+  hudi_log_parquet_writer w;
+  memset(&w, 0, sizeof w);
+  hudi_pq_writer_options pq = c->pq;
+  pq.codec = c->log_codec;
+  hudi_status st = hudi_arrow_batch_builder_export_schema(bb, &schema, err);
+  if (st == HUDI_OK) st = hudi_log_parquet_begin(&w, &content, &schema, &pq, err);
+  int task = c->task++;
+  int64_t done = 0;
+  size_t flen = strlen(file_id), ilen = strlen(c->instant);
+  for (size_t j = c->slice_start[s]; st == HUDI_OK && j < c->slice_start[s + 1]; j++) {
+    const inc *e = &c->incs[c->by_slice[j]];
+    if (e->kind != INC_UPDATE) continue;
+    hudi_buf_reset(&seq);
+    st = hudi_buf_printf(&seq, err, "%s_%d_%" PRId64, c->instant, task, *n_rows);
+    const char *metas[N_META] = {c->instant, (const char *)seq.data, e->key, e->part, file_id};
+    size_t lens[N_META] = {ilen, seq.len, e->klen, strlen(e->part), flen};
+    if (st == HUDI_OK) st = append_incoming(c, bb, (size_t)e->row, metas, lens, err);
+    (*n_rows)++;
+    done++;
+    if (st == HUDI_OK && (hudi_arrow_batch_builder_n_rows(bb) >= LOG_PARQUET_BATCH_ROWS || done == total)) {
+      struct ArrowArray arr;
+      st = hudi_arrow_batch_builder_finish(bb, &arr, err);
+      if (st == HUDI_OK) {
+        st = hudi_log_parquet_write(&w, &arr, done == total, err);
+        arr.release(&arr);
+      }
+    }
+  }
+  if (st == HUDI_OK) st = hudi_log_parquet_finish(&w, c->avro_with_meta, err);
+  hudi_log_meta h = HUDI_LOG_META_INIT;
+  if (st == HUDI_OK) st = log_header(&h, c, err);
+  if (st == HUDI_OK)
+    st = hudi_log_block_encode(file, HUDI_LOG_BLOCK_PARQUET_DATA, &h, NULL, content.data, content.len, err);
+  hudi_log_meta_free(&h);
+  hudi_log_parquet_writer_free(&w);
+  if (schema.release) schema.release(&schema);
+  hudi_arrow_batch_builder_free(bb);
+  hudi_buf_free(&seq);
+  hudi_buf_free(&content);
+  return st;
+}
+
 static hudi_status data_block(mw *c, size_t s, const char *file_id, hudi_buf *file, int64_t *n_rows,
                               hudi_error *err) {
+  if (c->log_block_type == HUDI_LOG_BLOCK_PARQUET_DATA) return parquet_data_block(c, s, file_id, file, n_rows, err);
   hudi_buf content;
   hudi_buf_init(&content, HUDI_BUF_DEFAULT_MAX);
   hudi_log_avro_records_writer w;
