@@ -14,6 +14,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/hashmap.h"
+#include "base/threadpool.h"
 #include "parquet/writer.h"
 #include "table/base_file.h"
 #include "table/bloom.h"
@@ -295,7 +296,6 @@ typedef struct cctx {
   hudi_pq_writer_options pq;
   hudi_commit_metadata *meta;
   hudi_compact_result *res;
-  int task;
 } cctx;
 
 /* extraMetadata.schema of the latest write that is not a table service. */
@@ -392,9 +392,14 @@ typedef struct bw {
   hudi_pq_writer *w;
   hudi_bloom bloom;
   int64_t n;
+  /* _hoodie_file_name for streamed batches: the name repeated names_cap
+   * times, as a string column (offsets, then bytes). */
+  int32_t *name_offsets;
+  char *name_data;
+  int64_t names_cap;
 } bw;
 
-static hudi_status bw_open(bw *b, cctx *c, const char *partition, const char *file_id, bool has_base,
+static hudi_status bw_open(bw *b, cctx *c, const char *partition, const char *file_id, bool has_base, int task,
                            hudi_error *err) {
   memset(b, 0, sizeof *b);
   b->c = c;
@@ -402,7 +407,6 @@ static hudi_status bw_open(bw *b, cctx *c, const char *partition, const char *fi
   hudi_buf_init(&b->path, 1 << 16);
   hudi_buf_init(&b->min_key, HUDI_BUF_DEFAULT_MAX);
   hudi_buf_init(&b->max_key, HUDI_BUF_DEFAULT_MAX);
-  int task = c->task++;
   char token[64];
   snprintf(token, sizeof token, "%d-0-%d", task, task);
   if (hudi_base_file_name_format(b->file_name, sizeof b->file_name, file_id, token, c->instant, "parquet") < 0)
@@ -429,6 +433,8 @@ static void bw_free(bw *b) {
   hudi_buf_free(&b->path);
   hudi_buf_free(&b->min_key);
   hudi_buf_free(&b->max_key);
+  hudi_free(b->name_offsets);
+  hudi_free(b->name_data);
 }
 
 static hudi_status bw_flush(bw *b, bool force, hudi_error *err) {
@@ -441,16 +447,8 @@ static hudi_status bw_flush(bw *b, bool force, hudi_error *err) {
   return st;
 }
 
-/* Appends merged row i of v (read-schema shape) with its meta values,
- * _hoodie_file_name becoming the new file's. */
-static hudi_status bw_add(bw *b, const hudi_arrow_view *v, int64_t i, const char *key, size_t klen, hudi_error *err) {
-  int64_t row = hudi_arrow_view_struct_row(v, i);
-  for (int64_t k = 0; k < v->n_children; k++) {
-    hudi_arrow_builder *cb = hudi_arrow_batch_builder_column(b->bb, k);
-    if (k == 4) HUDI_TRY(hudi_arrow_builder_append_bytes(cb, b->file_name, (int64_t)strlen(b->file_name), err));
-    else HUDI_TRY(hudi_arrow_builder_append_view(cb, &v->children[k], row, err));
-  }
-  HUDI_TRY(hudi_arrow_batch_builder_end_row(b->bb, err));
+/* The written row's key: the bloom filter and the min/max keys. */
+static hudi_status bw_note_key(bw *b, const char *key, size_t klen, hudi_error *err) {
   HUDI_TRY(hudi_bloom_add(&b->bloom, key, klen, err));
   if (b->n == 0 || hudi_java_string_cmp(key, klen, (const char *)b->min_key.data, b->min_key.len) < 0) {
     hudi_buf_reset(&b->min_key);
@@ -461,7 +459,93 @@ static hudi_status bw_add(bw *b, const hudi_arrow_view *v, int64_t i, const char
     HUDI_TRY(hudi_buf_append(&b->max_key, key, klen, err));
   }
   b->n++;
+  return HUDI_OK;
+}
+
+/* Appends merged row i of v (read-schema shape) with its meta values,
+ * _hoodie_file_name becoming the new file's. */
+static hudi_status bw_add(bw *b, const hudi_arrow_view *v, int64_t i, const char *key, size_t klen, hudi_error *err) {
+  int64_t row = hudi_arrow_view_struct_row(v, i);
+  for (int64_t k = 0; k < v->n_children; k++) {
+    hudi_arrow_builder *cb = hudi_arrow_batch_builder_column(b->bb, k);
+    if (k == 4) HUDI_TRY(hudi_arrow_builder_append_bytes(cb, b->file_name, (int64_t)strlen(b->file_name), err));
+    else HUDI_TRY(hudi_arrow_builder_append_view(cb, &v->children[k], row, err));
+  }
+  HUDI_TRY(hudi_arrow_batch_builder_end_row(b->bb, err));
+  HUDI_TRY(bw_note_key(b, key, klen, err));
   return bw_flush(b, false, err);
+}
+
+/* ---- streamed writing: batches go to the writer as they are ------------ */
+
+static void noop_release(struct ArrowArray *a) { a->release = NULL; }
+
+/* The file name repeated n times (the _hoodie_file_name column). */
+static hudi_status bw_names(bw *b, int64_t n, hudi_error *err) {
+  if (n <= b->names_cap) return HUDI_OK;
+  size_t len = strlen(b->file_name);
+  int64_t cap = n < 8192 ? 8192 : n;
+  if ((uint64_t)cap * len > INT32_MAX) return hudi_err_set(err, HUDI_ERR_LIMIT, "batch of %lld rows too big", (long long)n);
+  int32_t *o = hudi_malloc(((size_t)cap + 1) * sizeof *o);
+  char *d = hudi_malloc((size_t)cap * len + 1);
+  if (!o || !d) {
+    hudi_free(o);
+    hudi_free(d);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  for (int64_t i = 0; i <= cap; i++) o[i] = (int32_t)((size_t)i * len);
+  for (int64_t i = 0; i < cap; i++) memcpy(d + (size_t)i * len, b->file_name, len);
+  hudi_free(b->name_offsets);
+  hudi_free(b->name_data);
+  b->name_offsets = o;
+  b->name_data = d;
+  b->names_cap = cap;
+  return HUDI_OK;
+}
+
+/* Writes rows [from, from + n) of batch a (read-schema shape) without
+ * copying them: a borrowed struct of sliced children, _hoodie_file_name
+ * replaced by the new file's name. */
+#define BW_MAX_COLS 4096
+static hudi_status bw_write_rows(bw *b, const struct ArrowArray *a, int64_t from, int64_t n, unsigned flags,
+                                 hudi_error *err) {
+  if (n <= 0 && !(flags & HUDI_PQ_WRITE_LAST)) return HUDI_OK;
+  int64_t nc = a->n_children;
+  if (nc <= 4 || nc > BW_MAX_COLS) return hudi_err_set(err, HUDI_ERR_INTERNAL, "batch of %lld columns", (long long)nc);
+  HUDI_TRY(bw_names(b, n, err));
+  struct ArrowArray *kids = hudi_calloc((size_t)nc, sizeof *kids);
+  struct ArrowArray **ptrs = hudi_calloc((size_t)nc, sizeof *ptrs);
+  if (!kids || !ptrs) {
+    hudi_free(kids);
+    hudi_free(ptrs);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  for (int64_t k = 0; k < nc; k++) {
+    ptrs[k] = &kids[k];
+    if (k == 4) {
+      const void *bufs[3] = {NULL, b->name_offsets, b->name_data};
+      kids[k] = (struct ArrowArray){.length = n, .null_count = 0, .n_buffers = 3, .buffers = NULL,
+                                    .release = noop_release};
+      kids[k].buffers = hudi_malloc(sizeof bufs);
+      if (!kids[k].buffers) continue;
+      memcpy(kids[k].buffers, bufs, sizeof bufs);
+      continue;
+    }
+    kids[k] = *a->children[k];
+    kids[k].offset += a->offset + from;
+    kids[k].length = n;
+    if (kids[k].null_count != 0) kids[k].null_count = -1;
+    kids[k].release = noop_release;
+  }
+  hudi_status st = kids[4].buffers ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  const void *top_bufs[1] = {NULL};
+  struct ArrowArray top = {.length = n, .null_count = 0, .offset = 0, .n_buffers = 1, .n_children = nc,
+                           .buffers = top_bufs, .children = ptrs, .release = noop_release};
+  if (st == HUDI_OK) st = hudi_pq_writer_write_batch(b->w, &top, flags, err);
+  hudi_free((void *)kids[4].buffers);
+  hudi_free(kids);
+  hudi_free(ptrs);
+  return st;
 }
 
 static hudi_status bw_finish(bw *b, hudi_pq_write_summary *sum, hudi_error *err) {
@@ -489,7 +573,9 @@ typedef struct op_stats {
   int64_t writes, updates, deletes, log_inserts;
 } op_stats;
 
-/* Streams the merged slice into the new base file. */
+/* Streams the merged slice into the new base file (the slice reader's
+ * in-memory merge of base and logs; used when an ordering field decides
+ * between base and log records). */
 static hudi_status merge_into(cctx *c, bw *b, const hudi_file_group *g, const hudi_file_slice *s, hudi_compact_base_keys *bk,
                               op_stats *os, hudi_error *err) {
   hudi_read_slice_ref ref = {g, s};
@@ -527,6 +613,205 @@ static hudi_status merge_into(cctx *c, bw *b, const hudi_file_group *g, const hu
   }
   hudi_slice_reader_free(r);
   os->deletes = bk->n - bk->matched;
+  return st;
+}
+
+/* ---- the streamed merge (commit-time ordering) ---------------------------
+ *
+ * Without an ordering field every log record beats the base record of its
+ * key (logs are later), so the merge needs only the logs in memory:
+ *   1. the slice's logs alone, merged by the slice reader: the latest
+ *      record of every key the logs write (deletes among them applied);
+ *   2. the base file streamed batch by batch: a row is dropped when the
+ *      logs write its key, or a visible delete block deletes it at a later
+ *      instant than the row's _hoodie_commit_time (the slice reader's
+ *      rule); the other rows go to the writer as slices of the batch;
+ *   3. the log records of step 1.
+ * Rows come out in the order of the in-memory merge (kept base rows, then
+ * log rows) and memory is one base batch plus the logs' records. */
+
+typedef struct held_batch {
+  struct ArrowArray arr;
+  hudi_arrow_view v;
+} held_batch;
+
+typedef struct stream_state {
+  held_batch *logs;
+  size_t n_logs, cap_logs;
+  hudi_hashmap log_keys; /* keys the logs write */
+  hudi_hashmap dropped;  /* base keys dropped -> offset in seqs of (uint32 length, seqno bytes) */
+  hudi_buf seqs;
+} stream_state;
+
+static void stream_state_free(stream_state *ss) {
+  for (size_t i = 0; i < ss->n_logs; i++) {
+    hudi_arrow_view_clear(&ss->logs[i].v);
+    if (ss->logs[i].arr.release) ss->logs[i].arr.release(&ss->logs[i].arr);
+  }
+  hudi_free(ss->logs);
+  hudi_hashmap_free(&ss->log_keys);
+  hudi_hashmap_free(&ss->dropped);
+  hudi_buf_free(&ss->seqs);
+}
+
+static const char *view_key(const hudi_arrow_view *v, int64_t col, int64_t i, int64_t *len) {
+  *len = 0;
+  if (col < 0) return NULL;
+  const hudi_arrow_view *kv = &v->children[col];
+  int64_t row = hudi_arrow_view_struct_row(v, i);
+  if (hudi_arrow_view_is_null(kv, row)) return NULL;
+  const char *k = (const char *)hudi_arrow_view_bytes(kv, row, len);
+  return k ? k : "";
+}
+
+/* Step 1: the logs' merged records, kept with their keys. */
+static hudi_status load_log_records(cctx *c, stream_state *ss, const hudi_file_group *g, const hudi_file_slice *s,
+                                    hudi_error *err) {
+  const hudi_read_plan *p = &c->plan;
+  hudi_file_slice logs_only = *s;
+  logs_only.base = NULL;
+  hudi_read_slice_ref ref = {g, &logs_only};
+  hudi_slice_reader *r = NULL;
+  HUDI_TRY(hudi_slice_reader_open(&r, p, &ref, err));
+  hudi_status st = HUDI_OK;
+  while (st == HUDI_OK) {
+    struct ArrowArray a;
+    bool eof = false;
+    st = hudi_slice_reader_next(r, &a, &eof, err);
+    if (st != HUDI_OK || eof) break;
+    if (ss->n_logs == ss->cap_logs) {
+      size_t cap = ss->cap_logs ? ss->cap_logs * 2 : 8;
+      held_batch *nb = hudi_realloc(ss->logs, cap * sizeof *nb);
+      if (!nb) {
+        a.release(&a);
+        st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+        break;
+      }
+      ss->logs = nb;
+      ss->cap_logs = cap;
+    }
+    held_batch *hb = &ss->logs[ss->n_logs++];
+    memset(hb, 0, sizeof *hb);
+    hb->arr = a;
+    st = hudi_arrow_view_init(&hb->v, &c->read_export, &hb->arr, err);
+    for (int64_t i = 0; st == HUDI_OK && i < hb->v.length; i++) {
+      int64_t kl;
+      const char *key = view_key(&hb->v, p->key_col, i, &kl);
+      if (key) st = hudi_hashmap_put(&ss->log_keys, key, (size_t)kl, (hudi_hashmap_value){.u64 = 1}, NULL, NULL, err);
+    }
+  }
+  hudi_slice_reader_free(r);
+  return st;
+}
+
+/* Whether base row i of v gives way to the logs (step 2's rule). */
+static bool base_row_replaced(const cctx *c, const stream_state *ss, const hudi_compact_log_deletes *dels,
+                              const hudi_arrow_view *v, int64_t i, const char *key, int64_t kl) {
+  if (hudi_hashmap_get(&ss->log_keys, key, (size_t)kl, NULL)) return true;
+  const char *del = hudi_compact_log_deletes_get(dels, key, (size_t)kl);
+  if (!del) return false;
+  int64_t cl;
+  const char *ct = view_key(v, c->plan.commit_col, i, &cl);
+  if (!ct) return true;
+  char t[HUDI_INSTANT_TIME_MAX] = {0};
+  memcpy(t, ct, (size_t)(cl < HUDI_INSTANT_TIME_MAX - 1 ? cl : HUDI_INSTANT_TIME_MAX - 1));
+  return strcmp(del, t) > 0;
+}
+
+static hudi_status note_dropped(const cctx *c, stream_state *ss, const hudi_arrow_view *v, int64_t i, const char *key,
+                                int64_t kl, hudi_error *err) {
+  int64_t sl;
+  const char *seq = view_key(v, c->plan.seqno_col, i, &sl);
+  hudi_hashmap_value hv = {.u64 = ss->seqs.len};
+  uint32_t len = seq ? (uint32_t)sl : 0;
+  HUDI_TRY(hudi_buf_append(&ss->seqs, &len, sizeof len, err));
+  if (len) HUDI_TRY(hudi_buf_append(&ss->seqs, seq, len, err));
+  return hudi_hashmap_put(&ss->dropped, key, (size_t)kl, hv, NULL, NULL, err);
+}
+
+/* Step 2: the base file, batch by batch. */
+static hudi_status stream_base(cctx *c, bw *b, stream_state *ss, const hudi_compact_log_deletes *dels,
+                               const hudi_file_group *g, const hudi_file_slice *s, op_stats *os, hudi_error *err) {
+  if (!s->base) return HUDI_OK;
+  const hudi_read_plan *p = &c->plan;
+  hudi_file_slice base_only;
+  memset(&base_only, 0, sizeof base_only);
+  snprintf(base_only.base_instant, sizeof base_only.base_instant, "%s", s->base_instant);
+  base_only.base = s->base;
+  hudi_read_slice_ref ref = {g, &base_only};
+  hudi_slice_reader *r = NULL;
+  HUDI_TRY(hudi_slice_reader_open(&r, p, &ref, err));
+  hudi_status st = HUDI_OK;
+  while (st == HUDI_OK) {
+    struct ArrowArray a;
+    bool eof = false;
+    st = hudi_slice_reader_next(r, &a, &eof, err);
+    if (st != HUDI_OK || eof) break;
+    hudi_arrow_view v;
+    st = hudi_arrow_view_init(&v, &c->read_export, &a, err);
+    int64_t run = 0;
+    for (int64_t i = 0; st == HUDI_OK && i < v.length; i++) {
+      int64_t kl;
+      const char *key = view_key(&v, p->key_col, i, &kl);
+      if (key && base_row_replaced(c, ss, dels, &v, i, key, kl)) {
+        st = note_dropped(c, ss, &v, i, key, kl, err);
+        if (st == HUDI_OK) st = bw_write_rows(b, &a, run, i - run, 0, err);
+        run = i + 1;
+        continue;
+      }
+      os->writes++;
+      st = bw_note_key(b, key ? key : "", (size_t)kl, err);
+    }
+    if (st == HUDI_OK) st = bw_write_rows(b, &a, run, v.length - run, 0, err);
+    hudi_arrow_view_clear(&v);
+    a.release(&a);
+  }
+  hudi_slice_reader_free(r);
+  return st;
+}
+
+/* Step 3: the logs' records, the last of them ending the file. */
+static hudi_status write_log_records(cctx *c, bw *b, stream_state *ss, op_stats *os, hudi_error *err) {
+  const hudi_read_plan *p = &c->plan;
+  int64_t matched = 0;
+  for (size_t bi = 0; bi < ss->n_logs; bi++) {
+    const hudi_arrow_view *v = &ss->logs[bi].v;
+    for (int64_t i = 0; i < v->length; i++) {
+      int64_t kl;
+      const char *key = view_key(v, p->key_col, i, &kl);
+      hudi_hashmap_value hv;
+      if (key && hudi_hashmap_get(&ss->dropped, key, (size_t)kl, &hv)) {
+        matched++;
+        int64_t sl;
+        const char *seq = view_key(v, p->seqno_col, i, &sl);
+        uint32_t len;
+        memcpy(&len, ss->seqs.data + hv.u64, sizeof len);
+        bool same = seq && len == (uint32_t)sl && (!sl || !memcmp(ss->seqs.data + hv.u64 + sizeof len, seq, (size_t)sl));
+        if (!same) os->updates++;
+      } else {
+        os->log_inserts++;
+      }
+      os->writes++;
+      HUDI_TRY(bw_note_key(b, key ? key : "", (size_t)kl, err));
+    }
+    unsigned flags = bi + 1 == ss->n_logs ? HUDI_PQ_WRITE_LAST : 0;
+    HUDI_TRY(bw_write_rows(b, &ss->logs[bi].arr, 0, v->length, flags, err));
+  }
+  os->deletes = (int64_t)ss->dropped.count - matched;
+  return HUDI_OK;
+}
+
+static hudi_status merge_streamed(cctx *c, bw *b, const hudi_file_group *g, const hudi_file_slice *s,
+                                  const hudi_compact_log_deletes *dels, op_stats *os, hudi_error *err) {
+  stream_state ss;
+  memset(&ss, 0, sizeof ss);
+  hudi_hashmap_init(&ss.log_keys, 0);
+  hudi_hashmap_init(&ss.dropped, 0);
+  hudi_buf_init(&ss.seqs, (size_t)1 << 34);
+  hudi_status st = load_log_records(c, &ss, g, s, err);
+  if (st == HUDI_OK) st = stream_base(c, b, &ss, dels, g, s, os, err);
+  if (st == HUDI_OK) st = write_log_records(c, b, &ss, os, err);
+  stream_state_free(&ss);
   return st;
 }
 
@@ -569,67 +854,104 @@ static const hudi_file_group *find_group(const hudi_fsview *v, const char *parti
   return NULL;
 }
 
-static hudi_status run_op(cctx *c, const hudi_fsview *v, const hudi_compaction_operation *op, hudi_error *err) {
+/* One operation's work (run on a pool thread) and what it produced (recorded
+ * in the commit metadata afterwards, in plan order). */
+typedef struct op_job {
+  const hudi_compaction_operation *op;
+  const hudi_file_group *g;
+  hudi_file_slice s;
+  hudi_compact_log_counts lc;
+  op_stats os;
+  hudi_pq_write_summary sum;
+  bool have_sum;
+  char *path; /* the new base file */
+} op_job;
+
+typedef struct plan_run {
+  cctx *c;
+  const hudi_fsview *v;
+  op_job *jobs;
+} plan_run;
+
+static void op_job_free(op_job *j) {
+  if (j->have_sum) hudi_pq_write_summary_free(&j->sum);
+  hudi_free(j->s.logs);
+  hudi_free(j->path);
+}
+
+/* Merges operation i's slice into its new base file. */
+static hudi_status exec_op(void *ctx, size_t i, hudi_error *err) {
+  plan_run *pr = ctx;
+  cctx *c = pr->c;
+  op_job *j = &pr->jobs[i];
+  const hudi_compaction_operation *op = j->op;
   const char *part = op->partition_path ? op->partition_path : "";
   const char *fid = op->file_id ? op->file_id : "";
-  const hudi_file_group *g = find_group(v, part, fid);
+  const hudi_file_group *g = j->g = find_group(pr->v, part, fid);
   if (!g) return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "file group %s in partition '%s' is not in the table", fid, part);
-  hudi_file_slice s;
+  /* Without an ordering field logs always win: stream the base file. */
+  bool streamed = c->plan.ordering_col < 0;
   hudi_compact_base_keys bk;
   memset(&bk, 0, sizeof bk);
-  hudi_compact_log_counts lc;
+  hudi_compact_log_deletes dels;
+  memset(&dels, 0, sizeof dels);
   bw b;
   memset(&b, 0, sizeof b);
-  op_stats os;
-  memset(&os, 0, sizeof os);
-  hudi_pq_write_summary sum;
-  memset(&sum, 0, sizeof sum);
-  bool have_sum = false;
-  hudi_status st = op_slice(&s, g, op, err);
-  if (st == HUDI_OK) st = hudi_compact_base_keys_load(&bk, c->t->storage, s.base, err);
-  if (st == HUDI_OK) st = hudi_compact_count_logs(&lc, c->t->storage, &s, err);
-  if (st == HUDI_OK) st = bw_open(&b, c, part, fid, s.base != NULL, err);
-  if (st == HUDI_OK) st = merge_into(c, &b, g, &s, &bk, &os, err);
-  if (st == HUDI_OK) st = bw_finish(&b, &sum, err);
-  have_sum = st == HUDI_OK;
-  hudi_write_stat *ws = NULL;
-  hudi_commit_metadata *m = c->meta;
-  if (st == HUDI_OK) st = hudi_commit_metadata_add_stat(m, part, &ws, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(m, fid, &ws->file_id, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(m, (const char *)b.path.data, &ws->path, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(m, s.base_instant[0] ? s.base_instant : "null", &ws->prev_commit, err);
-  if (st == HUDI_OK && op->data_file_path)
-    st = hudi_commit_metadata_strdup(m, op->data_file_path, &ws->prev_base_file, err);
-  if (st == HUDI_OK) {
-    /* As Spark's compaction reports them (fixture v8_trips_8i3u1d): rows
-     * taken from the logs over a base record are updates, every other row
-     * written counts as an insert. */
-    ws->num_writes = hudi_tl_some_long(os.writes);
-    ws->num_update_writes = hudi_tl_some_long(os.updates);
-    ws->num_inserts = hudi_tl_some_long(os.writes - os.updates);
-    ws->num_deletes = hudi_tl_some_long(os.deletes);
-    ws->total_write_bytes = hudi_tl_some_long(sum.file_size);
-    ws->file_size_in_bytes = hudi_tl_some_long(sum.file_size);
-    ws->total_log_records = hudi_tl_some_long(lc.records);
-    ws->total_log_blocks = hudi_tl_some_long(lc.blocks);
-    ws->total_rollback_blocks = hudi_tl_some_long(lc.rollback_blocks);
-    ws->total_corrupt_log_block = hudi_tl_some_long(lc.corrupt_blocks);
-    ws->total_updated_records_compacted = hudi_tl_some_long(os.updates + os.deletes + os.log_inserts);
-    ws->total_log_files_compacted = hudi_tl_some_long((int64_t)s.n_logs);
-    ws->total_log_size_compacted = hudi_tl_some_long(lc.bytes);
-    hudi_write_stat_zero_unset(ws);
-    c->res->num_file_groups++;
-    c->res->num_log_files += (int64_t)s.n_logs;
-    c->res->num_records += os.writes;
-    c->res->files_written++;
-    c->res->bytes_written += sum.file_size;
-  }
-  if (have_sum) hudi_pq_write_summary_free(&sum);
+  hudi_status st = op_slice(&j->s, g, op, err);
+  if (st == HUDI_OK && !streamed) st = hudi_compact_base_keys_load(&bk, c->t->storage, j->s.base, err);
+  if (st == HUDI_OK)
+    st = hudi_compact_count_logs(&j->lc, streamed ? &dels : NULL, &c->plan, c->t->storage, &j->s, err);
+  if (st == HUDI_OK) st = bw_open(&b, c, part, fid, j->s.base != NULL, (int)i, err);
+  if (st == HUDI_OK)
+    st = streamed ? merge_streamed(c, &b, g, &j->s, &dels, &j->os, err) : merge_into(c, &b, g, &j->s, &bk, &j->os, err);
+  if (st == HUDI_OK) st = bw_finish(&b, &j->sum, err);
+  j->have_sum = st == HUDI_OK;
+  if (st == HUDI_OK && !(j->path = hudi_strdup((const char *)b.path.data)))
+    st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   bw_free(&b);
   hudi_compact_base_keys_free(&bk);
-  hudi_free(s.logs);
+  hudi_compact_log_deletes_free(&dels);
   if (st != HUDI_OK) hudi_err_context(err, st, "compacting file group %s in partition '%s'", fid, part);
   return st;
+}
+
+/* Operation j's write stat and the result's totals. */
+static hudi_status record_op(cctx *c, const op_job *j, hudi_error *err) {
+  const hudi_compaction_operation *op = j->op;
+  const char *part = op->partition_path ? op->partition_path : "";
+  const char *fid = op->file_id ? op->file_id : "";
+  const hudi_file_slice *s = &j->s;
+  const op_stats *os = &j->os;
+  hudi_write_stat *ws = NULL;
+  hudi_commit_metadata *m = c->meta;
+  HUDI_TRY(hudi_commit_metadata_add_stat(m, part, &ws, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(m, fid, &ws->file_id, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(m, j->path, &ws->path, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(m, s->base_instant[0] ? s->base_instant : "null", &ws->prev_commit, err));
+  if (op->data_file_path) HUDI_TRY(hudi_commit_metadata_strdup(m, op->data_file_path, &ws->prev_base_file, err));
+  /* As Spark's compaction reports them (fixture v8_trips_8i3u1d): rows
+   * taken from the logs over a base record are updates, every other row
+   * written counts as an insert. */
+  ws->num_writes = hudi_tl_some_long(os->writes);
+  ws->num_update_writes = hudi_tl_some_long(os->updates);
+  ws->num_inserts = hudi_tl_some_long(os->writes - os->updates);
+  ws->num_deletes = hudi_tl_some_long(os->deletes);
+  ws->total_write_bytes = hudi_tl_some_long(j->sum.file_size);
+  ws->file_size_in_bytes = hudi_tl_some_long(j->sum.file_size);
+  ws->total_log_records = hudi_tl_some_long(j->lc.records);
+  ws->total_log_blocks = hudi_tl_some_long(j->lc.blocks);
+  ws->total_rollback_blocks = hudi_tl_some_long(j->lc.rollback_blocks);
+  ws->total_corrupt_log_block = hudi_tl_some_long(j->lc.corrupt_blocks);
+  ws->total_updated_records_compacted = hudi_tl_some_long(os->updates + os->deletes + os->log_inserts);
+  ws->total_log_files_compacted = hudi_tl_some_long((int64_t)s->n_logs);
+  ws->total_log_size_compacted = hudi_tl_some_long(j->lc.bytes);
+  hudi_write_stat_zero_unset(ws);
+  c->res->num_file_groups++;
+  c->res->num_log_files += (int64_t)s->n_logs;
+  c->res->num_records += os->writes;
+  c->res->files_written++;
+  c->res->bytes_written += j->sum.file_size;
+  return HUDI_OK;
 }
 
 /* Files of an earlier attempt at instant (named by its markers) are
@@ -661,17 +983,42 @@ static hudi_status undo_attempt(hudi_table *t, const char *instant, hudi_error *
   return st;
 }
 
+/* File groups compacted at once (hoodie.compact.parallelism, default the
+ * cores up to 4): each holds one base batch, its logs' records and the row
+ * group being written. */
+static hudi_status plan_threads(int *out, const cctx *c, size_t n_ops, hudi_error *err) {
+  int64_t dflt = hudi_cpu_count() < 4 ? hudi_cpu_count() : 4, v;
+  HUDI_TRY(int_opt(c->t, c->opts, c->n_opts, "hoodie.compact.parallelism", dflt, 1, &v, err));
+  if (v > 64) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hoodie.compact.parallelism: %lld is above 64", (long long)v);
+  if ((size_t)v > n_ops) v = n_ops ? (int64_t)n_ops : 1;
+  *out = (int)v;
+  return HUDI_OK;
+}
+
 static hudi_status run_plan(cctx *c, const hudi_compaction_plan *plan, hudi_error *err) {
   hudi_table *t = c->t;
+  size_t n_ops = plan->operations.n;
+  int threads = 1;
+  HUDI_TRY(plan_threads(&threads, c, n_ops, err));
   hudi_fsview v;
   hudi_fsview_options fo = {NULL, t->version};
   HUDI_TRY(hudi_fsview_build_from_listing(&v, t->storage, &t->timeline, &fo, err));
-  hudi_status st = hudi_commit_metadata_new(&c->meta, 0, err);
+  plan_run pr = {c, &v, hudi_calloc(n_ops + 1, sizeof *pr.jobs)};
+  hudi_status st = pr.jobs ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  const hudi_compaction_operation *ops = plan->operations.items;
+  for (size_t i = 0; st == HUDI_OK && i < n_ops; i++) pr.jobs[i].op = &ops[i];
+  if (st == HUDI_OK) st = hudi_commit_metadata_new(&c->meta, 0, err);
   if (st == HUDI_OK) st = hudi_commit_metadata_set_schema(c->meta, c->schema_json, err);
   if (st == HUDI_OK) st = hudi_commit_metadata_set_operation(c->meta, "COMPACT", err);
   if (st == HUDI_OK) c->meta->compacted = (hudi_tl_bool){1, 1};
-  const hudi_compaction_operation *ops = plan->operations.items;
-  for (size_t i = 0; st == HUDI_OK && i < plan->operations.n; i++) st = run_op(c, &v, &ops[i], err);
+  /* The caller's thread is one of the workers. */
+  hudi_threadpool *pool = NULL;
+  if (st == HUDI_OK && threads > 1) st = hudi_threadpool_create(&pool, threads - 1, err);
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, n_ops, exec_op, &pr, err);
+  hudi_threadpool_free(pool);
+  for (size_t i = 0; st == HUDI_OK && i < n_ops; i++) st = record_op(c, &pr.jobs[i], err);
+  for (size_t i = 0; pr.jobs && i < n_ops; i++) op_job_free(&pr.jobs[i]);
+  hudi_free(pr.jobs);
   hudi_fsview_free(&v);
   return st;
 }

@@ -14,7 +14,17 @@
  *             COMPACT, compacted true) -> markers removed.
  *
  * Writes that land while C is pending append logs that join C's slice
- * (fsview.h), so nothing they write is lost. */
+ * (fsview.h), so nothing they write is lost.
+ *
+ * Memory and threads: without an ordering field (commit-time ordering,
+ * where every log record beats the base record of its key) a file group's
+ * logs are merged in memory and its base file is streamed batch by batch,
+ * unchanged rows going to the Parquet writer as slices of the read batch;
+ * a file group then holds one base row group (as the Parquet reader loads
+ * it), the row group being written (hoodie.parquet.block.size) and its
+ * logs' records. With an ordering field the whole slice is merged in memory
+ * (the slice reader's merge). hoodie.compact.parallelism (default: the
+ * cores, at most 4) file groups are compacted at once. */
 #ifndef HUDI_TABLE_COMPACT_H
 #define HUDI_TABLE_COMPACT_H
 

@@ -33,7 +33,26 @@ typedef struct hudi_compact_log_counts {
   int64_t blocks, records, rollback_blocks, corrupt_blocks, bytes;
 } hudi_compact_log_counts;
 
-HUDI_NODISCARD hudi_status hudi_compact_count_logs(hudi_compact_log_counts *lc, hudi_storage *s,
+/* The visible delete blocks' keys -> the latest instant deleting each
+ * (for a streamed compaction, compact.c): blocks count when their instant
+ * is visible to the read plan and not the target of a rollback command
+ * block of the slice, as the slice reader (read_slice.c) decides. */
+typedef struct hudi_compact_log_deletes {
+  hudi_hashmap map; /* key -> index into instants */
+  char (*instants)[HUDI_INSTANT_TIME_MAX];
+  size_t n_instants, cap_instants;
+} hudi_compact_log_deletes;
+
+void hudi_compact_log_deletes_free(hudi_compact_log_deletes *d);
+
+/* The latest deleting instant of key, or NULL. */
+const char *hudi_compact_log_deletes_get(const hudi_compact_log_deletes *d, const void *key, size_t len);
+
+/* dels (nullable; then p may be NULL too) receives the deletes; free it
+ * with hudi_compact_log_deletes_free even on error. */
+struct hudi_read_plan;
+HUDI_NODISCARD hudi_status hudi_compact_count_logs(hudi_compact_log_counts *lc, hudi_compact_log_deletes *dels,
+                                                   const struct hudi_read_plan *p, hudi_storage *s,
                                                    const hudi_file_slice *sl, hudi_error *err);
 
 #endif

@@ -75,6 +75,8 @@ static void make_stream(struct ArrowArrayStream *out, const char *const *ids, co
   hudi_arrow_field_clear(&f);
 }
 
+static const char *create_ordering = "ts"; /* the ordering field of the tables create() makes */
+
 static hudi_table *create(const char *name, hudi_table_type type, const char *parts, bool rli) {
   char path[300];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -82,7 +84,7 @@ static hudi_table *create(const char *name, hudi_table_type type, const char *pa
   o.type = type;
   o.record_key_fields = "id";
   o.partition_fields = parts;
-  o.ordering_fields = "ts";
+  o.ordering_fields = create_ordering;
   o.record_index_enabled = rli;
   hudi_table *t = NULL;
   hudi_error err = HUDI_ERROR_INIT;
@@ -560,12 +562,102 @@ static void spark_fixture_pending(void **state) {
   hudi_table_free(t);
 }
 
+/* Without an ordering field (commit-time ordering) the compaction streams
+ * the base file batch by batch and takes the logs' latest records: a base
+ * file of several read batches, updates in two commits (the later wins, a
+ * lower ts no matter), deletes across batch boundaries, and the file
+ * groups compacted on two threads. */
+static void compact_streamed(void **state) {
+  (void)state;
+  create_ordering = NULL;
+  hudi_table *t = create("streamed", HUDI_MERGE_ON_READ, NULL, true);
+  create_ordering = "ts";
+  enum { N = 20000 };
+  static char idbuf[N][8];
+  static const char *ids[N], *cities[N];
+  static int64_t ts[N];
+  static int32_t v[N];
+  for (int i = 0; i < N; i++) {
+    snprintf(idbuf[i], sizeof idbuf[i], "k%05d", i);
+    ids[i] = idbuf[i];
+    cities[i] = i % 2 ? "sf" : "nyc";
+    ts[i] = 5;
+    v[i] = i;
+  }
+  hudi_option no_small[] = {{"hoodie.parquet.small.file.limit", "0"}};
+  /* Two bulk inserts: two file groups. */
+  write_rows(t, true, ids, cities, ts, v, N / 2, no_small, 1);
+  write_rows(t, true, ids + N / 2, cities + N / 2, ts + N / 2, v + N / 2, N / 2, no_small, 1);
+  static const char *const u1[] = {"k00001", "k19999", "k00002", "new1"};
+  static const char *const c1[] = {"la", "la", "la", "la"};
+  static const int64_t t1[] = {9, 9, 1, 9};
+  static const int32_t v1[] = {-1, -2, -3, 7};
+  write_rows(t, false, u1, c1, t1, v1, 4, no_small, 1);
+  static const char *const del[] = {"k00003", "k10000"};
+  hudi_write_result wr;
+  hudi_error err = HUDI_ERROR_INIT;
+  if (hudi_table_delete_keys(&wr, t, del, 2, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
+  static const char *const u2[] = {"k00001"};
+  static const int64_t t2[] = {2};
+  static const int32_t v2[] = {-11};
+  write_rows(t, false, u2, c1, t2, v2, 1, no_small, 1);
+  char *before = snapshot(t);
+
+  hudi_option par[] = {{"hoodie.compact.parallelism", "2"}};
+  hudi_compact_result r;
+  if (hudi_table_compact(&r, t, par, 1, &err) != HUDI_OK) fail_msg("%s", err.message);
+  assert_int_equal(r.num_file_groups, 2); /* new1 went to a base file of its own */
+  assert_int_equal(r.num_log_files, 5);
+  assert_int_equal(r.num_records, N - 2);
+  char *after = snapshot(t);
+  char *ro = read_optimized(t);
+  assert_string_equal(before, after);
+  assert_string_equal(after, ro);
+  /* The values, as the commits left them. */
+  char *kv = read_lines(t, (const char *const[]){"id", "city", "v"}, 3, NULL, NULL, NULL, NULL);
+  size_t lines = 0;
+  for (const char *q = kv; *q; q++) lines += *q == '\n';
+  assert_int_equal(lines, N - 2 + 1);
+  assert_non_null(strstr(kv, "id=k00001|city=la|v=-11|\n"));
+  assert_non_null(strstr(kv, "id=k00002|city=la|v=-3|\n"));
+  assert_non_null(strstr(kv, "id=k19999|city=la|v=-2|\n"));
+  assert_non_null(strstr(kv, "id=k00004|city=nyc|v=4|\n"));
+  assert_non_null(strstr(kv, "id=k09999|city=sf|v=9999|\n"));
+  assert_non_null(strstr(kv, "id=new1|city=la|v=7|\n"));
+  assert_null(strstr(kv, "id=k00003|"));
+  assert_null(strstr(kv, "id=k10000|"));
+  /* The write stat: 3 records taken from the logs over base ones, 2 deletes. */
+  const hudi_instant *in = hudi_timeline_find(&t->timeline, r.requested_time);
+  assert_non_null(in);
+  hudi_commit_metadata *m = NULL;
+  assert_int_equal(hudi_table_instant_metadata(&m, t, in, &err), HUDI_OK);
+  size_t np, ns;
+  const hudi_partition_write_stats *ps = hudi_commit_metadata_partitions(m, &np);
+  assert_int_equal(np, 1);
+  const hudi_write_stat *ws = hudi_partition_stats(&ps[0], &ns);
+  assert_int_equal(ns, 2);
+  assert_int_equal(ws[0].num_writes.v + ws[1].num_writes.v, N - 2);
+  for (size_t i = 0; i < 2; i++) {
+    assert_int_equal(ws[i].num_writes.v, N / 2 - 1);
+    assert_int_equal(ws[i].num_inserts.v + ws[i].num_update_writes.v, ws[i].num_writes.v);
+  }
+  assert_int_equal(ws[0].num_update_writes.v + ws[1].num_update_writes.v, 3);
+  assert_int_equal(ws[0].num_deletes.v + ws[1].num_deletes.v, 2);
+  assert_int_equal(ws[0].total_log_records.v + ws[1].total_log_records.v, 3 + 2 + 1);
+  hudi_commit_metadata_free(m);
+  free(kv);
+  free(before);
+  free(after);
+  free(ro);
+  hudi_table_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compact_partitioned),  cmocka_unit_test(compact_nonpartitioned),
       cmocka_unit_test(compact_with_rli),     cmocka_unit_test(cow_refused),
       cmocka_unit_test(pending_then_run),     cmocka_unit_test(rerun_inflight),
-      cmocka_unit_test(spark_fixture_pending),
+      cmocka_unit_test(spark_fixture_pending), cmocka_unit_test(compact_streamed),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
