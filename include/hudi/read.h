@@ -20,6 +20,13 @@
  *                                       most 4; 1 = serial). The stream's batches come in
  *                                       file-slice order whatever the value; up to
  *                                       parallelism + 1 slices' rows are held in memory.
+ *   hoodie.metadata.enable              true (default): the file listing comes from the
+ *                                       metadata table's files partition when the table has
+ *                                       one (version 8+) and it holds the latest data
+ *                                       instant; otherwise storage is listed. false: list.
+ *   hoodie.enable.data.skipping         true (default): with filters, skip file slices whose
+ *                                       metadata-table column_stats ranges rule them out
+ *                                       (before Parquet footer pruning); false: do not.
  * Timestamps are Hudi instants (yyyyMMddHHmmss[SSS]), epoch seconds to
  * nanoseconds, or RFC 3339 with an offset. Time travel compares requested
  * instant times, as hudi-rs does. Incremental queries follow Apache Hudi

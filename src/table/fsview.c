@@ -405,10 +405,17 @@ hudi_status hudi_fsview_build_from_listing(hudi_fsview *out, hudi_storage *s, co
   memset(out, 0, sizeof *out);
   hudi_file_list list = HUDI_FILE_LIST_INIT;
   HUDI_TRY(hudi_storage_list(s, "", HUDI_LIST_RECURSIVE, &list, err));
-  if (list.count > FSVIEW_MAX_FILES) {
-    hudi_file_list_free(&list);
-    return hudi_err_set(err, HUDI_ERR_LIMIT, "the table holds %zu files", list.count);
-  }
+  hudi_status st = hudi_fsview_build_from_files(out, s, timeline, &list, opts, err);
+  hudi_file_list_free(&list);
+  return st;
+}
+
+hudi_status hudi_fsview_build_from_files(hudi_fsview *out, hudi_storage *s, const hudi_timeline *timeline,
+                                         const hudi_file_list *files, const hudi_fsview_options *opts,
+                                         hudi_error *err) {
+  memset(out, 0, sizeof *out);
+  const hudi_file_list list = *files;
+  if (list.count > FSVIEW_MAX_FILES) return hudi_err_set(err, HUDI_ERR_LIMIT, "the table holds %zu files", list.count);
   entry *entries = hudi_calloc(list.count ? list.count : 1, sizeof *entries);
   log_ids *ids = hudi_calloc(list.count ? list.count : 1, sizeof *ids);
   hudi_status st = HUDI_OK;
@@ -430,7 +437,6 @@ hudi_status hudi_fsview_build_from_listing(hudi_fsview *out, hudi_storage *s, co
   hudi_pending_compactions_free(&pending);
   hudi_free(entries);
   hudi_free(ids);
-  hudi_file_list_free(&list);
   if (st != HUDI_OK) hudi_fsview_free(out);
   return st;
 }

@@ -1,5 +1,6 @@
 /* The file-system view: a table's file groups and their file slices, as of
- * an instant, built from a storage listing.
+ * an instant, built from a storage listing or from the metadata table's
+ * files partition (mdt_fsview.h); both go through the same rules.
  *
  * Rules (spec hudi-format-core.md §6 "Reader validity rules"):
  *   - a base file is visible iff its instant is a completed instant (or, for
@@ -79,6 +80,13 @@ typedef struct hudi_fsview_options {
 HUDI_NODISCARD hudi_status hudi_fsview_build_from_listing(hudi_fsview *out, hudi_storage *s,
                                                           const hudi_timeline *timeline,
                                                           const hudi_fsview_options *opts, hudi_error *err);
+/* Builds the view from files, a list of the table's files as a listing
+ * gives them (paths relative to the base; anything that is not a base or
+ * log file is ignored): hudi_fsview_build_from_mdt passes the metadata
+ * table's files partition here. s is read for pending compaction plans. */
+HUDI_NODISCARD hudi_status hudi_fsview_build_from_files(hudi_fsview *out, hudi_storage *s,
+                                                        const hudi_timeline *timeline, const hudi_file_list *files,
+                                                        const hudi_fsview_options *opts, hudi_error *err);
 void hudi_fsview_free(hudi_fsview *v);
 
 /* The slice a snapshot reads: the merged slice of a group under pending

@@ -16,6 +16,7 @@
 #include "table/lsm_timeline.h"
 #include "table/read_plan.h"
 #include "table/clean.h"
+#include "table/mdt_fsview.h"
 #include "table/schema_resolve.h"
 
 /* ---- instants ------------------------------------------------------------ */
@@ -163,6 +164,16 @@ static hudi_status parse_options(hudi_read_plan *p, const hudi_read_options *o, 
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hoodie.read.parallelism: '%s' is not a count in 1..64", par);
     p->parallelism = (int)v;
   }
+  p->use_mdt = true;
+  p->data_skipping = true;
+  const char *me = opt(t, o, "hoodie.metadata.enable");
+  if (me && strcasecmp(me, "false") == 0) p->use_mdt = false;
+  else if (me && strcasecmp(me, "true") != 0)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hoodie.metadata.enable: '%s' is not a boolean", me);
+  const char *ds = opt(t, o, "hoodie.enable.data.skipping");
+  if (ds && strcasecmp(ds, "false") == 0) p->data_skipping = false;
+  else if (ds && strcasecmp(ds, "true") != 0)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hoodie.enable.data.skipping: '%s' is not a boolean", ds);
   const char *latest = latest_write(t);
   if (p->incremental) {
     const char *s = opt(t, o, "hoodie.read.start.timestamp"), *e = opt(t, o, "hoodie.read.end.timestamp");
@@ -396,12 +407,78 @@ static hudi_status collect_groups(hudi_read_plan *p, hudi_hashmap *replaced, hud
   return st;
 }
 
+/* The view from the metadata table when it can give it (*m is then left
+ * open for column_stats pruning), else from a listing. */
+static hudi_status build_view(hudi_read_plan *p, const hudi_fsview_options *fo, hudi_mdt **m, hudi_error *err) {
+  *m = NULL;
+  const char *parts = hudi_props_get(&p->t->props, "hoodie.table.metadata.partitions");
+  if (!p->use_mdt) {
+    snprintf(p->view_note, sizeof p->view_note, "hoodie.metadata.enable is false");
+  } else if (!parts || !*parts) {
+    snprintf(p->view_note, sizeof p->view_note, "the table has no metadata table partitions");
+  } else if (p->t->version < 8) {
+    /* As hudi-rs: version 6 metadata tables (no fixture or writer of ours
+     * to test them against) are not read. */
+    snprintf(p->view_note, sizeof p->view_note, "table version %d: the metadata table is used from version 8",
+             p->t->version);
+  } else {
+    hudi_status st = hudi_mdt_open(m, p->t, err);
+    if (st == HUDI_ERR_NOT_FOUND) {
+      snprintf(p->view_note, sizeof p->view_note, "no metadata table: %.200s", err ? err->message : "");
+      if (err) hudi_error_clear(err);
+    } else if (st != HUDI_OK) {
+      return hudi_err_context(err, st, "reading the file listing from the metadata table (hoodie.metadata.enable="
+                                       "false lists storage instead)");
+    } else if (hudi_fsview_mdt_usable(*m, p->view_note, sizeof p->view_note)) {
+      st = hudi_fsview_build_from_mdt(&p->view, *m, p->tl, fo, NULL, err);
+      if (st == HUDI_OK) p->view_from_mdt = true;
+      else hudi_err_context(err, st, "hoodie.metadata.enable=false lists storage instead");
+      return st;
+    }
+  }
+  return hudi_fsview_build_from_listing(&p->view, p->t->storage, p->tl, fo, err);
+}
+
+/* Drops the planned slices whose files' column_stats rule the filter out. */
+static hudi_status prune_by_column_stats(hudi_read_plan *p, hudi_mdt *m, hudi_error *err) {
+  if (!m || !p->pred || !p->data_skipping || !p->n_slices) return HUDI_OK;
+  hudi_cs_slice *cs = hudi_calloc(p->n_slices, sizeof *cs);
+  bool *might = hudi_calloc(p->n_slices, sizeof *might);
+  hudi_status st = cs && might ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; st == HUDI_OK && i < p->n_slices; i++) {
+    cs[i].partition = p->slices[i].group->partition;
+    cs[i].slice = p->slices[i].slice;
+    cs[i].base_only = p->read_optimized; /* it reads the base file only */
+  }
+  if (st == HUDI_OK) st = hudi_mdt_prune_slices(m, p->pred, cs, p->n_slices, might, NULL, err);
+  if (st == HUDI_OK) {
+    size_t k = 0;
+    p->n_col_stats_candidates = p->n_slices;
+    for (size_t i = 0; i < p->n_slices; i++)
+      if (might[i]) p->slices[k++] = p->slices[i];
+    p->n_col_stats_pruned = p->n_slices - k;
+    p->n_slices = k;
+  }
+  hudi_free(cs);
+  hudi_free(might);
+  return st;
+}
+
 static hudi_status plan_slices(hudi_read_plan *p, hudi_error *err) {
   if (!p->has_writes) return HUDI_OK; /* no completed write: nothing to read */
   hudi_fsview_options fo = {p->incremental ? NULL : p->end, p->t->version};
-  HUDI_TRY(hudi_fsview_build_from_listing(&p->view, p->t->storage, p->tl, &fo, err));
+  hudi_mdt *mdt = NULL;
+  hudi_status vst = build_view(p, &fo, &mdt, err);
+  if (vst != HUDI_OK) {
+    hudi_mdt_free(mdt);
+    return vst;
+  }
   hudi_partition_spec spec;
-  HUDI_TRY(hudi_partition_spec_init(&spec, &p->t->props, err));
+  vst = hudi_partition_spec_init(&spec, &p->t->props, err);
+  if (vst != HUDI_OK) {
+    hudi_mdt_free(mdt);
+    return vst;
+  }
   hudi_hashmap replaced, touched;
   hudi_hashmap_init(&replaced, 0);
   hudi_hashmap_init(&touched, 0);
@@ -426,6 +503,8 @@ static hudi_status plan_slices(hudi_read_plan *p, hudi_error *err) {
     p->slices[p->n_slices].slice = s;
     p->n_slices++;
   }
+  if (st == HUDI_OK) st = prune_by_column_stats(p, mdt, err);
+  hudi_mdt_free(mdt);
   hudi_buf_free(&key);
   hudi_hashmap_free(&replaced);
   hudi_hashmap_free(&touched);
@@ -478,6 +557,12 @@ static hudi_status plan_create(hudi_read_plan **out, hudi_table *t, const hudi_r
   *out = p;
   return HUDI_OK;
 }
+
+hudi_status hudi_read_plan_create(hudi_read_plan **out, hudi_table *t, const hudi_read_options *o, hudi_error *err) {
+  return plan_create(out, t, o, err);
+}
+
+void hudi_read_plan_free(hudi_read_plan *p) { plan_free(p); }
 
 /* ---- the stream --------------------------------------------------------------- */
 

@@ -51,7 +51,22 @@ typedef struct hudi_read_plan {
   hudi_fsview view;
   hudi_read_slice_ref *slices;
   size_t n_slices;
+  /* Where the view came from: the metadata table's files partition when
+   * the table has one in sync and hoodie.metadata.enable is not false
+   * (mdt_fsview.h), else a storage listing; view_note says why listing. */
+  bool use_mdt, data_skipping; /* hoodie.metadata.enable, hoodie.enable.data.skipping */
+  bool view_from_mdt;
+  char view_note[256];
+  /* Slices left out by column_stats before any of their files was opened. */
+  size_t n_col_stats_pruned;
+  size_t n_col_stats_candidates; /* slices the column_stats were consulted for */
 } hudi_read_plan;
+
+/* Plans a read as hudi_table_read does, without reading (tests and
+ * benchmarks look at the plan). Free with hudi_read_plan_free. */
+HUDI_NODISCARD hudi_status hudi_read_plan_create(hudi_read_plan **out, hudi_table *t, const hudi_read_options *o,
+                                                 hudi_error *err);
+void hudi_read_plan_free(hudi_read_plan *p);
 
 /* Output batches of one slice, produced incrementally. */
 typedef struct hudi_slice_reader hudi_slice_reader;
