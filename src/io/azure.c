@@ -16,6 +16,7 @@
 #include "base/alloc.h"
 #include "io/http.h"
 #include "io/objstore.h"
+#include "io/readahead.h"
 #include "io/sharedkey.h"
 
 #define AZ_VERSION "2021-08-06"
@@ -996,6 +997,7 @@ hudi_status hudi_azure_storage_open(hudi_storage **out, const char *uri, const h
                host ? "@" : "", host ? host : "", s->prefix[0] ? "/" : "", s->prefix);
   }
   hudi_free(host);
+  if (st == HUDI_OK) st = hudi_readahead_enable(&s->base, options, n_options, err); /* last: may allocate */
   if (st != HUDI_OK) {
     az_destroy(&s->base);
     return hudi_err_context(err, st, "opening '%s'", uri);

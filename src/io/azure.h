@@ -29,7 +29,8 @@
  * Put Block + Put Block List; default 64 MiB), multipart_part_size (block
  * size, default 16 MiB), list_max_keys (results per List Blobs page,
  * default 5000), max_retries, retry_timeout_ms, timeout_ms,
- * connect_timeout_ms, retry_base_ms (see objstore.h). Requests are signed
+ * connect_timeout_ms, retry_base_ms (see objstore.h), read_ahead_bytes
+ * (sequential read window, default 8 MiB, 0 = off; readahead.h). Requests are signed
  * with SharedKey (sharedkey.h); SAS tokens and Entra ID are not supported.
  *
  * Create-only writes send If-None-Match: * (Put Blob, or Put Block List);

@@ -48,6 +48,10 @@ typedef struct hudi_storage_vtable {
 struct hudi_storage {
   const hudi_storage_vtable *vtable;
   char *base; /* owned by the backend; freed by its destroy */
+  /* Sequential read-ahead (io/readahead.h), set by object-store backends
+   * at open; NULL: reads go straight to the backend. Owned and freed by
+   * storage.c. */
+  struct hudi_readahead *readahead;
 };
 
 /* Opens a backend for uri (the whole string the caller gave). */

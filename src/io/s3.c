@@ -11,6 +11,7 @@
 #include "base/alloc.h"
 #include "io/http.h"
 #include "io/objstore.h"
+#include "io/readahead.h"
 #include "io/sigv4.h"
 
 #define LIST_BODY_MAX ((size_t)64 << 20)
@@ -964,6 +965,7 @@ hudi_status hudi_s3_storage_open_dialect(hudi_storage **out, const char *uri,
       sprintf(s->base.base, "%.*s://%s%s%s", (int)(scheme_end - uri), uri, s->bucket,
               s->prefix[0] ? "/" : "", s->prefix);
   }
+  if (st == HUDI_OK) st = hudi_readahead_enable(&s->base, options, n_options, err); /* last: may allocate */
   if (st != HUDI_OK) {
     s3_destroy(&s->base);
     return hudi_err_context(err, st, "opening '%s'", uri);

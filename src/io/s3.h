@@ -22,7 +22,8 @@ typedef enum hudi_s3_dialect { HUDI_S3_DIALECT_AWS, HUDI_S3_DIALECT_GCS } hudi_s
  * upload, default 64 MiB), multipart_part_size (default 16 MiB, at least
  * 5 MiB), list_max_keys (keys per ListObjectsV2 page, default 1000),
  * max_retries, retry_timeout_ms, timeout_ms, connect_timeout_ms,
- * retry_base_ms (see objstore.h).
+ * retry_base_ms (see objstore.h), read_ahead_bytes (the sequential read
+ * window, default 8 MiB, 0 = off; see readahead.h).
  *
  * rename is a server-side copy followed by a delete: NOT atomic (a reader
  * can see both objects, a crash can leave both). The table layer must not

@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "io/backend.h"
+#include "io/readahead.h"
 
 /* Normalises path into *norm, adding the caller's operation to errors. */
 static hudi_status normalize(char **norm, const char *op, const char *path, hudi_error *err) {
@@ -22,7 +23,15 @@ static hudi_status check_flags(const char *op, unsigned flags, unsigned known, h
 }
 
 void hudi_storage_free(hudi_storage *s) {
-  if (s) s->vtable->destroy(s);
+  if (!s) return;
+  hudi_readahead_free(s->readahead);
+  s->readahead = NULL;
+  s->vtable->destroy(s);
+}
+
+/* A write, rename or delete may replace bytes the read-ahead holds. */
+static void forget_cached(hudi_storage *s) {
+  if (s->readahead) hudi_readahead_clear(s->readahead);
 }
 
 const char *hudi_storage_base(const hudi_storage *s) { return s->base; }
@@ -37,7 +46,8 @@ hudi_status hudi_storage_read(hudi_storage *s, const char *path, uint64_t offset
                         path, (unsigned long long)offset, len);
   char *p;
   HUDI_TRY(normalize(&p, "read", path, err));
-  hudi_status st = s->vtable->read(s, p, offset, dst, len, n_read, err);
+  hudi_status st = s->readahead && len ? hudi_readahead_read(s->readahead, s, p, offset, dst, len, n_read, err)
+                                        : s->vtable->read(s, p, offset, dst, len, n_read, err);
   hudi_free(p);
   return st;
 }
@@ -142,7 +152,10 @@ hudi_status hudi_storage_write(hudi_storage *s, const char *path, const void *da
   char *p;
   HUDI_TRY(normalize(&p, "write", path, err));
   hudi_status st = reject_base("write", p, path, err);
-  if (st == HUDI_OK) st = s->vtable->write(s, p, data, len, flags, err);
+  if (st == HUDI_OK) {
+    forget_cached(s);
+    st = s->vtable->write(s, p, data, len, flags, err);
+  }
   hudi_free(p);
   return st;
 }
@@ -164,7 +177,10 @@ hudi_status hudi_storage_rename(hudi_storage *s, const char *from, const char *t
   }
   st = reject_base("rename", f, from, err);
   if (st == HUDI_OK) st = reject_base("rename", t, to, err);
-  if (st == HUDI_OK) st = s->vtable->rename(s, f, t, flags, err);
+  if (st == HUDI_OK) {
+    forget_cached(s);
+    st = s->vtable->rename(s, f, t, flags, err);
+  }
   hudi_free(f);
   hudi_free(t);
   return st;
@@ -175,7 +191,10 @@ hudi_status hudi_storage_delete(hudi_storage *s, const char *path, unsigned flag
   char *p;
   HUDI_TRY(normalize(&p, "delete", path, err));
   hudi_status st = reject_base("delete", p, path, err);
-  if (st == HUDI_OK) st = s->vtable->remove(s, p, flags, err);
+  if (st == HUDI_OK) {
+    forget_cached(s);
+    st = s->vtable->remove(s, p, flags, err);
+  }
   hudi_free(p);
   return st;
 }

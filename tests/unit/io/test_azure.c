@@ -293,6 +293,37 @@ static void race_on(hudi_storage *s) {
   expect_content(s, ".hoodie/001.commit", want, sizeof want);
 }
 
+/* Sequential reads through the read-ahead (io/readahead.h): every byte as
+ * written, short reads at the end, and a window never outlives a write
+ * through the handle. (Request counts are checked against s3stub in
+ * test_s3.c; the window logic is the same code.) */
+static void read_ahead_reads(void **state) {
+  fixture *fx = *state;
+  hudi_error err = HUDI_ERROR_INIT;
+  enum { SIZE = 100000 };
+  uint8_t *data = malloc(SIZE), *other = malloc(SIZE), got[1000];
+  fill_pattern(data, SIZE, 5);
+  fill_pattern(other, SIZE, 91);
+  hudi_storage *ra;
+  assert_int_equal(open_store(&ra, fx->uri, "3", "read_ahead_bytes", "16384", &err), HUDI_OK);
+  assert_int_equal(hudi_storage_write(ra, "ra.bin", data, SIZE, 0, &err), HUDI_OK);
+  size_t n;
+  for (size_t off = 0; off < SIZE + 2000; off += 1000) {
+    assert_int_equal(hudi_storage_read(ra, "ra.bin", off, got, 1000, &n, &err), HUDI_OK);
+    assert_int_equal(n, off < SIZE ? 1000 : 0);
+    if (n) assert_memory_equal(got, data + off, n);
+  }
+  assert_int_equal(hudi_storage_read(ra, "ra.bin", 0, got, 1000, &n, &err), HUDI_OK);
+  assert_int_equal(hudi_storage_read(ra, "ra.bin", 1000, got, 1000, &n, &err), HUDI_OK);
+  assert_int_equal(hudi_storage_write(ra, "ra.bin", other, SIZE, 0, &err), HUDI_OK);
+  assert_int_equal(hudi_storage_read(ra, "ra.bin", 2000, got, 1000, &n, &err), HUDI_OK);
+  assert_int_equal(n, 1000);
+  assert_memory_equal(got, other + 2000, 1000);
+  hudi_storage_free(ra);
+  free(data);
+  free(other);
+}
+
 static void write_if_absent_race(void **state) {
   fixture *fx = *state;
   race_on(fx->s);
@@ -648,6 +679,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(write_read_stat, setup, teardown),
       cmocka_unit_test_setup_teardown(ranged_reads, setup, teardown),
+      cmocka_unit_test_setup_teardown(read_ahead_reads, setup, teardown),
       cmocka_unit_test_setup_teardown(write_if_absent_race, setup, teardown),
       cmocka_unit_test_setup_teardown(write_if_absent_race_blocks, setup, teardown),
       cmocka_unit_test_setup_teardown(list_paginates, setup, teardown),

@@ -629,6 +629,132 @@ static void stub_race_and_gcs_dialect(void **state) {
   hudi_storage_free(g);
 }
 
+/* ---- sequential read-ahead (io/readahead.h), against the stub --------- */
+
+static hudi_storage *open_ra(const char *window) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_storage *s = NULL;
+  if (open_store(&s, "s3://stub/t", g_stub, "1000", "read_ahead_bytes", window, &err) != HUDI_OK)
+    fail_msg("open: %s", err.message);
+  return s;
+}
+
+/* Reads [0, end) in steps of step bytes and checks every byte against
+ * data; returns the requests the stub served meanwhile. */
+static long read_in_steps(hudi_storage *s, const char *path, const uint8_t *data, size_t size, size_t step,
+                          size_t end) {
+  hudi_error err = HUDI_ERROR_INIT;
+  uint8_t got[4096];
+  long before = stub_stat("requests");
+  for (size_t off = 0; off < end; off += step) {
+    size_t n = 99;
+    assert_int_equal(hudi_storage_read(s, path, off, got, step, &n, &err), HUDI_OK);
+    size_t want = off >= size ? 0 : size - off < step ? size - off : step;
+    assert_int_equal(n, want);
+    if (want) assert_memory_equal(got, data + off, want);
+  }
+  return stub_stat("requests") - before; /* (the stats calls are not counted) */
+}
+
+static void read_ahead_batches_sequential_reads(void **state) {
+  stub_fx *fx = *state;
+  hudi_error err = HUDI_ERROR_INIT;
+  enum { SIZE = 200000 };
+  uint8_t *data = malloc(SIZE), *other = malloc(SIZE);
+  fill_pattern(data, SIZE, 3);
+  fill_pattern(other, SIZE, 77);
+  assert_int_equal(hudi_storage_write(fx->s, "seq.bin", data, SIZE, 0, &err), HUDI_OK);
+  hudi_storage *off = open_ra("0"), *ra = open_ra("65536");
+  /* Without read-ahead: one GET per read. */
+  assert_int_equal(read_in_steps(off, "seq.bin", data, SIZE, 1000, SIZE), SIZE / 1000);
+  /* With it: the first read as asked, then one 64 KiB window per 65 reads;
+   * reads at and past the end are short, served from what the last window
+   * learnt (the object ended inside it). */
+  long n = read_in_steps(ra, "seq.bin", data, SIZE, 1000, SIZE + 3000);
+  print_message("read-ahead: %ld requests for %d reads\n", n, SIZE / 1000 + 3);
+  assert_int_equal(n, 1 + (SIZE - 1000 + 65535) / 65536);
+  /* Reads that do not continue the previous one fetch only their range. */
+  uint8_t got[1000];
+  size_t k;
+  long before = stub_stat("requests");
+  for (int i = 9; i >= 0; i--) {
+    assert_int_equal(hudi_storage_read(ra, "seq.bin", (uint64_t)i * 15000, got, 500, &k, &err), HUDI_OK);
+    assert_int_equal(k, 500);
+    assert_memory_equal(got, data + i * 15000, 500);
+  }
+  assert_int_equal(stub_stat("requests") - before, 10);
+  /* A window is dropped when the handle writes: a replaced object reads
+   * back new. (Read two steps so a window is cached, then overwrite.) */
+  assert_int_equal(hudi_storage_read(ra, "seq.bin", 0, got, 1000, &k, &err), HUDI_OK);
+  assert_int_equal(hudi_storage_read(ra, "seq.bin", 1000, got, 1000, &k, &err), HUDI_OK);
+  assert_memory_equal(got, data + 1000, 1000);
+  assert_int_equal(hudi_storage_write(ra, "seq.bin", other, SIZE, 0, &err), HUDI_OK);
+  assert_int_equal(hudi_storage_read(ra, "seq.bin", 2000, got, 1000, &k, &err), HUDI_OK);
+  assert_int_equal(k, 1000);
+  assert_memory_equal(got, other + 2000, 1000);
+  /* ... and on delete: the object is gone, not served from memory. */
+  assert_int_equal(hudi_storage_read(ra, "seq.bin", 3000, got, 1000, &k, &err), HUDI_OK);
+  assert_int_equal(hudi_storage_delete(ra, "seq.bin", 0, &err), HUDI_OK);
+  assert_int_equal(hudi_storage_read(ra, "seq.bin", 4000, got, 1000, &k, &err), HUDI_ERR_NOT_FOUND);
+  /* A bad window is named. */
+  hudi_storage *bad = NULL;
+  assert_int_equal(open_store(&bad, "s3://stub/t", g_stub, "10", "read_ahead_bytes", "lots", &err),
+                   HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "read_ahead_bytes"));
+  hudi_storage_free(off);
+  hudi_storage_free(ra);
+  free(data);
+  free(other);
+}
+
+typedef struct ra_reader {
+  hudi_storage *s;
+  char path[32];
+  const uint8_t *data;
+  size_t size;
+  int bad;
+} ra_reader;
+
+static void *ra_reader_run(void *arg) {
+  ra_reader *r = arg;
+  hudi_error err = HUDI_ERROR_INIT;
+  uint8_t got[3200];
+  for (size_t off = 0, step = 700; off < r->size; off += step, step = step % 2900 + 300) { /* step < 3200 */
+    size_t n;
+    size_t want = r->size - off < step ? r->size - off : step;
+    if (hudi_storage_read(r->s, r->path, off, got, step, &n, &err) != HUDI_OK || n != want ||
+        memcmp(got, r->data + off, n) != 0)
+      r->bad++;
+  }
+  return NULL;
+}
+
+/* Threads reading different objects through one handle (more objects than
+ * the cache has slots) each see their own bytes. */
+static void read_ahead_threads(void **state) {
+  stub_fx *fx = *state;
+  hudi_error err = HUDI_ERROR_INIT;
+  enum { N = 10, SIZE = 150000 };
+  uint8_t *data[N];
+  ra_reader rd[N];
+  pthread_t th[N];
+  hudi_storage *ra = open_ra("20000");
+  for (int i = 0; i < N; i++) {
+    data[i] = malloc(SIZE);
+    fill_pattern(data[i], SIZE, (unsigned)i * 13 + 1);
+    rd[i] = (ra_reader){.s = ra, .data = data[i], .size = SIZE - (size_t)i * 1000};
+    snprintf(rd[i].path, sizeof rd[i].path, "th/%d.bin", i);
+    assert_int_equal(hudi_storage_write(fx->s, rd[i].path, data[i], rd[i].size, 0, &err), HUDI_OK);
+  }
+  for (int i = 0; i < N; i++) assert_int_equal(pthread_create(&th[i], NULL, ra_reader_run, &rd[i]), 0);
+  for (int i = 0; i < N; i++) {
+    pthread_join(th[i], NULL);
+    assert_int_equal(rd[i].bad, 0);
+    free(data[i]);
+  }
+  hudi_storage_free(ra);
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   g_moto = getenv("HUDI_S3_TEST_ENDPOINT");
@@ -658,6 +784,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test_setup_teardown(persistent_failure_is_reported, setup_stub, teardown_stub),
       cmocka_unit_test_setup_teardown(access_denied_is_named, setup_stub, teardown_stub),
       cmocka_unit_test_setup_teardown(stub_race_and_gcs_dialect, setup_stub, teardown_stub),
+      cmocka_unit_test_setup_teardown(read_ahead_batches_sequential_reads, setup_stub, teardown_stub),
+      cmocka_unit_test_setup_teardown(read_ahead_threads, setup_stub, teardown_stub),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   curl_global_cleanup();
