@@ -30,6 +30,12 @@ hudi_status hudi_arrow_field_init(hudi_arrow_field *f, const char *name, const c
   return HUDI_OK;
 }
 
+int64_t hudi_arrow_field_child_index(const hudi_arrow_field *f, const char *name) {
+  for (int64_t i = 0; i < f->n_children; i++)
+    if (f->children[i].name && strcmp(f->children[i].name, name) == 0) return i;
+  return -1;
+}
+
 hudi_status hudi_arrow_field_alloc_children(hudi_arrow_field *f, int64_t n, hudi_error *err) {
   if (n < 0 || n > HUDI_ARROW_MAX_CHILDREN)
     return hudi_err_set(err, HUDI_ERR_LIMIT, "Arrow field '%s': %lld children out of range",

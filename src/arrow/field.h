@@ -40,6 +40,9 @@ HUDI_NODISCARD hudi_status hudi_arrow_field_init(hudi_arrow_field *f, const char
 HUDI_NODISCARD hudi_status hudi_arrow_field_alloc_children(hudi_arrow_field *f, int64_t n,
                                                            hudi_error *err);
 
+/* The index of f's child named name, or -1. */
+int64_t hudi_arrow_field_child_index(const hudi_arrow_field *f, const char *name);
+
 /* Replaces f's metadata with a copy of the encoded bytes (NULL: none). */
 HUDI_NODISCARD hudi_status hudi_arrow_field_set_metadata(hudi_arrow_field *f, const char *metadata,
                                                          hudi_error *err);

@@ -262,25 +262,6 @@ hudi_status hudi_compact_schedule(char instant[HUDI_INSTANT_TIME_BUF], bool *sch
 
 /* ---- the merged read of one slice ---------------------------------------- */
 
-static int64_t col_index(const hudi_arrow_field *f, const char *name) {
-  for (int64_t i = 0; i < f->n_children; i++)
-    if (f->children[i].name && !strcmp(f->children[i].name, name)) return i;
-  return -1;
-}
-
-static const char *ordering_field(const hudi_table *t, char *buf, size_t cap) {
-  const char *mode = hudi_props_get(&t->props, "hoodie.record.merge.mode");
-  if (mode && !strcmp(mode, "COMMIT_TIME_ORDERING")) return NULL;
-  const char *f = hudi_props_get(&t->props, "hoodie.table.ordering.fields");
-  if (!f || !*f) f = hudi_props_get(&t->props, "hoodie.table.precombine.field");
-  if (!f || !*f) return NULL;
-  size_t n = strcspn(f, ",");
-  if (n >= cap) n = cap - 1;
-  memcpy(buf, f, n);
-  buf[n] = 0;
-  return buf;
-}
-
 /* ---- running --------------------------------------------------------------- */
 
 typedef struct cctx {
@@ -361,11 +342,11 @@ static hudi_status setup(cctx *c, hudi_error *err) {
   if (!p->out_cols) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   for (int64_t i = 0; i < p->read_schema.n_children; i++) p->out_cols[i] = i;
   char ob[256];
-  const char *ord = ordering_field(t, ob, sizeof ob);
-  p->key_col = col_index(&p->read_schema, "_hoodie_record_key");
-  p->seqno_col = col_index(&p->read_schema, "_hoodie_commit_seqno");
-  p->commit_col = col_index(&p->read_schema, "_hoodie_commit_time");
-  p->ordering_col = ord ? col_index(&p->read_schema, ord) : -1;
+  const char *ord = hudi_table_ordering_field(t, ob, sizeof ob);
+  p->key_col = hudi_arrow_field_child_index(&p->read_schema, "_hoodie_record_key");
+  p->seqno_col = hudi_arrow_field_child_index(&p->read_schema, "_hoodie_commit_seqno");
+  p->commit_col = hudi_arrow_field_child_index(&p->read_schema, "_hoodie_commit_time");
+  p->ordering_col = ord ? hudi_arrow_field_child_index(&p->read_schema, ord) : -1;
   return hudi_arrow_field_export(&c->read_export, &p->read_schema, err);
 }
 

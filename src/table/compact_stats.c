@@ -14,12 +14,6 @@
 #include "table/log_reader.h"
 #include "table/read_plan.h"
 
-static int64_t col_index(const hudi_arrow_field *f, const char *name) {
-  for (int64_t i = 0; i < f->n_children; i++)
-    if (f->children[i].name && !strcmp(f->children[i].name, name)) return i;
-  return -1;
-}
-
 /* Keys of the base file -> their _hoodie_commit_seqno (offset into seqs),
  * to tell unchanged, updated and deleted records apart. */
 hudi_status hudi_compact_base_keys_load(hudi_compact_base_keys *bk, hudi_storage *s, const hudi_fs_base_file *base, hudi_error *err) {
@@ -36,7 +30,8 @@ hudi_status hudi_compact_base_keys_load(hudi_compact_base_keys *bk, hudi_storage
   struct ArrowSchema sch;
   memset(&sch, 0, sizeof sch);
   hudi_status st = hudi_arrow_field_export(&sch, hudi_pq_reader_schema(r), err);
-  int64_t kc = col_index(hudi_pq_reader_schema(r), cols[0]), sc = col_index(hudi_pq_reader_schema(r), cols[1]);
+  const hudi_arrow_field *fs = hudi_pq_reader_schema(r);
+  int64_t kc = hudi_arrow_field_child_index(fs, cols[0]), sc = hudi_arrow_field_child_index(fs, cols[1]);
   while (st == HUDI_OK) {
     struct ArrowArray a;
     bool eof = false;

@@ -144,25 +144,6 @@ static hudi_status pq_options(mw *c, hudi_error *err) {
                                           HUDI_LOG_BLOCK_PARQUET_DATA, err);
 }
 
-static int64_t child_index(const hudi_arrow_field *f, const char *name) {
-  for (int64_t i = 0; i < f->n_children; i++)
-    if (f->children[i].name && !strcmp(f->children[i].name, name)) return i;
-  return -1;
-}
-
-static const char *ordering_field(const hudi_table *t, char *buf, size_t cap) {
-  const char *mode = hudi_props_get(&t->props, "hoodie.record.merge.mode");
-  if (mode && !strcmp(mode, "COMMIT_TIME_ORDERING")) return NULL;
-  const char *f = hudi_props_get(&t->props, "hoodie.table.ordering.fields");
-  if (!f || !*f) f = hudi_props_get(&t->props, "hoodie.table.precombine.field");
-  if (!f || !*f) return NULL;
-  size_t n = strcspn(f, ",");
-  if (n >= cap) n = cap - 1;
-  memcpy(buf, f, n);
-  buf[n] = 0;
-  return buf;
-}
-
 /* data_schema from the rows or the table; the JSON schemas; out_schema. */
 static hudi_status build_schemas(mw *c, bool *empty_table, hudi_error *err) {
   char *cur = NULL;
@@ -224,15 +205,15 @@ static hudi_status build_schemas(mw *c, bool *empty_table, hudi_error *err) {
     for (int64_t i = 0; i < d->n_children; i++)
       c->same_in[i] = hudi_write_same_storage(&d->children[i], &c->rows->input.children[i]);
   char ob[256];
-  const char *of = ordering_field(c->t, ob, sizeof ob);
+  const char *of = hudi_table_ordering_field(c->t, ob, sizeof ob);
   c->ordering_in = c->ordering_stored = -1;
   if (of && c->rows) {
-    c->ordering_in = child_index(&c->rows->input, of);
+    c->ordering_in = hudi_arrow_field_child_index(&c->rows->input, of);
     if (c->ordering_in < 0)
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "the data has no column '%s' (the table's ordering field)", of);
   }
   if (of) {
-    int64_t k = child_index(d, of);
+    int64_t k = hudi_arrow_field_child_index(d, of);
     c->ordering_stored = k < 0 ? -1 : N_META + k;
   }
   return HUDI_OK;

@@ -198,26 +198,6 @@ static hudi_status parse_options(hudi_read_plan *p, const hudi_read_options *o, 
 
 /* ---- schemas ------------------------------------------------------------------ */
 
-static int64_t col_index(const hudi_arrow_field *f, const char *name) {
-  for (int64_t i = 0; i < f->n_children; i++)
-    if (f->children[i].name && strcmp(f->children[i].name, name) == 0) return i;
-  return -1;
-}
-
-/* The ordering field, unless the table orders by commit time. */
-static const char *ordering_field(const hudi_table *t, char *buf, size_t cap) {
-  const char *mode = hudi_props_get(&t->props, "hoodie.record.merge.mode");
-  if (mode && strcmp(mode, "COMMIT_TIME_ORDERING") == 0) return NULL;
-  const char *f = hudi_props_get(&t->props, "hoodie.table.ordering.fields");
-  if (!f || !*f) f = hudi_props_get(&t->props, "hoodie.table.precombine.field");
-  if (!f || !*f) return NULL;
-  size_t n = strcspn(f, ",");
-  if (n >= cap) n = cap - 1;
-  memcpy(buf, f, n);
-  buf[n] = 0;
-  return buf;
-}
-
 static hudi_status build_filter(hudi_expr **out, const hudi_read_options *o, hudi_error *err) {
   *out = NULL;
   if (!o || (!o->n_filters && !o->filter_sql)) return HUDI_OK;
@@ -263,7 +243,7 @@ static hudi_status plan_columns(hudi_read_plan *p, const hudi_read_options *o, h
   for (size_t k = 0; st == HUDI_OK && k < n_out; k++) {
     if (o && o->projection) {
       const char *name = o->projection[k] ? o->projection[k] : "";
-      proj[k] = col_index(ts, name);
+      proj[k] = hudi_arrow_field_child_index(ts, name);
       if (proj[k] < 0) st = hudi_err_set(err, HUDI_ERR_INVALID_ARG, "projection: unknown column '%s'", name);
     } else {
       proj[k] = (int64_t)k;
@@ -281,10 +261,10 @@ static hudi_status plan_columns(hudi_read_plan *p, const hudi_read_options *o, h
     }
   }
   char obuf[256];
-  const char *ord = ordering_field(p->t, obuf, sizeof obuf);
+  const char *ord = hudi_table_ordering_field(p->t, obuf, sizeof obuf);
   const char *merge_cols[] = {"_hoodie_record_key", "_hoodie_commit_seqno", "_hoodie_commit_time", ord};
   for (size_t i = 0; st == HUDI_OK && i < 4; i++) {
-    int64_t c = merge_cols[i] ? col_index(ts, merge_cols[i]) : -1;
+    int64_t c = merge_cols[i] ? hudi_arrow_field_child_index(ts, merge_cols[i]) : -1;
     if (c >= 0) need[c] = true;
   }
   /* read_schema: needed columns in table order. */
@@ -301,14 +281,14 @@ static hudi_status plan_columns(hudi_read_plan *p, const hudi_read_options *o, h
     st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   for (size_t j = 0; j < n_out && st == HUDI_OK; j++) {
     st = hudi_arrow_field_copy(&p->out_schema.children[j], &ts->children[proj[j]], false, err);
-    p->out_cols[j] = col_index(&p->read_schema, ts->children[proj[j]].name);
+    p->out_cols[j] = hudi_arrow_field_child_index(&p->read_schema, ts->children[proj[j]].name);
   }
   if (st == HUDI_OK && e) st = hudi_pred_bind(&p->pred, e, &p->read_schema, err);
   if (st == HUDI_OK) {
-    p->key_col = col_index(&p->read_schema, "_hoodie_record_key");
-    p->seqno_col = col_index(&p->read_schema, "_hoodie_commit_seqno");
-    p->commit_col = col_index(&p->read_schema, "_hoodie_commit_time");
-    p->ordering_col = ord ? col_index(&p->read_schema, ord) : -1;
+    p->key_col = hudi_arrow_field_child_index(&p->read_schema, "_hoodie_record_key");
+    p->seqno_col = hudi_arrow_field_child_index(&p->read_schema, "_hoodie_commit_seqno");
+    p->commit_col = hudi_arrow_field_child_index(&p->read_schema, "_hoodie_commit_time");
+    p->ordering_col = ord ? hudi_arrow_field_child_index(&p->read_schema, ord) : -1;
   }
   hudi_pred_free(full);
   hudi_expr_free(e);

@@ -74,12 +74,6 @@ static hudi_status push_out(hudi_slice_reader *r, struct ArrowArray *a, hudi_err
   return HUDI_OK;
 }
 
-static int64_t find_child(const hudi_arrow_field *f, const char *name) {
-  for (int64_t i = 0; i < f->n_children; i++)
-    if (f->children[i].name && strcmp(f->children[i].name, name) == 0) return i;
-  return -1;
-}
-
 static const char *view_str(const hudi_arrow_view *v, int64_t i, int64_t *len) {
   if (hudi_arrow_view_is_null(v, i)) return NULL;
   return (const char *)hudi_arrow_view_bytes(v, i, len);
@@ -140,7 +134,7 @@ static hudi_status conform(const hudi_read_plan *p, const hudi_arrow_field *src_
     st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   bool all = true;
   for (int64_t k = 0; st == HUDI_OK && k < target->n_children; k++) {
-    map[k] = find_child(src_field, target->children[k].name);
+    map[k] = hudi_arrow_field_child_index(src_field, target->children[k].name);
     if (map[k] < 0 || strcmp(src_field->children[map[k]].format, target->children[k].format) != 0) all = false;
   }
   if (st == HUDI_OK && all) {

@@ -192,3 +192,16 @@ hudi_status hudi_table_instant_at(const hudi_table *t, size_t i, hudi_instant_in
   return hudi_instant_time_to_millis(&out->requested_epoch_ms, in->requested_time, strlen(in->requested_time),
                                      err);
 }
+
+const char *hudi_table_ordering_field(const hudi_table *t, char *buf, size_t cap) {
+  const char *mode = hudi_props_get(&t->props, "hoodie.record.merge.mode");
+  if (mode && strcmp(mode, "COMMIT_TIME_ORDERING") == 0) return NULL;
+  const char *f = hudi_props_get(&t->props, "hoodie.table.ordering.fields");
+  if (!f || !*f) f = hudi_props_get(&t->props, "hoodie.table.precombine.field");
+  if (!f || !*f) return NULL;
+  size_t n = strcspn(f, ",");
+  if (n >= cap) n = cap - 1;
+  memcpy(buf, f, n);
+  buf[n] = 0;
+  return buf;
+}

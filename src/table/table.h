@@ -20,4 +20,8 @@ struct hudi_table {
   struct hudi_compact_async *compact_async; /* background compaction, compact_async.h */
 };
 
+/* The table's (first) ordering field copied into buf, or NULL when it has
+ * none or orders by commit time (hoodie.record.merge.mode). */
+const char *hudi_table_ordering_field(const hudi_table *t, char *buf, size_t cap);
+
 #endif
