@@ -19,9 +19,13 @@
  *
  * Configs: block size and compression; the index block size is the block
  * size (a multi-level index once the root outgrows it), except "-flat"
- * ones, which keep one root level as the writer did before.
+ * ones, which keep one root level as the writer did before. GZ data blocks
+ * are libdeflate's at the writer's default level; "-L<n>" picks level n,
+ * "-zlib" zlib at level 6 (java_exact_bytes: Java's own bytes).
  *
- *   bench_hfile [n_keys] [config,config,...]   (default: all) */
+ *   bench_hfile [n_keys] [config,config,...]   (default: a fixed list)
+ *   e.g. bench_hfile 1000000 4KiB-GZ,4KiB-GZ-zlib,4KiB-GZ-L1,64KiB-GZ-flat
+ * HFILE_BENCH_WRITE_ONLY=1 skips the lookups. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,7 +112,31 @@ typedef struct config {
   size_t block_size;
   hudi_hfile_compression comp;
   size_t index_block_size; /* 0: the block size; "-flat" configs keep one index level */
+  int java_exact;          /* "-zlib": zlib level 6, Java's bytes */
+  int level;               /* "-L<n>": libdeflate level n (0: the writer's default) */
 } config;
+
+/* "<n>KiB|MiB-GZ|NONE" then any of "-zlib", "-L<n>", "-flat". */
+static int parse_config(const char *name, config *c) {
+  char *end;
+  unsigned long long v = strtoull(name, &end, 10);
+  memset(c, 0, sizeof *c);
+  c->name = name;
+  if (strncmp(end, "KiB-", 4) == 0) c->block_size = (size_t)v << 10;
+  else if (strncmp(end, "MiB-", 4) == 0) c->block_size = (size_t)v << 20;
+  else return 0;
+  end += 4;
+  if (strncmp(end, "GZ", 2) == 0) c->comp = HUDI_HFILE_GZ, end += 2;
+  else if (strncmp(end, "NONE", 4) == 0) c->comp = HUDI_HFILE_NONE, end += 4;
+  else return 0;
+  while (*end == '-') {
+    if (strncmp(end, "-zlib", 5) == 0) c->java_exact = 1, end += 5;
+    else if (strncmp(end, "-flat", 5) == 0) c->index_block_size = FLAT, end += 5;
+    else if (end[1] == 'L') c->level = (int)strtol(end + 2, &end, 10);
+    else return 0;
+  }
+  return *end == 0 && c->block_size > 0;
+}
 
 static void write_file(const config *c, const char *keys, size_t n, uint8_t **out, size_t *out_len) {
   hudi_error err = HUDI_ERROR_INIT;
@@ -116,6 +144,8 @@ static void write_file(const config *c, const char *keys, size_t n, uint8_t **ou
   o.block_size = c->block_size;
   o.compression = c->comp;
   o.index_block_size = c->index_block_size;
+  o.java_exact_bytes = c->java_exact;
+  o.deflate_level = c->level;
   o.create_time_ms = 1700000000000;
   hudi_hfile_writer *w;
   check(hudi_hfile_writer_create(&w, &o, &err), &err, "writer create");
@@ -271,19 +301,6 @@ static void run_lookups(const config *c, const uint8_t *file, size_t file_len, c
   }
 }
 
-/* Is name one of the comma-separated entries of list? */
-static int name_in_list(const char *name, const char *list) {
-  size_t n = strlen(name);
-  for (const char *p = list; *p;) {
-    const char *e = strchr(p, ',');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    if (len == n && memcmp(p, name, n) == 0) return 1;
-    if (!e) break;
-    p = e + 1;
-  }
-  return 0;
-}
-
 int main(int argc, char **argv) {
   size_t n = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 1000000;
   if (n == 0) n = 1;
@@ -295,38 +312,42 @@ int main(int argc, char **argv) {
   for (size_t i = 1; i < n; i++)
     if (memcmp(keys + (i - 1) * KEY_LEN, keys + i * KEY_LEN, KEY_LEN) == 0) fail("duplicate UUID", i);
 
-  static const config cfgs[] = {
-      {"1MiB-GZ", 1024 * 1024, HUDI_HFILE_GZ, 0},  {"1MiB-NONE", 1024 * 1024, HUDI_HFILE_NONE, 0},
-      {"64KiB-GZ", 64 * 1024, HUDI_HFILE_GZ, 0},   {"64KiB-NONE", 64 * 1024, HUDI_HFILE_NONE, 0},
-      {"16KiB-GZ", 16 * 1024, HUDI_HFILE_GZ, 0},   {"16KiB-NONE", 16 * 1024, HUDI_HFILE_NONE, 0},
-      {"8KiB-GZ", 8 * 1024, HUDI_HFILE_GZ, 0},     {"4KiB-GZ", 4 * 1024, HUDI_HFILE_GZ, 0},
+  static const char *defaults =
+      "1MiB-GZ,1MiB-NONE,64KiB-GZ,64KiB-NONE,16KiB-GZ,16KiB-NONE,8KiB-GZ,4KiB-GZ,"
       /* one index level whatever its size (what the writer did before multi-level indexes) */
-      {"64KiB-GZ-flat", 64 * 1024, HUDI_HFILE_GZ, FLAT}, {"16KiB-GZ-flat", 16 * 1024, HUDI_HFILE_GZ, FLAT},
-      {"4KiB-GZ-flat", 4 * 1024, HUDI_HFILE_GZ, FLAT},
-  };
+      "64KiB-GZ-flat,16KiB-GZ-flat,4KiB-GZ-flat";
   printf("%zu key-values: %d-byte UUID keys, %d-byte values (%.1f MB of raw key+value)\n", n, KEY_LEN, VAL_LEN,
          (double)n * (KEY_LEN + VAL_LEN) / 1e6);
-  const char *only = argc > 2 ? argv[2] : NULL;
-  for (size_t c = 0; c < sizeof cfgs / sizeof cfgs[0]; c++) {
-    if (only && !name_in_list(cfgs[c].name, only)) continue;
+  char *list = strdup(argc > 2 ? argv[2] : defaults);
+  /* HFILE_BENCH_WRITE_ONLY=1: no lookups (the level sweeps). */
+  const char *wo = getenv("HFILE_BENCH_WRITE_ONLY");
+  int write_only = wo && *wo == '1';
+  if (!list) fail("out of memory", 0);
+  for (char *save = NULL, *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+    config cfg;
+    if (!parse_config(name, &cfg)) {
+      fprintf(stderr, "bad config '%s' (e.g. 4KiB-GZ, 1MiB-NONE, 64KiB-GZ-zlib, 4KiB-GZ-L3, 16KiB-GZ-flat)\n", name);
+      return 2;
+    }
     double best_cpu = 1e9, best_wall = 1e9;
     uint8_t *file = NULL;
     size_t file_len = 0;
     for (int rep = 0; rep < 3; rep++) {
       if (file) hudi_free(file);
       double c0 = cpu_now(), w0 = wall_now();
-      write_file(&cfgs[c], keys, n, &file, &file_len);
+      write_file(&cfg, keys, n, &file, &file_len);
       double c1 = cpu_now(), w1 = wall_now();
       if (c1 - c0 < best_cpu) best_cpu = c1 - c0;
       if (w1 - w0 < best_wall) best_wall = w1 - w0;
     }
-    printf("write   %-13s %8.3f M kv/s cpu  %8.3f M kv/s wall  file %10zu bytes (%.1f MiB)\n", cfgs[c].name,
+    printf("write   %-13s %8.3f M kv/s cpu  %8.3f M kv/s wall  file %10zu bytes (%.1f MiB)\n", cfg.name,
            (double)n / best_cpu / 1e6, (double)n / best_wall / 1e6, file_len, (double)file_len / 1048576.0);
     fflush(stdout);
-    run_lookups(&cfgs[c], file, file_len, keys, n);
+    if (!write_only) run_lookups(&cfg, file, file_len, keys, n);
     fflush(stdout);
     hudi_free(file);
   }
+  free(list);
   free(keys);
   return 0;
 }

@@ -8,6 +8,8 @@
 
 #include <libdeflate.h>
 
+#include "base/alloc.h"
+
 /* gzip members back to back (RFC 1952 §2.2) concatenate their outputs. */
 static bool inflate_gzip_members(struct libdeflate_decompressor *d, const uint8_t *src, size_t src_len,
                                  uint8_t *dst, size_t dst_len) {
@@ -55,4 +57,41 @@ bool hudi_fast_gzip(int level, const uint8_t *src, size_t src_len, hudi_buf *out
   }
   libdeflate_free_compressor(c);
   return done;
+}
+
+struct hudi_fast_deflater {
+  struct libdeflate_compressor *c;
+};
+
+hudi_fast_deflater *hudi_fast_deflater_new(int level) {
+  if (level < 1 || level > 12) return NULL;
+  hudi_fast_deflater *d = hudi_malloc(sizeof *d);
+  if (!d) return NULL;
+  d->c = libdeflate_alloc_compressor(level);
+  if (!d->c) {
+    hudi_free(d);
+    return NULL;
+  }
+  return d;
+}
+
+void hudi_fast_deflater_free(hudi_fast_deflater *d) {
+  if (!d) return;
+  libdeflate_free_compressor(d->c);
+  hudi_free(d);
+}
+
+bool hudi_fast_deflate_raw(hudi_fast_deflater *d, const uint8_t *src, size_t src_len, hudi_buf *out) {
+  size_t bound = libdeflate_deflate_compress_bound(d->c, src_len);
+  size_t room = out->max - out->len;
+  if (hudi_buf_reserve(out, bound < room ? bound : room, NULL) != HUDI_OK) return false;
+  /* libdeflate returns 0 when the output does not fit, so a stream never
+   * ends up cut short. */
+  size_t n = libdeflate_deflate_compress(d->c, src, src_len, out->data + out->len, out->cap - out->len);
+  out->len += n;
+  return n > 0;
+}
+
+uint32_t hudi_fast_crc32(uint32_t crc, const uint8_t *src, size_t len) {
+  return libdeflate_crc32(crc, src, len);
 }

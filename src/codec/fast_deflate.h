@@ -26,4 +26,17 @@ bool hudi_fast_inflate(hudi_codec codec, const uint8_t *src, size_t src_len, uin
  * caller then uses zlib, which reports those. */
 bool hudi_fast_gzip(int level, const uint8_t *src, size_t src_len, hudi_buf *out);
 
+/* A raw-deflate compressor kept across many small buffers (HFile data
+ * blocks): allocating libdeflate's state per 4 KiB block would cost more
+ * than compressing it. NULL when the level (1..12) is bad or memory ran
+ * out; the caller then uses zlib. */
+typedef struct hudi_fast_deflater hudi_fast_deflater;
+hudi_fast_deflater *hudi_fast_deflater_new(int level);
+void hudi_fast_deflater_free(hudi_fast_deflater *d);
+/* Appends the raw deflate stream (RFC 1951, no framing) of src to out.
+ * False, out unchanged, when it would pass out's cap or memory ran out. */
+bool hudi_fast_deflate_raw(hudi_fast_deflater *d, const uint8_t *src, size_t src_len, hudi_buf *out);
+/* CRC-32 (gzip's, zlib's crc32) continued from crc (0 to start). */
+uint32_t hudi_fast_crc32(uint32_t crc, const uint8_t *src, size_t len);
+
 #endif

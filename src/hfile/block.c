@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include "codec/codec.h"
+#include "codec/fast_deflate.h"
 
 static const char *known_magics[] = {HUDI_HFILE_MAGIC_DATA, HUDI_HFILE_MAGIC_META, HUDI_HFILE_MAGIC_ROOT,
                                      HUDI_HFILE_MAGIC_LEAF, HUDI_HFILE_MAGIC_INTERMEDIATE,
@@ -87,21 +88,30 @@ hudi_status hudi_hfile_block_decode(const hudi_hfile_block_header *h, const uint
   return HUDI_OK;
 }
 
-hudi_status hudi_hfile_gzip(hudi_buf *out, const uint8_t *src, size_t len, hudi_error *err) {
+hudi_status hudi_hfile_gzip(hudi_buf *out, const uint8_t *src, size_t len, hudi_fast_deflater *fast,
+                            hudi_error *err) {
   static const uint8_t header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0};
+  size_t start = out->len;
   HUDI_TRY(hudi_buf_append(out, header, sizeof header, err));
-  /* Raw deflate through the codec layer; the gzip framing is ours so the
-   * header bytes match Java's (zlib's own gzip header says OS=unix). */
-  HUDI_TRY(hudi_codec_compress(HUDI_CODEC_DEFLATE, 6, src, len, out, err));
-  uLong crc = crc32(0L, Z_NULL, 0);
-  size_t done = 0;
-  while (done < len) { /* crc32 takes a uInt length */
-    size_t n = len - done > (1u << 30) ? (1u << 30) : len - done;
-    crc = crc32(crc, src + done, (uInt)n);
-    done += n;
+  uint32_t c;
+  if (fast && hudi_fast_deflate_raw(fast, src, len, out)) {
+    c = hudi_fast_crc32(0, src, len);
+  } else {
+    out->len = start + sizeof header;
+    /* Raw deflate through the codec layer; the gzip framing is ours so the
+     * header bytes match Java's (zlib's own gzip header says OS=unix). */
+    HUDI_TRY(hudi_codec_compress(HUDI_CODEC_DEFLATE, 6, src, len, out, err));
+    uLong crc = crc32(0L, Z_NULL, 0);
+    size_t done = 0;
+    while (done < len) { /* crc32 takes a uInt length */
+      size_t n = len - done > (1u << 30) ? (1u << 30) : len - done;
+      crc = crc32(crc, src + done, (uInt)n);
+      done += n;
+    }
+    c = (uint32_t)crc;
   }
+  uint32_t isize = (uint32_t)len;
   uint8_t tail[8];
-  uint32_t c = (uint32_t)crc, isize = (uint32_t)len;
   for (int i = 0; i < 4; i++) {
     tail[i] = (uint8_t)(c >> (8 * i));
     tail[4 + i] = (uint8_t)(isize >> (8 * i));
@@ -111,13 +121,19 @@ hudi_status hudi_hfile_gzip(hudi_buf *out, const uint8_t *src, size_t len, hudi_
 
 hudi_status hudi_hfile_block_encode(hudi_buf *out, const char *magic, const uint8_t *payload, size_t payload_len,
                                     int gz, int64_t prev_block_offset, hudi_error *err) {
+  return hudi_hfile_block_encode_fast(out, magic, payload, payload_len, gz, prev_block_offset, NULL, err);
+}
+
+hudi_status hudi_hfile_block_encode_fast(hudi_buf *out, const char *magic, const uint8_t *payload,
+                                         size_t payload_len, int gz, int64_t prev_block_offset,
+                                         hudi_fast_deflater *fast, hudi_error *err) {
   if (payload_len > HUDI_HFILE_MAX_BLOCK)
     return hudi_err_set(err, HUDI_ERR_LIMIT, "HFile %s block of %zu bytes exceeds the cap %zu", magic, payload_len,
                         HUDI_HFILE_MAX_BLOCK);
   size_t start = out->len;
   HUDI_TRY(hudi_buf_append_zeros(out, HUDI_HFILE_HEADER_SIZE, err));
   if (gz) {
-    HUDI_TRY(hudi_hfile_gzip(out, payload, payload_len, err));
+    HUDI_TRY(hudi_hfile_gzip(out, payload, payload_len, fast, err));
   } else {
     HUDI_TRY(hudi_buf_append(out, payload, payload_len, err));
   }

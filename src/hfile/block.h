@@ -75,9 +75,19 @@ HUDI_NODISCARD hudi_status hudi_hfile_block_encode(hudi_buf *out, const char *ma
                                                    size_t payload_len, int gz, int64_t prev_block_offset,
                                                    hudi_error *err);
 
+/* The same with the payload deflated by `fast` (libdeflate) when it is
+ * not NULL: the same gzip framing, another (equally valid) deflate stream,
+ * so not Java's bytes. zlib does it should libdeflate fail. */
+struct hudi_fast_deflater;
+HUDI_NODISCARD hudi_status hudi_hfile_block_encode_fast(hudi_buf *out, const char *magic, const uint8_t *payload,
+                                                        size_t payload_len, int gz, int64_t prev_block_offset,
+                                                        struct hudi_fast_deflater *fast, hudi_error *err);
+
 /* gzip exactly as java.util.zip.GZIPOutputStream writes it (header with
- * mtime 0 and OS 0, deflate level 6, CRC32 and ISIZE). */
-HUDI_NODISCARD hudi_status hudi_hfile_gzip(hudi_buf *out, const uint8_t *src, size_t len, hudi_error *err);
+ * mtime 0 and OS 0, deflate level 6, CRC32 and ISIZE); with `fast`, the
+ * same header and trailer around libdeflate's deflate stream. */
+HUDI_NODISCARD hudi_status hudi_hfile_gzip(hudi_buf *out, const uint8_t *src, size_t len,
+                                           struct hudi_fast_deflater *fast, hudi_error *err);
 
 /* Hadoop WritableUtils VLong. read returns the number of bytes used, 0 if
  * they run past avail. */

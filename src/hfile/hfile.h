@@ -133,10 +133,25 @@ typedef struct hudi_hfile_writer_options {
    * index. 0 = block_size. Files small enough for one index block are
    * single-level, byte for byte what Hudi's own writer produces. */
   size_t index_block_size;
+  /* GZ data blocks are deflated by libdeflate at deflate_level (several
+   * times zlib's speed; any deflate stream reads the same everywhere: the
+   * gzip framing is Java's). true: zlib at level 6 for every block, the
+   * bytes Hudi's Java writer produces (what the fixture re-encoding tests
+   * compare). Index, meta and file-info blocks always use zlib. */
+  bool java_exact_bytes;
+  /* libdeflate level 1..12; 0 = HUDI_HFILE_DEFAULT_DEFLATE_LEVEL. */
+  int deflate_level;
 } hudi_hfile_writer_options;
 
+/* libdeflate's level for GZ data blocks. Chosen by bench/hfile_bench.c on
+ * record-index-shaped key-values (1M; docs/benchmarks.md): level 1 writes
+ * 3.1x as fast as zlib-6 (1.3M vs 0.42M key-values per CPU second) with
+ * files within 1% of zlib-6's size (4 KiB blocks 1% smaller, 64 KiB 0.7%
+ * larger); level 6 is 1.9x zlib's speed for about the same size. */
+#define HUDI_HFILE_DEFAULT_DEFLATE_LEVEL 1
+
 /* Hudi's metadata-table defaults: 1 MiB GZ blocks. */
-#define HUDI_HFILE_WRITER_OPTIONS_INIT {1024 * 1024, HUDI_HFILE_GZ, -1, 0}
+#define HUDI_HFILE_WRITER_OPTIONS_INIT {1024 * 1024, HUDI_HFILE_GZ, -1, 0, false, 0}
 
 typedef struct hudi_hfile_writer hudi_hfile_writer;
 

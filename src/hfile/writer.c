@@ -2,6 +2,10 @@
  * (hudi-io, Hudi 1.1): data blocks, meta blocks, the root data index,
  * meta index, file info and trailer; checksum type NULL with zero
  * checksum bytes; every block GZ-compressed (or NONE).
+ * GZ data blocks are deflated by libdeflate unless java_exact_bytes asks
+ * for zlib level 6 (Java's Deflater): the same gzip framing around another
+ * valid deflate stream, so only the compressed bytes differ; a block that
+ * must be closed early (§3.9, below) is zlib's, sized by the zlib search.
  * Where we deliberately differ from that Java code:
  *  - index key lengths are Hadoop VLongs (what every reader decodes); Java
  *    writes a protobuf varint, identical below 128 and wrong above;
@@ -19,6 +23,7 @@
 #include <zlib.h>
 
 #include "base/alloc.h"
+#include "codec/fast_deflate.h"
 #include "hfile/block.h"
 #include "hfile/hfile.h"
 #include "hfile/index_writer.h"
@@ -56,6 +61,7 @@ struct hudi_hfile_writer {
   named_list file_info, meta;
   struct gz_sizer *gz; /* block sizing for the cut search, kept for its memory */
   int last_cut;        /* the previous block was closed early (spec §3.9) */
+  hudi_fast_deflater *fast; /* libdeflate for data blocks; NULL: zlib */
   int finished;
 };
 
@@ -170,6 +176,9 @@ hudi_status hudi_hfile_writer_create(hudi_hfile_writer **out, const hudi_hfile_w
   if (o.block_size == 0 || o.block_size > HUDI_HFILE_MAX_BLOCK / 2)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile block size %zu outside 1..%zu", o.block_size,
                         HUDI_HFILE_MAX_BLOCK / 2);
+  if (o.deflate_level < 0 || o.deflate_level > 12)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile deflate level %d outside 1..12 (0 = default)",
+                        o.deflate_level);
   if (o.index_block_size > HUDI_HFILE_MAX_BLOCK / 2)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile index block size %zu exceeds %zu", o.index_block_size,
                         HUDI_HFILE_MAX_BLOCK / 2);
@@ -184,6 +193,9 @@ hudi_status hudi_hfile_writer_create(hudi_hfile_writer **out, const hudi_hfile_w
   hudi_buf_init(&w->enc, HUDI_BUF_DEFAULT_MAX);
   w->first_data_off = -1;
   w->last_data_off = 0;
+  /* Should libdeflate's state not be had, zlib writes the blocks. */
+  if (o.compression == HUDI_HFILE_GZ && !o.java_exact_bytes)
+    w->fast = hudi_fast_deflater_new(o.deflate_level ? o.deflate_level : HUDI_HFILE_DEFAULT_DEFLATE_LEVEL);
   /* Java's constructor puts MAX_MEMSTORE_TS_KEY first (HashMap order
    * depends on insertion order within a bucket). */
   static const uint8_t zero8[8] = {0};
@@ -207,6 +219,7 @@ void hudi_hfile_writer_free(hudi_hfile_writer *w) {
   named_free(&w->file_info);
   named_free(&w->meta);
   gz_sizer_destroy(w->gz);
+  hudi_fast_deflater_free(w->fast);
   hudi_free(w);
 }
 
@@ -492,11 +505,13 @@ static hudi_status search_cut(cut_search *c, size_t hi, size_t *cut, hudi_error 
   return HUDI_OK;
 }
 
-/* Encodes the first n key-values into w->enc; their stored size. */
-static hudi_status encode_prefix(hudi_hfile_writer *w, size_t n, int64_t prev, uint64_t *stored, hudi_error *err) {
+/* Encodes the first n key-values into w->enc (with `fast`, by libdeflate);
+ * their stored size. */
+static hudi_status encode_prefix(hudi_hfile_writer *w, size_t n, int64_t prev, hudi_fast_deflater *fast,
+                                 uint64_t *stored, hudi_error *err) {
   hudi_buf_reset(&w->enc);
-  HUDI_TRY(hudi_hfile_block_encode(&w->enc, HUDI_HFILE_MAGIC_DATA, w->block.data, kv_end(w, n - 1),
-                                   w->opts.compression == HUDI_HFILE_GZ, prev, err));
+  HUDI_TRY(hudi_hfile_block_encode_fast(&w->enc, HUDI_HFILE_MAGIC_DATA, w->block.data, kv_end(w, n - 1),
+                                        w->opts.compression == HUDI_HFILE_GZ, prev, fast, err));
   *stored = hudi_be32(w->enc.data + 29) - HUDI_HFILE_HEADER_SIZE;
   return HUDI_OK;
 }
@@ -510,6 +525,18 @@ static hudi_status choose_block(hudi_hfile_writer *w, int64_t prev, size_t *out_
   int gz = w->opts.compression == HUDI_HFILE_GZ;
   uint64_t stored;
   int sized = 0;
+  /* libdeflate: the whole block once; if it reads right (every block of a
+   * few KiB, nearly every one of 64 KiB) that is the block. Otherwise the
+   * zlib search below picks the cut, and the block is zlib's, so it is
+   * exactly the size the search predicted. */
+  if (w->fast && !(w->last_cut && n > 1)) {
+    HUDI_TRY(encode_prefix(w, n, prev, w->fast, &stored, err));
+    if (n == 1 || !block_is_misread(w, n, stored)) {
+      w->last_cut = 0;
+      *out_n = n;
+      return HUDI_OK;
+    }
+  }
   if (gz && !w->gz) {
     w->gz = hudi_malloc(sizeof *w->gz);
     if (!w->gz) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory sizing an HFile block");
@@ -520,7 +547,7 @@ static hudi_status choose_block(hudi_hfile_writer *w, int64_t prev, size_t *out_
     HUDI_TRY(gz_sizer_init(w->gz, w, &stored, err));
     sized = 1;
   } else {
-    HUDI_TRY(encode_prefix(w, n, prev, &stored, err));
+    HUDI_TRY(encode_prefix(w, n, prev, NULL, &stored, err));
   }
   size_t cut = n;
   hudi_status st = HUDI_OK;
@@ -532,14 +559,14 @@ static hudi_status choose_block(hudi_hfile_writer *w, int64_t prev, size_t *out_
   }
   if (gz) gz_sizer_free(w->gz);
   HUDI_TRY(st);
-  if (cut < n || sized) HUDI_TRY(encode_prefix(w, cut, prev, &stored, err));
+  if (cut < n || sized) HUDI_TRY(encode_prefix(w, cut, prev, NULL, &stored, err));
   if (cut > 1 && block_is_misread(w, cut, stored)) {
     /* The size was not the predicted one: the plain walk decides. */
     for (cut = n; cut > 1; cut--) {
-      HUDI_TRY(encode_prefix(w, cut, prev, &stored, err));
+      HUDI_TRY(encode_prefix(w, cut, prev, NULL, &stored, err));
       if (!block_is_misread(w, cut, stored)) break;
     }
-    if (cut == 1) HUDI_TRY(encode_prefix(w, cut, prev, &stored, err));
+    if (cut == 1) HUDI_TRY(encode_prefix(w, cut, prev, NULL, &stored, err));
   }
   w->last_cut = cut < n;
   *out_n = cut;

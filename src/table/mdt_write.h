@@ -84,9 +84,13 @@ typedef struct hudi_mdt_write_options {
    * HFILE_DATA log file per touched file group. */
   struct hudi_mdt_record *const *index_records;
   size_t n_index_records;
+  /* HFile GZ blocks deflated by zlib level 6, byte for byte what Hudi's
+   * Java writer produces (fixture comparisons); false: libdeflate, several
+   * times faster (hudi_hfile_writer_options.java_exact_bytes). */
+  bool hfile_java_exact_bytes;
 } hudi_mdt_write_options;
 
-#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0}
+#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, false}
 
 /* A file of the data table added or deleted by the commit. */
 typedef struct hudi_mdt_file_change {

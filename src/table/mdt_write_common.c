@@ -146,6 +146,7 @@ hudi_status hudi_mdt_w_hfile_open(hudi_hfile_writer **out, const char *schema_js
   hudi_hfile_writer_options ho = HUDI_HFILE_WRITER_OPTIONS_INIT;
   ho.block_size = opts->hfile_block_size;
   ho.create_time_ms = opts->hfile_create_time_ms;
+  ho.java_exact_bytes = opts->hfile_java_exact_bytes;
   HUDI_TRY(hudi_hfile_writer_create(out, &ho, err));
   hudi_status st = hudi_hfile_writer_add_file_info(*out, "schema", (const uint8_t *)schema_json, schema_len, err);
   if (st != HUDI_OK) {

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "base/alloc.h"
 #include "hfile/block.h"
@@ -15,10 +16,13 @@
 
 #define TABLE_DIR HUDI_SHARED_DIR "/fixtures/hudi-rs/crates/test/data/"
 
+static bool g_java_exact; /* write_file's java_exact_bytes */
+
 static uint8_t *write_file(size_t n, size_t block_size, hudi_hfile_compression c, size_t *len) {
   hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
   o.block_size = block_size;
   o.compression = c;
+  o.java_exact_bytes = g_java_exact;
   o.create_time_ms = 1772922372542;
   hudi_hfile_writer *w = NULL;
   hudi_error err = HUDI_ERROR_INIT;
@@ -194,6 +198,9 @@ static void test_round_trips(void **s) {
   (void)s;
   size_t sizes[] = {64, 1024, 16384, 1 << 20};
   for (size_t i = 0; i < 4; i++) {
+    g_java_exact = true; /* zlib */
+    round_trip(3000, sizes[i], HUDI_HFILE_GZ);
+    g_java_exact = false; /* libdeflate */
     round_trip(3000, sizes[i], HUDI_HFILE_GZ);
     round_trip(3000, sizes[i], HUDI_HFILE_NONE);
   }
@@ -248,9 +255,10 @@ static void test_java_short_last_kv(void **s) {
  * as long as allowed: whenever the next block's first key-value was
  * already waiting (the accounted size left room for it), adding it must
  * give a mis-read block, judged by encoding that longer block directly. */
-static void blocks_maximal(hudi_hfile_compression c) {
+static void blocks_maximal(hudi_hfile_compression c, bool java_exact) {
   hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
   o.compression = c;
+  o.java_exact_bytes = java_exact;
   o.block_size = 1 << 20;
   hudi_hfile_writer *w = NULL;
   hudi_error err = HUDI_ERROR_INIT;
@@ -326,8 +334,173 @@ static void blocks_maximal(hudi_hfile_compression c) {
 
 static void test_large_blocks_maximal(void **s) {
   (void)s;
-  blocks_maximal(HUDI_HFILE_NONE);
-  blocks_maximal(HUDI_HFILE_GZ);
+  blocks_maximal(HUDI_HFILE_NONE, false);
+  blocks_maximal(HUDI_HFILE_GZ, true);
+  /* libdeflate blocks: the cut ones are zlib's, from the same search. */
+  blocks_maximal(HUDI_HFILE_GZ, false);
+}
+
+/* ---- libdeflate data blocks ---------------------------------------------
+ * Record-index-shaped key-values (36-byte keys, 60-byte values: a partition
+ * path from a small set, then random bytes) written with libdeflate (the
+ * default) and with zlib (java_exact_bytes) at 4 KiB, 64 KiB and 1 MiB
+ * blocks. Each file: every key reads back through our reader (scan and one
+ * batched lookup with absent keys between), every block reads whole in the
+ * Java/hudi-rs model (§3.9), and every GZ data block is framed as
+ * java.util.zip.GZIPOutputStream frames it (10-byte header, CRC32 and
+ * ISIZE checked here with zlib's crc32) around a raw deflate stream that
+ * zlib's own inflate decodes to exactly the payload. */
+
+static void rli_key(size_t i, char k[37]) {
+  uint64_t r = i * 0x9e3779b97f4a7c15ull + 1;
+  r ^= r >> 29;
+  snprintf(k, 37, "%08zx-%04x-4%03x-%017llx", i * 3, (unsigned)(r & 0xffff), (unsigned)((r >> 16) & 0xfff),
+           (unsigned long long)(r * 0xbf58476d1ce4e5b9ull));
+}
+
+static void rli_value(size_t i, uint8_t v[60]) {
+  static const char *parts[4] = {"region=us/date=2024-01-01", "region=eu/date=2024-01-01",
+                                 "region=ap/date=2024-01-02", "region=sa/date=2024-01-02"};
+  uint64_t r = i * 0x2545f4914f6cdd1dull + 7;
+  memcpy(v, parts[r % 4], 25);
+  for (size_t j = 25; j < 60; j++) {
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+    v[j] = (uint8_t)r;
+  }
+}
+
+static uint8_t *write_rli(size_t n, size_t block_size, bool java_exact, size_t *len) {
+  hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
+  o.block_size = block_size;
+  o.java_exact_bytes = java_exact;
+  o.create_time_ms = 1772922372542;
+  hudi_hfile_writer *w = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_OK);
+  for (size_t i = 0; i < n; i++) {
+    char k[37];
+    uint8_t v[60];
+    rli_key(i, k);
+    rli_value(i, v);
+    assert_int_equal(hudi_hfile_writer_append(w, (const uint8_t *)k, 36, v, 60, &err), HUDI_OK);
+  }
+  uint8_t *out = NULL;
+  assert_int_equal(hudi_hfile_writer_finish(w, &out, len, &err), HUDI_OK);
+  hudi_hfile_writer_free(w);
+  return out;
+}
+
+/* Checks the gzip framing and zlib's decoding of every data block; returns
+ * the number of data blocks. */
+static size_t check_gzip_blocks(const uint8_t *f, size_t len, uint64_t load_on_open) {
+  static const uint8_t java_header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0};
+  size_t off = 0, blocks = 0;
+  uint8_t *raw = malloc(HUDI_HFILE_MAX_BLOCK / 64);
+  assert_non_null(raw);
+  while (off < load_on_open) {
+    hudi_hfile_block_header h;
+    hudi_error err = HUDI_ERROR_INIT;
+    assert_int_equal(hudi_hfile_block_header_parse(&h, f + off, len - off, off, "t", &err), HUDI_OK);
+    if (memcmp(h.magic, "DATABLK*", 8) == 0) {
+      blocks++;
+      const uint8_t *gz = f + off + 33;
+      size_t gz_len = h.on_disk_data_size_with_header - 33;
+      assert_true(gz_len >= 18);
+      assert_memory_equal(gz, java_header, 10);
+      assert_true(h.uncompressed_size_without_header <= HUDI_HFILE_MAX_BLOCK / 64);
+      z_stream z;
+      memset(&z, 0, sizeof z);
+      assert_int_equal(inflateInit2(&z, -15), Z_OK);
+      z.next_in = (Bytef *)(uintptr_t)(gz + 10);
+      z.avail_in = (uInt)(gz_len - 18);
+      z.next_out = raw;
+      z.avail_out = (uInt)(HUDI_HFILE_MAX_BLOCK / 64);
+      assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+      assert_int_equal(z.avail_in, 0); /* the stream ends where the trailer starts */
+      assert_int_equal(z.total_out, h.uncompressed_size_without_header);
+      inflateEnd(&z);
+      uint32_t crc = (uint32_t)crc32(0L, raw, (uInt)h.uncompressed_size_without_header);
+      const uint8_t *t = gz + gz_len - 8;
+      assert_int_equal(tu_le32(t), crc);
+      assert_int_equal(tu_le32(t + 4), h.uncompressed_size_without_header);
+    }
+    off += 33 + h.on_disk_size_without_header;
+  }
+  free(raw);
+  return blocks;
+}
+
+static void check_rli_file(const uint8_t *f, size_t len, size_t n) {
+  hudi_hfile_reader *r = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_hfile_reader_open_buffer(&r, f, len, "rli", &err), HUDI_OK);
+  const hudi_hfile_trailer *t = hudi_hfile_reader_trailer(r);
+  assert_int_equal(t->entry_count, n);
+  assert_int_equal(t->compression_codec, HUDI_HFILE_GZ);
+  assert_int_equal(java_visible_entries(f, len, t->load_on_open_offset, 1), n);
+  assert_true(check_gzip_blocks(f, len, t->load_on_open_offset) >= 3);
+  tu_kvs all = {0};
+  assert_int_equal(hudi_hfile_reader_scan(r, tu_collect, &all, &err), HUDI_OK);
+  assert_int_equal(all.n, n);
+  char k[37];
+  uint8_t v[60];
+  for (size_t i = 0; i < n; i++) {
+    rli_key(i, k);
+    rli_value(i, v);
+    assert_int_equal(all.klen[i], 36);
+    assert_memory_equal(all.keys[i], k, 36);
+    assert_int_equal(all.vlen[i], 60);
+    assert_memory_equal(all.vals[i], v, 60);
+  }
+  tu_kvs_free(&all);
+  /* Every key, and after each an absent one (the key with a '~' appended
+   * sorts after it and before the next). */
+  size_t m = 2 * n;
+  char (*store)[38] = calloc(m, 38);
+  hudi_hfile_key *keys = calloc(m, sizeof *keys);
+  assert_true(store && keys);
+  for (size_t i = 0; i < n; i++) {
+    rli_key(i, store[2 * i]);
+    memcpy(store[2 * i + 1], store[2 * i], 36);
+    store[2 * i + 1][36] = '~';
+    keys[2 * i] = (hudi_hfile_key){(const uint8_t *)store[2 * i], 36};
+    keys[2 * i + 1] = (hudi_hfile_key){(const uint8_t *)store[2 * i + 1], 37};
+  }
+  tu_found fd;
+  tu_found_init(&fd, m);
+  assert_int_equal(hudi_hfile_reader_lookup(r, keys, m, tu_on_found, &fd, &err), HUDI_OK);
+  assert_int_equal(fd.hits, n);
+  for (size_t i = 0; i < n; i++) {
+    rli_value(i, v);
+    assert_non_null(fd.vals[2 * i]);
+    assert_int_equal(fd.vlen[2 * i], 60);
+    assert_memory_equal(fd.vals[2 * i], v, 60);
+    assert_null(fd.vals[2 * i + 1]);
+  }
+  tu_found_free(&fd);
+  free(keys);
+  free(store);
+  hudi_hfile_reader_free(r);
+}
+
+static void test_fast_deflate_blocks(void **s) {
+  (void)s;
+  const size_t n = 40000; /* ~4.6 MB of key-values: 5 blocks of 1 MiB */
+  size_t sizes[] = {4096, 65536, 1 << 20};
+  for (size_t i = 0; i < 3; i++) {
+    size_t fast_len, zlib_len;
+    uint8_t *fast = write_rli(n, sizes[i], false, &fast_len);
+    uint8_t *zl = write_rli(n, sizes[i], true, &zlib_len);
+    check_rli_file(fast, fast_len, n);
+    check_rli_file(zl, zlib_len, n);
+    /* Another deflate stream, not zlib's (the libdeflate path ran), of
+     * about zlib's size. (At 1 MiB every block here must be closed early,
+     * so all of them are zlib's.) */
+    if (sizes[i] < (1 << 20)) assert_true(fast_len != zlib_len || memcmp(fast, zl, fast_len) != 0);
+    assert_true(fast_len < zlib_len + zlib_len / 20 && zlib_len < fast_len + fast_len / 20);
+    hudi_free(fast);
+    hudi_free(zl);
+  }
 }
 
 static void test_writer_rejects(void **s) {
@@ -343,6 +516,11 @@ static void test_writer_rejects(void **s) {
   hudi_hfile_writer_free(w);
   hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
   o.compression = (hudi_hfile_compression)7;
+  assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_ERR_INVALID_ARG);
+  o.compression = HUDI_HFILE_GZ;
+  o.deflate_level = 13;
+  assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_ERR_INVALID_ARG);
+  o.deflate_level = -1;
   assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_ERR_INVALID_ARG);
 }
 
@@ -363,6 +541,7 @@ static void reencode(void *ctx, const char *name, const uint8_t *data, size_t le
   hudi_error err = HUDI_ERROR_INIT;
   assert_int_equal(hudi_hfile_reader_open_buffer(&r, data, len, name, &err), HUDI_OK);
   hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT; /* 1 MiB, GZ */
+  o.java_exact_bytes = true; /* zlib level 6, as Java's Deflater */
   const uint8_t *v;
   size_t vl;
   assert_true(hudi_hfile_reader_file_info(r, "hfile.CREATE_TIME_TS", &v, &vl));
@@ -526,7 +705,7 @@ static void test_corrupt(void **s) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trips), cmocka_unit_test(test_java_short_last_kv),
-      cmocka_unit_test(test_large_blocks_maximal),
+      cmocka_unit_test(test_large_blocks_maximal), cmocka_unit_test(test_fast_deflate_blocks),
       cmocka_unit_test(test_writer_rejects), cmocka_unit_test(test_exact_v9), cmocka_unit_test(test_exact_log_blocks),
       cmocka_unit_test(test_corrupt),
   };

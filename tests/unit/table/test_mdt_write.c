@@ -277,6 +277,7 @@ static void test_commit_blocks_match_fixture(void **state) {
   hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
   o.table_version = 9;
   o.table_name = "v9_txns_mor_simple_meta";
+  o.hfile_java_exact_bytes = true; /* zlib level 6: Java's bytes */
   assert_int_equal(hudi_mdt_init(s, &o, NULL, &err), HUDI_OK);
   o.timeline_utc_offset_minutes = -6 * 60; /* [F9] was written in CST */
   char got[1024], want[1024];
