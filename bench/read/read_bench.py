@@ -9,8 +9,9 @@ its own process, in the same run.
 Per engine and round: wall and process CPU time (all threads) of opening
 the table and reading every row into a pyarrow Table, and of planning alone
 (the file slices). Every engine must return the same row count and the same
-sum of a column, else the run fails. The load average is printed with the
-results. hudi-rs's interpreter: $HUDI_RS_PYTHON, else the interop setup's
+sum of a column, else the run fails. Peak RSS is the engine process's
+high-water mark (ru_maxrss) over the rounds, next to its RSS after the
+imports ("base"). The load average is printed with the results. hudi-rs's interpreter: $HUDI_RS_PYTHON, else the interop setup's
 (~/.cache/hudi-c/interop.env).
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -68,7 +70,11 @@ def run_engine(engine: str, table: str, repeat: int) -> dict:
     import pyarrow.compute as pc
     from hudi import HudiReadOptions
 
-    out = {"engine": engine, "rounds": []}
+    if engine == "hudi-rs":
+        from hudi import HudiTableBuilder  # noqa: F401  (imported before the base RSS)
+    else:
+        from hudi import HudiTable  # noqa: F401
+    out = {"engine": engine, "rounds": [], "base_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
     for _ in range(repeat):
         w0, c0 = time.perf_counter(), time.process_time()
         if engine == "hudi-rs":
@@ -92,6 +98,8 @@ def run_engine(engine: str, table: str, repeat: int) -> dict:
         out["rounds"].append({"plan_wall": w1 - w0, "plan_cpu": c1 - c0, "read_wall": w2 - w1, "read_cpu": c2 - c1,
                               "rows": tab.num_rows, "slices": n_slices,
                               "sum_v": int(pc.sum(tab["v"]).as_py() or 0)})
+        del tab, batches  # one read's memory at a time
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
 
 
@@ -128,15 +136,15 @@ def main() -> None:
         results.append(json.loads(r.stdout.strip().splitlines()[-1]))
     ref = results[0]["rounds"][0]
     print(f"table {table.name}: {ref['rows']} rows; load average {os.getloadavg()[0]:.2f} (2 cores)")
-    print(f"{'engine':16} {'slices':>6} {'plan wall':>10} {'plan cpu':>9} {'read wall':>10} {'read cpu':>9}  (best of "
-          f"{a.repeat}, seconds)")
+    print(f"{'engine':16} {'slices':>6} {'plan wall':>10} {'plan cpu':>9} {'read wall':>10} {'read cpu':>9} {'base RSS':>9} {'peak RSS':>9}  (best of "
+          f"{a.repeat}, seconds; RSS MB)")
     ok = True
     for res in results:
         best = min(res["rounds"], key=lambda x: x["plan_wall"] + x["read_wall"])
         plan = min(x["plan_wall"] for x in res["rounds"])
         plan_cpu = min(x["plan_cpu"] for x in res["rounds"])
         print(f"{res['engine']:16} {best['slices']:>6} {plan:>10.3f} {plan_cpu:>9.3f} {best['read_wall']:>10.3f} "
-              f"{best['read_cpu']:>9.3f}")
+              f"{best['read_cpu']:>9.3f} {res['base_rss_mb']:>9.0f} {res['peak_rss_mb']:>9.0f}")
         for x in res["rounds"]:
             if (x["rows"], x["sum_v"]) != (ref["rows"], ref["sum_v"]):
                 print(f"  MISMATCH: {res['engine']} read {x['rows']} rows, sum(v) {x['sum_v']}; "

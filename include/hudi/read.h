@@ -119,6 +119,43 @@ HUDI_EXTERN hudi_status hudi_table_read_file_group(struct ArrowArrayStream *out,
                                                    const hudi_read_options *opts, const char *partition,
                                                    const char *file_id, hudi_error *err);
 
+/* Reads the file slice made of these files (paths relative to the table;
+ * base_file NULL or "" for a slice of log files only; log files in Hudi's
+ * order), as hudi-rs's FileGroupReader::read_file_slice_from_paths: the
+ * base file's rows merged with the log files' under the table's merge
+ * mode, then filtered and projected by opts. The read is planned with opts
+ * (schemas, as-of / incremental range, read-optimized: the base file only)
+ * and lists the table once; the slice itself need not be in the view.
+ * Errors in the files come through the stream's get_last_error. */
+HUDI_EXTERN hudi_status hudi_table_read_file_slice_paths(struct ArrowArrayStream *out, hudi_table *table,
+                                                         const hudi_read_options *opts, const char *base_file,
+                                                         const char *const *log_files, size_t n_log_files,
+                                                         hudi_error *err);
+
+/* Estimated size of a snapshot read of the whole table, for query planning
+ * (hudi-rs's Table::compute_table_stats, same numbers): the on-disk sizes
+ * of the live Parquet files in the metadata table's `files` partition
+ * (every file slice not yet cleaned, filters ignored), scaled by one
+ * sampled base file's footer: rows = size / (compressed bytes / rows),
+ * bytes = size * (uncompressed / compressed bytes). The sample is the
+ * smallest base-file path written by the latest completed commit,
+ * deltacommit or replacecommit that wrote one. Not available (available =
+ * false, reason says why; the call still returns HUDI_OK) for incremental
+ * queries (opts' hoodie.read.query.type), tables before version 8 or
+ * without a readable `files` partition (no listing fallback: it would cost
+ * a read), a non-Parquet base file format, no Parquet file, or a sample
+ * whose footer cannot be read. Only opts' hoodie.read.query.type is used;
+ * opts may be NULL. */
+typedef struct hudi_table_stats {
+  bool available;
+  uint64_t num_rows;  /* estimated rows */
+  uint64_t byte_size; /* estimated uncompressed bytes */
+  char reason[256];   /* when not available */
+} hudi_table_stats;
+
+HUDI_EXTERN hudi_status hudi_table_compute_stats(hudi_table_stats *out, hudi_table *table,
+                                                 const hudi_read_options *opts, hudi_error *err);
+
 #ifdef __cplusplus
 }
 #endif

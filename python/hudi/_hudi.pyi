@@ -83,6 +83,22 @@ def _read_file_group(
     (hudi_table_read_file_group): an ``arrow_array_stream`` PyCapsule. Raises HudiNotFoundError
     when the read has no slice of that file group."""
 
+def _read_file_slice_paths(
+    table: Table,
+    base_file: Optional[str],
+    log_files: Sequence[str],
+    options: Optional[Dict[str, str]] = None,
+    filters: Optional[List[Tuple[str, str, Union[str, Sequence[str]]]]] = None,
+    sql: Optional[str] = None,
+    projection: Optional[List[str]] = None,
+) -> Any:
+    """The merged rows of the file slice made of these files (paths relative to the table)
+    (hudi_table_read_file_slice_paths): an ``arrow_array_stream`` PyCapsule."""
+
+def _table_stats(table: Table, options: Optional[Dict[str, str]] = None) -> Tuple[bool, int, int, str]:
+    """Planning statistics (hudi_table_compute_stats): ``(available, num_rows, byte_size, reason)``;
+    reason says why they are not available."""
+
 def _create(
     base_uri: str,
     record_key: str,

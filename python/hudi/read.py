@@ -187,6 +187,12 @@ def get_file_slices(handle: Any, options: Optional[HudiReadOptions] = None) -> L
     return [HudiFileSlice(*t) for t in _hudi._file_slices(handle, o.hudi_options, o.filters or None, o.sql)]
 
 
+def compute_table_stats(handle: Any, options: Optional[HudiReadOptions] = None) -> Optional[Tuple[int, int]]:
+    o = _options(options)
+    available, rows, size, _reason = _hudi._table_stats(handle, o.hudi_options)
+    return (rows, size) if available else None
+
+
 def _merged(base: Optional[HudiReadOptions], options: Optional[HudiReadOptions]) -> HudiReadOptions:
     """options over base: its hudi options win key by key; its filters, SQL and projection, when set."""
     if base is None:
@@ -244,3 +250,18 @@ class HudiFileGroupReader:
                                options: Optional[HudiReadOptions] = None) -> HudiRecordBatchStream:
         """The merged rows of the file slice as a stream of RecordBatches."""
         return read_file_slice_stream(self._handle, file_slice, _merged(self._options, options))
+
+    def read_file_slice_from_paths(self, base_file_path: Optional[str], log_file_paths: Sequence[str],
+                                   options: Optional[HudiReadOptions] = None) -> pa.RecordBatch:
+        """The merged rows of the file slice made of these files (paths relative to the table; an
+        empty log list reads the base file alone) as one RecordBatch."""
+        stream = self.read_file_slice_from_paths_stream(base_file_path, log_file_paths, options)
+        return _one_batch(list(stream), stream.schema)
+
+    def read_file_slice_from_paths_stream(self, base_file_path: Optional[str], log_file_paths: Sequence[str],
+                                          options: Optional[HudiReadOptions] = None) -> HudiRecordBatchStream:
+        """Like :meth:`read_file_slice_from_paths`, as a stream of RecordBatches."""
+        o = _merged(self._options, options)
+        cap = _hudi._read_file_slice_paths(self._handle, base_file_path, list(log_file_paths), o.hudi_options,
+                                           o.filters or None, o.sql, o.projection)
+        return HudiRecordBatchStream(self._handle, cap)

@@ -7,7 +7,7 @@ the other. Everything here wraps libhudi's C API (include/hudi/table.h).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from hudi import _hudi
 
@@ -277,6 +277,17 @@ class HudiTable:
         from hudi import read
 
         return read.read_file_slice_stream(self._table, file_slice, options)
+
+    def compute_table_stats(self, options: "Optional[HudiReadOptions]" = None) -> "Optional[Tuple[int, int]]":
+        """Estimated ``(num_rows, byte_size)`` of a snapshot read, for query planning, as hudi-rs
+        computes them: the on-disk size of the live Parquet files the metadata table lists, scaled
+        by the row size and compression ratio of one sampled base file's footer. ``None`` for
+        incremental queries, tables without a metadata table ``files`` partition (version 8+), a
+        non-Parquet base file format, or when the sample cannot be read. Only the options' query
+        type is used."""
+        from hudi import read
+
+        return read.compute_table_stats(self._table, options)
 
     def create_file_group_reader_with_options(
         self, read_options: "Optional[HudiReadOptions]" = None,

@@ -89,6 +89,9 @@ PyObject *hudi_py_overwrite(PyObject *self, PyObject *args, PyObject *kwargs);
 
 /* Defined in read.c (one file group of a planned read). */
 PyObject *hudi_py_read_file_group(PyObject *self, PyObject *args, PyObject *kwargs);
+/* Defined in read.c (planning statistics, hudi_table_compute_stats). */
+PyObject *hudi_py_table_stats(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_read_file_slice_paths(PyObject *self, PyObject *args, PyObject *kwargs);
 
 static PyMethodDef methods[] = {
     {"version", py_version, METH_NOARGS, "The libhudi version string."},
@@ -122,6 +125,12 @@ static PyMethodDef methods[] = {
     {"_read_file_group", (PyCFunction)(void (*)(void))hudi_py_read_file_group, METH_VARARGS | METH_KEYWORDS,
      "_read_file_group(table, partition, file_id, options, filters, sql, projection): an 'arrow_array_stream' "
      "capsule of that file group's slice (hudi_table_read_file_group)."},
+    {"_table_stats", (PyCFunction)(void (*)(void))hudi_py_table_stats, METH_VARARGS | METH_KEYWORDS,
+     "_table_stats(table, options): (available, num_rows, byte_size, reason) (hudi_table_compute_stats)."},
+    {"_read_file_slice_paths", (PyCFunction)(void (*)(void))hudi_py_read_file_slice_paths,
+     METH_VARARGS | METH_KEYWORDS,
+     "_read_file_slice_paths(table, base_file, log_files, options, filters, sql, projection): an "
+     "'arrow_array_stream' capsule (hudi_table_read_file_slice_paths)."},
     {"_compact", (PyCFunction)(void (*)(void))hudi_py_compact, METH_VARARGS | METH_KEYWORDS,
      "_compact(table, options): compacts a MERGE_ON_READ table (hudi_table_compact); a dict."},
     {"_wait_services", (PyCFunction)(void (*)(void))hudi_py_wait_services, METH_VARARGS | METH_KEYWORDS,

@@ -268,3 +268,71 @@ PyObject *hudi_py_read_file_group(PyObject *self, PyObject *args, PyObject *kwar
   if (st != HUDI_OK) return hudi_py_raise(&err);
   return hudi_py_stream_capsule(&s);
 }
+
+PyObject *hudi_py_table_stats(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_table_stats(PyObject *self, PyObject *args, PyObject *kwargs) {
+  (void)self;
+  static char *kwlist[] = {"table", "options", NULL};
+  PyObject *tobj, *options = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O", kwlist, &tobj, &options)) return NULL;
+  hudi_table *t = hudi_py_table_handle(tobj);
+  if (!t) return NULL;
+  py_read_args a;
+  if (args_parse(&a, options, NULL, NULL, NULL) < 0) {
+    args_free(&a);
+    return NULL;
+  }
+  hudi_table_stats ts;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = hudi_table_compute_stats(&ts, t, &a.ro, &err);
+  Py_END_ALLOW_THREADS
+  args_free(&a);
+  if (st != HUDI_OK) return hudi_py_raise(&err);
+  return Py_BuildValue("(OKKs)", ts.available ? Py_True : Py_False, (unsigned long long)ts.num_rows,
+                       (unsigned long long)ts.byte_size, ts.reason);
+}
+
+PyObject *hudi_py_read_file_slice_paths(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_read_file_slice_paths(PyObject *self, PyObject *args, PyObject *kwargs) {
+  (void)self;
+  static char *kwlist[] = {"table", "base_file", "log_files", "options", "filters", "sql", "projection", NULL};
+  PyObject *tobj, *base = NULL, *logs = NULL, *options = NULL, *filters = NULL, *sql = NULL, *projection = NULL;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|OOOO", kwlist, &tobj, &base, &logs, &options, &filters, &sql,
+                                   &projection))
+    return NULL;
+  hudi_table *t = hudi_py_table_handle(tobj);
+  if (!t) return NULL;
+  py_read_args a;
+  if (args_parse(&a, options, filters, sql, projection) < 0) {
+    args_free(&a);
+    return NULL;
+  }
+  const char *base_file = base == Py_None ? NULL : utf8_of(&a, base);
+  Py_ssize_t n = PySequence_Size(logs);
+  const char **log_files = n >= 0 ? PyMem_Calloc((size_t)n + 1, sizeof *log_files) : NULL;
+  int ok = (base == Py_None || base_file) && log_files;
+  for (Py_ssize_t i = 0; ok && i < n; i++) {
+    PyObject *item = PySequence_GetItem(logs, i); /* utf8_of keeps the str alive */
+    ok = item && (log_files[i] = utf8_of(&a, item)) != NULL;
+    Py_XDECREF(item);
+  }
+  if (!ok) {
+    PyMem_Free(log_files);
+    args_free(&a);
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    return NULL;
+  }
+  struct ArrowArrayStream s;
+  memset(&s, 0, sizeof s);
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_status st;
+  Py_BEGIN_ALLOW_THREADS
+  st = hudi_table_read_file_slice_paths(&s, t, &a.ro, base_file, log_files, (size_t)n, &err);
+  Py_END_ALLOW_THREADS
+  PyMem_Free(log_files);
+  args_free(&a);
+  if (st != HUDI_OK) return hudi_py_raise(&err);
+  return hudi_py_stream_capsule(&s);
+}

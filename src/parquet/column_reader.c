@@ -129,18 +129,7 @@ hudi_status hudi_pq_column_chunk_range(size_t *offset, size_t *len, const hudi_p
   return HUDI_OK;
 }
 
-typedef struct chunk_ctx {
-  const hudi_pq_leaf *leaf;
-  const hudi_pq_column_meta *meta;
-  const hudi_pq_read_limits *limits;
-  hudi_codec codec;
-  hudi_pq_column_data *out;
-  size_t value_size;
-  int has_dict;
-  uint32_t dict_size;
-  hudi_buf dict_values, dict_offsets, page, scratch;
-  hudi_error *err;
-} chunk_ctx;
+typedef hudi_pq_chunk_decoder chunk_ctx;
 
 /* Makes room in a byte-array output for n more values; returns the offsets
  * slot of the first one (already holding the current end). */
@@ -184,14 +173,27 @@ static hudi_status decode_values(chunk_ctx *c, hudi_buf *values, hudi_buf *offse
       uint32_t *idx = (uint32_t *)(void *)c->scratch.data;
       if (n) HUDI_TRY(hudi_pq_dict_indices_decode(idx, n, c->dict_size, p, len, err));
       if (is_ba) {
+        /* Sized first: one reservation, then straight copies. */
         const int32_t *doff = (const int32_t *)(void *)c->dict_offsets.data;
+        size_t total = 0;
+        for (size_t i = 0; i < n; i++) total += (size_t)(doff[idx[i] + 1] - doff[idx[i]]);
+        if (total > (size_t)INT32_MAX - values->len)
+          return hudi_err_set(err, HUDI_ERR_LIMIT, "parquet byte array values exceed 2 GiB in one chunk");
+        HUDI_TRY(hudi_buf_reserve(values, total, err));
+        int32_t end = (int32_t)values->len;
         for (size_t i = 0; i < n; i++) {
-          size_t l = (size_t)(doff[idx[i] + 1] - doff[idx[i]]);
-          if (values->len + l > INT32_MAX)
-            return hudi_err_set(err, HUDI_ERR_LIMIT, "parquet byte array values exceed 2 GiB in one chunk");
-          HUDI_TRY(hudi_buf_append(values, c->dict_values.data + doff[idx[i]], l, err));
-          slot[i + 1] = (int32_t)values->len;
+          int32_t l = doff[idx[i] + 1] - doff[idx[i]];
+          if (l) memcpy(values->data + end, c->dict_values.data + doff[idx[i]], (size_t)l);
+          end += l;
+          slot[i + 1] = end;
         }
+        values->len += total;
+      } else if (w == 8) {
+        for (size_t i = 0; i < n; i++) memcpy(dst + i * 8, c->dict_values.data + (size_t)idx[i] * 8, 8);
+        values->len += n * w;
+      } else if (w == 4) {
+        for (size_t i = 0; i < n; i++) memcpy(dst + i * 4, c->dict_values.data + (size_t)idx[i] * 4, 4);
+        values->len += n * w;
       } else {
         for (size_t i = 0; i < n; i++) memcpy(dst + i * w, c->dict_values.data + (size_t)idx[i] * w, w);
         values->len += n * w;
@@ -322,7 +324,7 @@ static hudi_status read_data_page(chunk_ctx *c, const hudi_pq_page_header *h, co
   hudi_pq_column_data *out = c->out;
   int v2 = h->type == HUDI_PQ_PAGE_DATA_V2;
   size_t n = (size_t)(v2 ? h->data_page_v2.num_values : h->data_page.num_values);
-  if (n > c->limits->max_levels - out->num_levels)
+  if (n > c->limits->max_levels - c->total_levels)
     return hudi_err_set(c->err, HUDI_ERR_LIMIT, "column chunk holds more than %zu values", c->limits->max_levels);
   int16_t *rep = NULL, *def = NULL;
   if (leaf->max_rep > 0) HUDI_TRY(grow_levels(c, &out->rep_levels, n, &rep));
@@ -367,62 +369,146 @@ static hudi_status read_data_page(chunk_ctx *c, const hudi_pq_page_header *h, co
   return HUDI_OK;
 }
 
-hudi_status hudi_pq_column_chunk_read(hudi_pq_column_data *out, const hudi_pq_leaf *leaf,
-                                      const hudi_pq_column_meta *meta, const uint8_t *chunk, size_t len,
-                                      size_t chunk_offset, const hudi_pq_read_limits *limits, hudi_error *err) {
+void hudi_pq_chunk_decoder_init(hudi_pq_chunk_decoder *c) {
+  memset(c, 0, sizeof *c);
+  hudi_buf_init(&c->dict_values, 0);
+  hudi_buf_init(&c->dict_offsets, 0);
+  hudi_buf_init(&c->page, 0);
+  hudi_buf_init(&c->scratch, 0);
+  hudi_pq_arena_init(&c->arena, (size_t)1 << 26);
+}
+
+void hudi_pq_chunk_decoder_free(hudi_pq_chunk_decoder *c) {
+  hudi_pq_arena_free(&c->arena);
+  hudi_buf_free(&c->dict_values);
+  hudi_buf_free(&c->dict_offsets);
+  hudi_buf_free(&c->page);
+  hudi_buf_free(&c->scratch);
+}
+
+hudi_status hudi_pq_chunk_decoder_start(hudi_pq_chunk_decoder *c, const hudi_pq_leaf *leaf,
+                                        const hudi_pq_column_meta *meta, const uint8_t *chunk, size_t len,
+                                        size_t chunk_offset, const hudi_pq_read_limits *limits, hudi_error *err) {
   static const hudi_pq_read_limits defaults = HUDI_PQ_READ_LIMITS_DEFAULT;
   if (!limits) limits = &defaults;
-  chunk_ctx c = {.leaf = leaf, .meta = meta, .limits = limits, .out = out, .err = err};
-  c.value_size = hudi_pq_value_size(leaf->type, leaf->type_length);
+  c->leaf = leaf;
+  c->meta = meta;
+  c->limits = limits;
+  c->chunk = chunk;
+  c->len = len;
+  c->chunk_offset = chunk_offset;
+  c->pos = 0;
+  c->total_levels = 0;
+  c->has_dict = 0;
+  c->dict_size = 0;
+  hudi_buf_reset(&c->dict_values);
+  hudi_buf_reset(&c->dict_offsets);
+  c->dict_values.max = limits->max_values_bytes;
+  c->page.max = limits->max_page_size;
+  c->value_size = hudi_pq_value_size(leaf->type, leaf->type_length);
   if (meta->type != leaf->type)
     return hudi_err_set(err, HUDI_ERR_CORRUPT, "parquet column %s: chunk type %d differs from the schema's %d",
                         leaf->path, (int)meta->type, (int)leaf->type);
-  hudi_status st = hudi_pq_codec_map(&c.codec, meta->codec, err);
+  hudi_status st = hudi_pq_codec_map(&c->codec, meta->codec, err);
   if (st != HUDI_OK) return hudi_err_context(err, st, "parquet column %s", leaf->path);
-  hudi_buf_init(&c.dict_values, limits->max_values_bytes);
-  hudi_buf_init(&c.dict_offsets, 0);
-  hudi_buf_init(&c.page, limits->max_page_size);
-  hudi_buf_init(&c.scratch, 0);
+  return HUDI_OK;
+}
+
+/* Byte-array output always has its leading offset, even with no values. */
+static hudi_status first_offset(hudi_pq_chunk_decoder *c, hudi_pq_column_data *out, hudi_error *err) {
+  if (c->leaf->type != HUDI_PQ_BYTE_ARRAY || out->offsets.len != 0) return HUDI_OK;
+  int32_t zero = (int32_t)out->values.len;
+  return hudi_buf_append(&out->offsets, &zero, sizeof zero, err);
+}
+
+hudi_status hudi_pq_chunk_decoder_next(hudi_pq_chunk_decoder *c, hudi_pq_column_data *out, bool *done,
+                                       hudi_error *err) {
+  const hudi_pq_leaf *leaf = c->leaf;
+  const hudi_pq_read_limits *limits = c->limits;
+  c->out = out;
+  c->err = err;
   out->values.max = limits->max_values_bytes;
-  hudi_pq_arena arena;
-  hudi_pq_arena_init(&arena, (size_t)1 << 26);
-  size_t pos = 0;
-  while (pos < len && st == HUDI_OK) {
+  hudi_status st = HUDI_OK;
+  *done = false;
+  while (c->pos < c->len) {
     hudi_pq_page_header h;
-    size_t hlen, at = pos;
-    hudi_pq_arena_free(&arena); /* statistics of the previous header */
-    st = hudi_pq_page_header_decode(&h, &hlen, &arena, chunk + pos, len - pos, chunk_offset + pos, err);
-    if (st != HUDI_OK) break;
-    pos += hlen;
-    if ((size_t)h.compressed_page_size > len - pos) {
+    size_t hlen, at = c->pos;
+    hudi_pq_arena_free(&c->arena); /* statistics of the previous header */
+    st = hudi_pq_page_header_decode(&h, &hlen, &c->arena, c->chunk + at, c->len - at, c->chunk_offset + at, err);
+    if (st != HUDI_OK) return st;
+    size_t body = at + hlen;
+    bool data = false;
+    if ((size_t)h.compressed_page_size > c->len - body) {
       st = hudi_err_set(err, HUDI_ERR_CORRUPT, "page of %d bytes runs past the chunk's end", h.compressed_page_size);
     } else if ((size_t)h.uncompressed_page_size > limits->max_page_size) {
       st = hudi_err_set(err, HUDI_ERR_LIMIT, "page of %d bytes exceeds the cap of %zu", h.uncompressed_page_size,
                         limits->max_page_size);
     } else if (h.type == HUDI_PQ_PAGE_DICTIONARY) {
-      st = read_dictionary(&c, &h, chunk + pos);
+      st = read_dictionary(c, &h, c->chunk + body);
     } else if (h.type == HUDI_PQ_PAGE_DATA || h.type == HUDI_PQ_PAGE_DATA_V2) {
-      int64_t page_at = (int64_t)(chunk_offset + at);
+      int64_t page_at = (int64_t)(c->chunk_offset + at);
+      data = true;
+      size_t before = out->num_levels;
       st = hudi_buf_append(&out->page_offsets, &page_at, sizeof page_at, err);
-      if (st == HUDI_OK) st = read_data_page(&c, &h, chunk + pos);
+      if (st == HUDI_OK) st = read_data_page(c, &h, c->chunk + body);
+      /* The chunk's first entry must start a row. */
+      if (st == HUDI_OK && c->total_levels == 0 && leaf->max_rep > 0 && out->num_levels > before &&
+          ((const int16_t *)(const void *)out->rep_levels.data)[before] != 0)
+        st = hudi_err_set(err, HUDI_ERR_CORRUPT, "parquet column %s: the first entry does not start a row",
+                          leaf->path);
+      if (st == HUDI_OK) c->total_levels += out->num_levels - before;
     } /* else: an index page or an unknown page type, skipped */
-    if (st != HUDI_OK) {
-      st = hudi_err_context(err, st, "parquet column %s, page at byte offset %zu", leaf->path, chunk_offset + at);
-      break;
-    }
-    pos += (size_t)h.compressed_page_size;
+    if (st != HUDI_OK)
+      return hudi_err_context(err, st, "parquet column %s, page at byte offset %zu", leaf->path, c->chunk_offset + at);
+    c->pos = body + (size_t)h.compressed_page_size;
+    if (data) return first_offset(c, out, err);
   }
-  if (st == HUDI_OK && (int64_t)out->num_levels != meta->num_values)
-    st = hudi_err_set(err, HUDI_ERR_CORRUPT, "parquet column %s: pages hold %zu values, the chunk metadata says %lld",
-                      leaf->path, out->num_levels, (long long)meta->num_values);
-  if (st == HUDI_OK && leaf->type == HUDI_PQ_BYTE_ARRAY && out->offsets.len == 0) {
-    int32_t zero = 0;
-    st = hudi_buf_append(&out->offsets, &zero, sizeof zero, err);
+  *done = true;
+  if ((int64_t)c->total_levels != c->meta->num_values)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "parquet column %s: pages hold %zu values, the chunk metadata says %lld",
+                        leaf->path, c->total_levels, (long long)c->meta->num_values);
+  return first_offset(c, out, err);
+}
+
+hudi_status hudi_pq_column_data_drop(hudi_pq_column_data *d, const hudi_pq_leaf *leaf, size_t levels, size_t values,
+                                     hudi_error *err) {
+  if (levels > d->num_levels || values > d->num_values)
+    return hudi_err_set(err, HUDI_ERR_INTERNAL, "dropping past the decoded entries");
+  size_t keep = d->num_levels - levels;
+  if (leaf->max_def > 0) {
+    memmove(d->def_levels.data, d->def_levels.data + levels * 2, keep * 2);
+    d->def_levels.len = keep * 2;
   }
-  hudi_pq_arena_free(&arena);
-  hudi_buf_free(&c.dict_values);
-  hudi_buf_free(&c.dict_offsets);
-  hudi_buf_free(&c.page);
-  hudi_buf_free(&c.scratch);
+  if (leaf->max_rep > 0) {
+    memmove(d->rep_levels.data, d->rep_levels.data + levels * 2, keep * 2);
+    d->rep_levels.len = keep * 2;
+  }
+  size_t kv = d->num_values - values;
+  if (leaf->type == HUDI_PQ_BYTE_ARRAY) {
+    int32_t *off = (int32_t *)(void *)d->offsets.data;
+    size_t base = (size_t)off[values], end = (size_t)off[d->num_values];
+    if (base) memmove(d->values.data, d->values.data + base, end - base);
+    d->values.len = end - base;
+    for (size_t i = 0; i <= kv; i++) off[i] = off[values + i] - (int32_t)base;
+    d->offsets.len = (kv + 1) * sizeof(int32_t);
+  } else if (values) {
+    size_t w = hudi_pq_value_size(leaf->type, leaf->type_length);
+    memmove(d->values.data, d->values.data + values * w, kv * w);
+    d->values.len = kv * w;
+  }
+  d->num_levels = keep;
+  d->num_values = kv;
+  return HUDI_OK;
+}
+
+hudi_status hudi_pq_column_chunk_read(hudi_pq_column_data *out, const hudi_pq_leaf *leaf,
+                                      const hudi_pq_column_meta *meta, const uint8_t *chunk, size_t len,
+                                      size_t chunk_offset, const hudi_pq_read_limits *limits, hudi_error *err) {
+  hudi_pq_chunk_decoder c;
+  hudi_pq_chunk_decoder_init(&c);
+  hudi_status st = hudi_pq_chunk_decoder_start(&c, leaf, meta, chunk, len, chunk_offset, limits, err);
+  bool done = false;
+  while (st == HUDI_OK && !done) st = hudi_pq_chunk_decoder_next(&c, out, &done, err);
+  hudi_pq_chunk_decoder_free(&c);
   return st;
 }

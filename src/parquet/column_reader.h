@@ -19,10 +19,12 @@
 #ifndef HUDI_PARQUET_COLUMN_READER_H
 #define HUDI_PARQUET_COLUMN_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "codec/codec.h"
 #include "base/error.h"
 #include "parquet/metadata.h"
 
@@ -78,6 +80,50 @@ void hudi_pq_column_data_free(hudi_pq_column_data *d);
  * file_size. */
 HUDI_NODISCARD hudi_status hudi_pq_column_chunk_range(size_t *offset, size_t *len, const hudi_pq_column_chunk *cc,
                                                       size_t file_size, hudi_error *err);
+
+/* Decoding a chunk a data page at a time, appending to a
+ * hudi_pq_column_data that the caller may shrink between pages
+ * (hudi_pq_column_data_drop): memory then follows the pages being used,
+ * not the whole chunk, and the buffers (the decoder's and the data's) are
+ * reused from page to page and, through start, from chunk to chunk. */
+typedef struct hudi_pq_chunk_decoder {
+  const hudi_pq_leaf *leaf;
+  const hudi_pq_column_meta *meta;
+  const hudi_pq_read_limits *limits;
+  const uint8_t *chunk; /* borrowed: must outlive the decoding */
+  size_t len, chunk_offset, pos;
+  size_t total_levels;  /* entries decoded from the chunk so far */
+  hudi_codec codec;
+  size_t value_size;
+  int has_dict;
+  uint32_t dict_size;
+  hudi_buf dict_values, dict_offsets, page, scratch;
+  hudi_pq_arena arena;  /* the current page header's statistics */
+  hudi_pq_column_data *out; /* for the page being decoded */
+  hudi_error *err;
+} hudi_pq_chunk_decoder;
+
+void hudi_pq_chunk_decoder_init(hudi_pq_chunk_decoder *c);
+void hudi_pq_chunk_decoder_free(hudi_pq_chunk_decoder *c);
+
+/* Starts decoding the chunk chunk[0..len) at absolute file offset
+ * chunk_offset (limits NULL: the defaults). */
+HUDI_NODISCARD hudi_status hudi_pq_chunk_decoder_start(hudi_pq_chunk_decoder *c, const hudi_pq_leaf *leaf,
+                                                       const hudi_pq_column_meta *meta, const uint8_t *chunk,
+                                                       size_t len, size_t chunk_offset,
+                                                       const hudi_pq_read_limits *limits, hudi_error *err);
+
+/* Decodes the next data page (and any dictionary or index pages before
+ * it) into out, or sets *done at the chunk's end, where the entry count is
+ * checked against the chunk metadata. Errors name the column path and the
+ * page's byte offset. */
+HUDI_NODISCARD hudi_status hudi_pq_chunk_decoder_next(hudi_pq_chunk_decoder *c, hudi_pq_column_data *out, bool *done,
+                                                      hudi_error *err);
+
+/* Forgets the first `levels` entries and `values` dense values of d
+ * (which must belong together), moving the rest to the front. */
+HUDI_NODISCARD hudi_status hudi_pq_column_data_drop(hudi_pq_column_data *d, const hudi_pq_leaf *leaf, size_t levels,
+                                                    size_t values, hudi_error *err);
 
 /* Decodes the chunk whose bytes are chunk[0..len) at absolute file offset
  * chunk_offset. Errors name the column path and the byte offset. */

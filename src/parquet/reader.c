@@ -1,6 +1,7 @@
 /* The Parquet reader (see reader.h). */
 #include "parquet/reader.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "arrow/metadata.h"
@@ -32,6 +33,8 @@ struct hudi_pq_reader {
   uint32_t skipped;
   hudi_pq_column_data *data; /* by leaf */
   hudi_buf *raw;             /* by leaf: chunk bytes (storage only) */
+  hudi_pq_chunk_decoder *dec; /* by leaf: decodes data[] a page at a time */
+  bool *dec_done;            /* by leaf: the chunk's pages are all decoded */
   hudi_pq_leaf_cursor *cur;  /* by leaf */
 };
 
@@ -136,20 +139,104 @@ static hudi_status read_footer(hudi_pq_reader *r, hudi_error *err) {
   return hudi_pq_file_meta_decode(&r->meta, &r->arena, f, flen, foff, err);
 }
 
+/* ---- per-thread spare buffers ----
+ *
+ * A table read opens one reader per file, on the same few threads. Each
+ * reader's per-leaf buffers (chunk bytes, decoder, decoded window) grow to
+ * megabytes; freeing them at every file and growing them again costs page
+ * faults and leaves fragmented heaps behind. So a freed reader leaves its
+ * buffers to the next reader opened on the same thread with as many
+ * leaves (up to SPARE_MAX bytes; they stay held until then, or until the
+ * thread exits). */
+
+#define SPARE_MAX ((size_t)64 << 20)
+
+typedef struct spare_set {
+  uint32_t n;
+  hudi_pq_column_data *data;
+  hudi_buf *raw;
+  hudi_pq_chunk_decoder *dec;
+} spare_set;
+
+static _Thread_local spare_set *tl_spare;
+static pthread_key_t spare_key;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+
+static void spare_free(void *p) {
+  spare_set *s = p;
+  if (!s) return;
+  for (uint32_t i = 0; i < s->n; i++) {
+    hudi_pq_column_data_free(&s->data[i]);
+    hudi_buf_free(&s->raw[i]);
+    hudi_pq_chunk_decoder_free(&s->dec[i]);
+  }
+  hudi_free(s->data);
+  hudi_free(s->raw);
+  hudi_free(s->dec);
+  hudi_free(s);
+}
+
+/* The key only frees a pool thread's spare when the thread exits. */
+static void spare_key_make(void) { (void)pthread_key_create(&spare_key, spare_free); }
+
+/* Takes this thread's spare buffers for a reader of nl leaves, if any. */
+static bool spare_take(hudi_pq_reader *r, uint32_t nl) {
+  spare_set *s = tl_spare;
+  if (!s || s->n != nl) return false;
+  tl_spare = NULL;
+  pthread_setspecific(spare_key, NULL);
+  r->data = s->data;
+  r->raw = s->raw;
+  r->dec = s->dec;
+  hudi_free(s);
+  return true;
+}
+
+/* Leaves r's buffers to the thread (a previous spare is freed). */
+static bool spare_give(hudi_pq_reader *r) {
+  uint32_t nl = r->schema.num_leaves;
+  if (!r->data || !r->raw || !r->dec || nl == 0) return false;
+  size_t bytes = 0;
+  for (uint32_t i = 0; i < nl; i++) {
+    const hudi_pq_column_data *d = &r->data[i];
+    const hudi_pq_chunk_decoder *c = &r->dec[i];
+    bytes += d->def_levels.cap + d->rep_levels.cap + d->values.cap + d->offsets.cap + d->page_offsets.cap +
+             r->raw[i].cap + c->dict_values.cap + c->dict_offsets.cap + c->page.cap + c->scratch.cap;
+  }
+  if (bytes > SPARE_MAX) return false;
+  spare_set *s = hudi_malloc(sizeof *s);
+  if (!s) return false;
+  pthread_once(&spare_once, spare_key_make);
+  spare_free(tl_spare);
+  *s = (spare_set){nl, r->data, r->raw, r->dec};
+  tl_spare = s;
+  pthread_setspecific(spare_key, s);
+  r->data = NULL;
+  r->raw = NULL;
+  r->dec = NULL;
+  return true;
+}
+
 static hudi_status reader_init(hudi_pq_reader *r, hudi_error *err) {
   HUDI_TRY(read_footer(r, err));
   HUDI_TRY(hudi_pq_arrow_schema_make(&r->schema, &r->meta, &r->arena, err));
   uint32_t nl = r->schema.num_leaves;
   r->leaf_nodes = hudi_calloc(nl ? nl : 1, sizeof *r->leaf_nodes);
   r->selected = hudi_calloc(nl ? nl : 1, sizeof *r->selected);
-  r->data = hudi_calloc(nl ? nl : 1, sizeof *r->data);
-  r->raw = hudi_calloc(nl ? nl : 1, sizeof *r->raw);
   r->cur = hudi_calloc(nl ? nl : 1, sizeof *r->cur);
-  if (!r->leaf_nodes || !r->selected || !r->data || !r->raw || !r->cur)
+  r->dec_done = hudi_calloc(nl ? nl : 1, sizeof *r->dec_done);
+  if (!r->leaf_nodes || !r->selected || !r->cur || !r->dec_done)
     return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory opening parquet");
-  for (uint32_t i = 0; i < nl; i++) {
-    hudi_pq_column_data_init(&r->data[i]);
-    hudi_buf_init(&r->raw[i], (size_t)1 << 31);
+  if (!spare_take(r, nl)) {
+    r->data = hudi_calloc(nl ? nl : 1, sizeof *r->data);
+    r->raw = hudi_calloc(nl ? nl : 1, sizeof *r->raw);
+    r->dec = hudi_calloc(nl ? nl : 1, sizeof *r->dec);
+    if (!r->data || !r->raw || !r->dec) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory opening parquet");
+    for (uint32_t i = 0; i < nl; i++) {
+      hudi_pq_column_data_init(&r->data[i]);
+      hudi_buf_init(&r->raw[i], (size_t)1 << 31);
+      hudi_pq_chunk_decoder_init(&r->dec[i]);
+    }
   }
   collect_leaf_nodes(&r->schema.root, r->leaf_nodes);
   for (uint32_t g = 0; g < r->meta.num_row_groups; g++) {
@@ -216,7 +303,7 @@ hudi_status hudi_pq_reader_open_memory(hudi_pq_reader **out, const uint8_t *data
  * would otherwise be returned to the kernel and faulted in again for
  * every row group. */
 static void unload(hudi_pq_reader *r) {
-  if (!r->data || !r->raw || !r->cur) return;
+  if (!r->data || !r->raw || !r->cur || !r->dec_done) return;
   for (uint32_t i = 0; i < r->schema.num_leaves; i++) {
     hudi_pq_column_data *d = &r->data[i];
     hudi_buf_reset(&d->def_levels);
@@ -226,24 +313,29 @@ static void unload(hudi_pq_reader *r) {
     hudi_buf_reset(&d->page_offsets);
     d->num_levels = d->num_values = d->num_data_pages = d->num_dictionary_pages = 0;
     hudi_buf_reset(&r->raw[i]);
+    r->dec_done[i] = false;
     r->cur[i] = (hudi_pq_leaf_cursor){0};
   }
   r->loaded = false;
 }
 
 static void release_buffers(hudi_pq_reader *r) {
-  if (!r->data || !r->raw) return;
+  if (!r->data || !r->raw || !r->dec) return;
   for (uint32_t i = 0; i < r->schema.num_leaves; i++) {
     hudi_pq_column_data_free(&r->data[i]);
     hudi_buf_free(&r->raw[i]);
+    hudi_pq_chunk_decoder_free(&r->dec[i]);
   }
 }
 
 void hudi_pq_reader_free(hudi_pq_reader *r) {
   if (!r) return;
-  release_buffers(r);
+  unload(r);
+  if (!spare_give(r)) release_buffers(r);
   hudi_free(r->data);
   hudi_free(r->raw);
+  hudi_free(r->dec);
+  hudi_free(r->dec_done);
   hudi_free(r->cur);
   hudi_free(r->leaf_nodes);
   hudi_free(r->selected);
@@ -303,10 +395,43 @@ static hudi_status load_leaf(void *arg, size_t k, hudi_error *err) {
   HUDI_TRY(hudi_pq_column_chunk_range(&off, &len, cc, r->size, err));
   const uint8_t *p = NULL;
   if (len) HUDI_TRY(read_range(r, off, len, &r->raw[i], &p, err));
-  HUDI_TRY(hudi_pq_column_chunk_read(&r->data[i], &r->schema.leaves[i], &cc->meta, p, len, off, &r->opts.limits,
-                                     err));
-  HUDI_TRY(hudi_pq_check_chunk_start(&r->schema.leaves[i], &r->data[i], err));
+  /* Pages are decoded as batches need them (fill_window). */
+  HUDI_TRY(hudi_pq_chunk_decoder_start(&r->dec[i], &r->schema.leaves[i], &cc->meta, p, len, off, &r->opts.limits,
+                                       err));
   r->cur[i].data = &r->data[i];
+  return HUDI_OK;
+}
+
+/* Row starts in entries [from, to) of a leaf's decoded window. */
+static size_t count_row_starts(const hudi_pq_leaf *leaf, const hudi_pq_column_data *d, size_t from, size_t to) {
+  if (leaf->max_rep == 0) return to - from;
+  const int16_t *rep = (const int16_t *)(const void *)d->rep_levels.data;
+  size_t k = 0;
+  for (size_t i = from; i < to; i++) k += rep[i] == 0;
+  return k;
+}
+
+/* Makes leaf i's window of decoded entries hold n_rows whole rows from its
+ * cursor (or everything left of the chunk). Before decoding another page
+ * the entries already assembled are dropped, so the window holds at most
+ * a batch's rows plus a page, and what moves is less than a batch. */
+static hudi_status fill_window(hudi_pq_reader *r, uint32_t i, int64_t n_rows, hudi_error *err) {
+  hudi_pq_column_data *d = &r->data[i];
+  hudi_pq_leaf_cursor *cur = &r->cur[i];
+  const hudi_pq_leaf *leaf = &r->schema.leaves[i];
+  /* Nested leaves: the row after the last one must have started too, so
+   * the last row's entries are all there. */
+  size_t want = (size_t)n_rows + (leaf->max_rep > 0);
+  size_t rows = count_row_starts(leaf, d, cur->level, d->num_levels);
+  while (rows < want && !r->dec_done[i]) {
+    if (cur->level > 0) {
+      HUDI_TRY(hudi_pq_column_data_drop(d, leaf, cur->level, cur->value, err));
+      cur->level = cur->value = 0;
+    }
+    size_t before = d->num_levels;
+    HUDI_TRY(hudi_pq_chunk_decoder_next(&r->dec[i], d, &r->dec_done[i], err));
+    rows += count_row_starts(leaf, d, before, d->num_levels);
+  }
   return HUDI_OK;
 }
 
@@ -353,9 +478,12 @@ typedef struct batch_ctx {
   int64_t n_rows;
 } batch_ctx;
 
-/* Columns touch only their own leaves' cursors: they assemble in parallel. */
+/* Columns touch only their own leaves' cursors: they decode and assemble
+ * in parallel. */
 static hudi_status assemble_column(void *arg, size_t i, hudi_error *err) {
   batch_ctx *c = arg;
+  for (uint32_t l = c->cols[i]->leaf_begin; l < c->cols[i]->leaf_end; l++)
+    if (c->r->selected[l]) HUDI_TRY(fill_window(c->r, l, c->n_rows, err));
   return hudi_pq_assemble(&c->out[i], c->cols[i], c->r->selected, c->r->cur, c->r->schema.leaves, c->n_rows, err);
 }
 
@@ -363,7 +491,16 @@ static hudi_status assemble_column(void *arg, size_t i, hudi_error *err) {
  * the group's rows is corrupt. On failure *out is released. */
 static hudi_status check_consumed(hudi_pq_reader *r, struct ArrowArray *out, hudi_error *err) {
   for (uint32_t i = 0; i < r->schema.num_leaves; i++) {
-    if (!r->selected[i] || r->cur[i].level == r->data[i].num_levels) continue;
+    if (!r->selected[i]) continue;
+    /* The pages not decoded yet must hold no further entries. */
+    hudi_status st = HUDI_OK;
+    while (st == HUDI_OK && !r->dec_done[i] && r->cur[i].level == r->data[i].num_levels)
+      st = hudi_pq_chunk_decoder_next(&r->dec[i], &r->data[i], &r->dec_done[i], err);
+    if (st != HUDI_OK) {
+      out->release(out);
+      return st;
+    }
+    if (r->cur[i].level == r->data[i].num_levels) continue;
     out->release(out);
     return hudi_err_set(err, HUDI_ERR_CORRUPT, "parquet column %s holds more rows than its row group (%lld)",
                         r->schema.leaves[i].path, (long long)r->meta.row_groups[r->rg - 1].num_rows);

@@ -3,13 +3,17 @@
  *
  * Opening reads the footer with one ranged read of the file's last 64 KiB
  * (a second read when the footer is larger) and maps the schema
- * (parquet/schema_arrow.h). Reading decodes one row group at a time: only
- * the projected column chunks are read (one ranged read each) and decoded
- * (parquet/column_reader.h; in parallel on a thread pool when given), then
- * assembled (parquet/assemble.h) into batches of at most batch_size rows.
- * Memory is bounded by one row group's projected chunks (raw, then
- * decoded) plus the batch being built. Batches never span row groups: the
- * last batch of a row group may be short.
+ * (parquet/schema_arrow.h). Reading goes one row group at a time: only
+ * the projected column chunks are read (one ranged read each); their pages
+ * are decoded as batches need them (parquet/column_reader.h
+ * hudi_pq_chunk_decoder) into a window per column that holds about a
+ * batch plus a page of decoded entries, and assembled (parquet/assemble.h)
+ * into batches of at most batch_size rows (columns in parallel on a thread
+ * pool when given). Memory is bounded by one row group's projected chunks
+ * as stored (compressed), the decoded windows, and the batch being built;
+ * the windows' and decoders' buffers are reused from batch to batch and
+ * row group to row group. Batches never span row groups: the last batch of
+ * a row group may be short.
  *
  * Row groups can be skipped before they are read: the filter callback sees
  * each row group's typed statistics (parquet/stats.h). */

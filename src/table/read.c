@@ -406,9 +406,15 @@ static hudi_status build_view(hudi_read_plan *p, const hudi_fsview_options *fo, 
     if (st == HUDI_ERR_NOT_FOUND) {
       snprintf(p->view_note, sizeof p->view_note, "no metadata table: %.200s", err ? err->message : "");
       if (err) hudi_error_clear(err);
+    } else if (st != HUDI_OK && st != HUDI_ERR_NOMEM) {
+      /* An MDT that cannot be opened (properties, timeline) is not used,
+       * as Java's HoodieBackedTableMetadata.initIfNeeded and hudi-rs do;
+       * its records failing later is an error in all three. */
+      snprintf(p->view_note, sizeof p->view_note, "the metadata table cannot be opened: %.200s",
+               err ? err->message : "");
+      if (err) hudi_error_clear(err);
     } else if (st != HUDI_OK) {
-      return hudi_err_context(err, st, "reading the file listing from the metadata table (hoodie.metadata.enable="
-                                       "false lists storage instead)");
+      return st;
     } else if (hudi_fsview_mdt_usable(*m, p->view_note, sizeof p->view_note)) {
       st = hudi_fsview_build_from_mdt(&p->view, *m, p->tl, fo, NULL, err);
       if (st == HUDI_OK) p->view_from_mdt = true;

@@ -24,9 +24,11 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/hashmap.h"
+#include "parquet/assemble.h"
 #include "parquet/reader.h"
 #include "table/log_command_block.h"
 #include "table/log_delete_block.h"
+#include "table/delete_ordering.h"
 #include "table/log_reader.h"
 #include "table/read_plan.h"
 
@@ -116,10 +118,50 @@ static hudi_status append_cast(hudi_arrow_builder *b, const hudi_arrow_field *to
                       hudi_arrow_type_name(v->type.id), hudi_arrow_type_name(to->type.id));
 }
 
+/* When the batch has every read column with the read schema's type (the
+ * common case), moves those columns into dst, in the read schema's order,
+ * and releases the rest of *src: no copy, and no per-batch schema export
+ * (which carries the footer's bloom filter, ~1 MB). False: conform copies. */
+static bool conform_move(const hudi_read_plan *p, const hudi_arrow_field *src_field, struct ArrowArray *src,
+                         struct ArrowArray *dst, hudi_status *st, hudi_error *err) {
+  const hudi_arrow_field *target = &p->read_schema;
+  int64_t n = target->n_children;
+  if (src->offset != 0 || src->null_count != 0 || src->n_children != src_field->n_children) return false;
+  int64_t stack[64], *map = n <= 64 ? stack : hudi_calloc((size_t)n, sizeof *map);
+  if (!map) return false;
+  bool ok = true;
+  for (int64_t k = 0; ok && k < n; k++) {
+    map[k] = hudi_arrow_field_child_index(src_field, target->children[k].name);
+    ok = map[k] >= 0 && strcmp(src_field->children[map[k]].format, target->children[k].format) == 0;
+    if (ok) {
+      const struct ArrowArray *c = src->children[map[k]];
+      ok = c->release && c->length == src->length;
+    }
+    for (int64_t j = 0; ok && j < k; j++) ok = map[j] != map[k];
+  }
+  struct ArrowArray *kids = ok ? hudi_calloc((size_t)n + 1, sizeof *kids) : NULL;
+  if (kids) {
+    /* The C data interface lets a consumer move children out of a parent:
+     * the parent's release skips those whose release is NULL. */
+    for (int64_t k = 0; k < n; k++) {
+      kids[k] = *src->children[map[k]];
+      src->children[map[k]]->release = NULL;
+    }
+    int64_t len = src->length;
+    src->release(src);
+    *st = hudi_pq_struct_array(dst, kids, n, len, err);
+    hudi_free(kids);
+  }
+  if (map != stack) hudi_free(map);
+  return kids != NULL;
+}
+
 /* Rebuilds a batch of src_field's shape as one of the read schema's
  * (columns by name; absent ones null). Releases *src. */
 static hudi_status conform(const hudi_read_plan *p, const hudi_arrow_field *src_field, struct ArrowArray *src,
                            struct ArrowArray *dst, hudi_error *err) {
+  hudi_status moved = HUDI_OK;
+  if (conform_move(p, src_field, src, dst, &moved, err)) return moved;
   const hudi_arrow_field *target = &p->read_schema;
   struct ArrowSchema ss;
   memset(&ss, 0, sizeof ss);
@@ -168,6 +210,43 @@ static hudi_status conform(const hudi_read_plan *p, const hudi_arrow_field *src_
   if (ss.release) ss.release(&ss);
   if (src->release) src->release(src);
   return st;
+}
+
+/* Streaming reads without a filter or commit range keep every row: the
+ * output columns are moved out of the read-schema batch *a (released)
+ * into *out, without a copy. */
+static hudi_status project_move(const hudi_read_plan *p, struct ArrowArray *a, struct ArrowArray *out,
+                                hudi_error *err) {
+  int64_t n = p->out_schema.n_children;
+  struct ArrowArray *kids = hudi_calloc((size_t)n + 1, sizeof *kids);
+  if (!kids) {
+    a->release(a);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  for (int64_t k = 0; k < n; k++) {
+    struct ArrowArray *c = a->children[p->out_cols[k]];
+    kids[k] = *c;
+    c->release = NULL;
+  }
+  int64_t len = a->length;
+  a->release(a);
+  hudi_status st = hudi_pq_struct_array(out, kids, n, len, err);
+  hudi_free(kids);
+  return st;
+}
+
+/* Whether project_move applies: every row is kept and each output column
+ * is a distinct column of the batch, which holds them all whole. */
+static bool can_project_move(const hudi_read_plan *p, const struct ArrowArray *a) {
+  if (p->pred || p->incremental || a->length == 0 || a->offset != 0 || a->null_count != 0) return false;
+  int64_t n = p->out_schema.n_children;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t c = p->out_cols[k];
+    if (c < 0 || c >= a->n_children || !a->children[c]->release || a->children[c]->length != a->length) return false;
+    for (int64_t j = 0; j < k; j++)
+      if (p->out_cols[j] == c) return false;
+  }
+  return true;
 }
 
 /* Output rows of v (read-schema shape) that are in keep (NULL: all), pass
@@ -441,7 +520,7 @@ static hudi_status merge_rows(const hudi_read_plan *p, merge_state *m, size_t bi
 
 /* The delete's ordering value as the ordering column's class; false when
  * it is absent, zero, or not comparable (then commit times decide). */
-static bool delete_ordering(hudi_value *out, const hudi_log_ordering_val *o, hudi_vclass cls) {
+static bool delete_ordering(hudi_value *out, const hudi_log_ordering_val *o, hudi_vclass cls, int32_t scale) {
   memset(out, 0, sizeof *out);
   out->cls = cls;
   switch (o->kind) {
@@ -465,6 +544,8 @@ static bool delete_ordering(hudi_value *out, const hudi_log_ordering_val *o, hud
       out->v.d = d;
       return true;
     }
+    case HUDI_LOG_ORDERING_DECIMAL: /* at the column's scale (delete_ordering.h) */
+      return cls == HUDI_VC_DECIMAL && hudi_delete_decimal_at_scale(&out->v.dec, o->v.bytes.p, o->v.bytes.len, scale);
     case HUDI_LOG_ORDERING_STRING:
     case HUDI_LOG_ORDERING_BYTES:
       if (cls != HUDI_VC_BYTES) return false;
@@ -497,7 +578,8 @@ static hudi_status add_deletes(const hudi_read_plan *p, merge_state *m, const hu
     if (!d->record_key) continue;
     del_info nd;
     memset(&nd, 0, sizeof nd);
-    nd.has_ordering = p->ordering_col >= 0 && delete_ordering(&nd.ordering, &d->ordering, cls);
+    nd.has_ordering = p->ordering_col >= 0 &&
+                      delete_ordering(&nd.ordering, &d->ordering, cls, p->read_schema.children[p->ordering_col].type.scale);
     snprintf(nd.commit, sizeof nd.commit, "%s", instant);
     hudi_hashmap_value cur;
     del_info *di;
@@ -663,6 +745,11 @@ static hudi_status run_merge(hudi_slice_reader *r, hudi_error *err) {
   /* Compete per key, in order: base rows first, then log blocks. */
   if (st == HUDI_OK && p->key_col < 0 && m.n)
     st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "merging log files needs the _hoodie_record_key column");
+  if (st == HUDI_OK && m.n) { /* one allocation of the key table, no rehashing */
+    size_t rows = 0;
+    for (size_t bi = 0; bi < m.n; bi++) rows += (size_t)m.batches[bi].view.length;
+    st = hudi_hashmap_reserve(&m.winners, rows, err);
+  }
   for (size_t bi = 0; st == HUDI_OK && bi < m.n; bi++) st = merge_rows(p, &m, bi, err);
   /* Deletes remove winners they beat. */
   if (st == HUDI_OK && m.deletes.count) {
@@ -681,7 +768,13 @@ static hudi_status run_merge(hudi_slice_reader *r, hudi_error *err) {
   }
   /* Incremental: the merged (latest as of end) rows written in the range. */
   for (size_t bi = 0; st == HUDI_OK && bi < m.n; bi++) st = commit_range_mask(p, &m.batches[bi].view, &m.batches[bi].keep, err);
-  for (size_t bi = 0; st == HUDI_OK && bi < m.n; bi++) st = emit(r, &m.batches[bi].view, m.batches[bi].keep, err);
+  for (size_t bi = 0; st == HUDI_OK && bi < m.n; bi++) {
+    st = emit(r, &m.batches[bi].view, m.batches[bi].keep, err);
+    /* Emitted: its source is no longer needed (peak memory: the slice
+     * once, not its input and its output). */
+    hudi_arrow_view_clear(&m.batches[bi].view);
+    if (m.batches[bi].arr.release) m.batches[bi].arr.release(&m.batches[bi].arr);
+  }
   for (size_t bi = 0; bi < m.n; bi++) {
     hudi_arrow_view_clear(&m.batches[bi].view);
     if (m.batches[bi].arr.release) m.batches[bi].arr.release(&m.batches[bi].arr);
@@ -746,6 +839,12 @@ hudi_status hudi_slice_reader_next(hudi_slice_reader *r, struct ArrowArray *out,
         continue;
       }
       HUDI_TRY(conform(r->p, hudi_pq_reader_schema(r->pq), &a, &c, err));
+      if (can_project_move(r->p, &c)) {
+        struct ArrowArray o;
+        HUDI_TRY(project_move(r->p, &c, &o, err));
+        HUDI_TRY(push_out(r, &o, err));
+        continue;
+      }
       hudi_arrow_view v;
       hudi_status st = hudi_arrow_view_init(&v, &r->read_export, &c, err);
       uint64_t *keep = NULL;
