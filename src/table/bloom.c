@@ -4,9 +4,11 @@
 
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "table/write.h"
 
 static size_t row_bytes(const hudi_bloom *b) { return ((size_t)b->vector_size + 7) / 8; }
 
@@ -148,5 +150,18 @@ hudi_status hudi_base64_encode(hudi_buf *out, const void *data, size_t len, hudi
     o[n++] = '=';
   }
   out->len += n;
+  return HUDI_OK;
+}
+
+hudi_status hudi_bloom_write_enabled(bool *out, const hudi_table *t, const hudi_option *opts, size_t n_opts,
+                                     hudi_error *err) {
+  const char *v = hudi_write_option(t, opts, n_opts, "hoodie.parquet.bloom.filter.enabled");
+  const char *ix = hudi_write_option(t, opts, n_opts, "hoodie.index.type");
+  *out = true;
+  if (!v || !strcasecmp(v, "true")) return HUDI_OK;
+  if (strcasecmp(v, "false") != 0)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option hoodie.parquet.bloom.filter.enabled is '%s' (true or false)",
+                        v);
+  *out = ix && strstr(ix, "BLOOM") != NULL;
   return HUDI_OK;
 }

@@ -11,6 +11,7 @@
 
 #include "base/buf.h"
 #include "base/error.h"
+#include "hudi/table.h"
 
 /* Hudi's defaults: hoodie.index.bloom.num_entries, .fpp, .dynamic.max.entries. */
 #define HUDI_BLOOM_DEFAULT_ENTRIES 60000
@@ -43,6 +44,18 @@ bool hudi_bloom_might_contain(const hudi_bloom *b, const void *key, size_t len);
 
 /* Appends the base64 text Hudi writes into the footer. */
 HUDI_NODISCARD hudi_status hudi_bloom_serialize(const hudi_bloom *b, hudi_buf *out, hudi_error *err);
+
+/* Whether a write's base files carry the footer bloom filter, by Java's
+ * rule (HoodieFileWriterFactory.enableBloomFilter, meta fields populated):
+ * hoodie.parquet.bloom.filter.enabled (default true, as
+ * HoodieStorageConfig) or a hoodie.index.type containing "BLOOM". Spark
+ * writes it with the record index too; with the option false Java writes
+ * none of the four footer keys (org.apache.hudi.bloomfilter,
+ * hoodie_bloom_filter_type_code, hoodie_min/max_record_key: they all come
+ * from HoodieBloomFilterWriteSupport), and so do we. A value other than
+ * true/false is HUDI_ERR_INVALID_ARG. Options as hudi_write_option. */
+HUDI_NODISCARD hudi_status hudi_bloom_write_enabled(bool *out, const hudi_table *t, const hudi_option *opts,
+                                                    size_t n_opts, hudi_error *err);
 
 /* Standard base64 (with padding) of len bytes, appended to out. */
 HUDI_NODISCARD hudi_status hudi_base64_encode(hudi_buf *out, const void *data, size_t len, hudi_error *err);

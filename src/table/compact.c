@@ -275,6 +275,7 @@ typedef struct cctx {
   char *schema_json, *avro_with_meta;
   char root_name[600];
   hudi_pq_writer_options pq;
+  bool bloom; /* footer bloom filter and key range (hudi_bloom_write_enabled) */
   hudi_commit_metadata *meta;
   hudi_compact_result *res;
 } cctx;
@@ -319,6 +320,8 @@ static hudi_status setup(cctx *c, hudi_error *err) {
   hudi_buf_free(&b);
   HUDI_TRY(st);
   HUDI_TRY(pq_options(&c->pq, t, c->opts, c->n_opts, c->root_name, err));
+  /* Java's compaction writes base files through the same factory rule. */
+  HUDI_TRY(hudi_bloom_write_enabled(&c->bloom, t, c->opts, c->n_opts, err));
 
   /* The read plan the slice reader merges with: every column, no filter,
    * the completed instants of the table's timeline. */
@@ -396,8 +399,9 @@ static hudi_status bw_open(bw *b, cctx *c, const char *partition, const char *fi
   /* Marker first: a crash after this leaves something a retry can find. */
   HUDI_TRY(hudi_write_marker(c->t->storage, c->instant, partition, b->file_name, has_base ? "MERGE" : "CREATE", err));
   HUDI_TRY(hudi_write_partition_metadata(c->t->storage, partition, c->instant, err));
-  HUDI_TRY(hudi_bloom_init(&b->bloom, HUDI_BLOOM_DEFAULT_ENTRIES, HUDI_BLOOM_DEFAULT_FPP,
-                           HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err));
+  if (c->bloom)
+    HUDI_TRY(hudi_bloom_init(&b->bloom, HUDI_BLOOM_DEFAULT_ENTRIES, HUDI_BLOOM_DEFAULT_FPP,
+                             HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err));
   HUDI_TRY(hudi_arrow_batch_builder_create(&b->bb, &c->plan.read_schema, err));
   struct ArrowSchema s;
   memset(&s, 0, sizeof s);
@@ -430,6 +434,10 @@ static hudi_status bw_flush(bw *b, bool force, hudi_error *err) {
 
 /* The written row's key: the bloom filter and the min/max keys. */
 static hudi_status bw_note_key(bw *b, const char *key, size_t klen, hudi_error *err) {
+  if (!b->c->bloom) {
+    b->n++;
+    return HUDI_OK;
+  }
   HUDI_TRY(hudi_bloom_add(&b->bloom, key, klen, err));
   if (b->n == 0 || hudi_java_string_cmp(key, klen, (const char *)b->min_key.data, b->min_key.len) < 0) {
     hudi_buf_reset(&b->min_key);
@@ -534,12 +542,16 @@ static hudi_status bw_finish(bw *b, hudi_pq_write_summary *sum, hudi_error *err)
   HUDI_TRY(bw_flush(b, true, err));
   hudi_buf bl;
   hudi_buf_init(&bl, HUDI_BUF_DEFAULT_MAX);
-  hudi_status st = hudi_bloom_serialize(&b->bloom, &bl, err);
-  if (st == HUDI_OK) st = hudi_pq_writer_add_metadata(b->w, "org.apache.hudi.bloomfilter", bl.data, bl.len, err);
-  if (st == HUDI_OK) st = hudi_pq_writer_add_metadata(b->w, "hoodie_bloom_filter_type_code", "DYNAMIC_V0", 10, err);
-  if (st == HUDI_OK && b->n)
+  /* Without the bloom filter Java writes none of these four keys. */
+  bool bl_on = c->bloom;
+  hudi_status st = bl_on ? hudi_bloom_serialize(&b->bloom, &bl, err) : HUDI_OK;
+  if (st == HUDI_OK && bl_on)
+    st = hudi_pq_writer_add_metadata(b->w, "org.apache.hudi.bloomfilter", bl.data, bl.len, err);
+  if (st == HUDI_OK && bl_on)
+    st = hudi_pq_writer_add_metadata(b->w, "hoodie_bloom_filter_type_code", "DYNAMIC_V0", 10, err);
+  if (st == HUDI_OK && bl_on && b->n)
     st = hudi_pq_writer_add_metadata(b->w, "hoodie_min_record_key", b->min_key.data, b->min_key.len, err);
-  if (st == HUDI_OK && b->n)
+  if (st == HUDI_OK && bl_on && b->n)
     st = hudi_pq_writer_add_metadata(b->w, "hoodie_max_record_key", b->max_key.data, b->max_key.len, err);
   if (st == HUDI_OK)
     st = hudi_pq_writer_add_metadata(b->w, "parquet.avro.schema", c->avro_with_meta, strlen(c->avro_with_meta), err);

@@ -9,6 +9,7 @@
 #include "base/hashmap.h"
 #include "table/log_delete_block.h"
 #include "table/log_reader.h"
+#include "table/mdt_reader_log.h"
 
 /* Distinct payload schemas a handle caches (never evicted: a streaming
  * merge holds pointers to them). */
@@ -39,9 +40,8 @@ bool hudi_mdt_instant_valid(const hudi_mdt *m, const char *instant) {
 
 static hudi_status open_mdt_table(hudi_mdt *m, hudi_error *err) {
   hudi_table *t = m->data;
-  bool exists = false;
-  HUDI_TRY(hudi_storage_exists(t->storage, HUDI_MDT_DIR "/.hoodie/hoodie.properties", &exists, err));
-  if (!exists) return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "%s: no metadata table", t->base_uri);
+  /* No existence check first: opening reads hoodie.properties anyway (one
+   * request fewer on object stores). */
   size_t n = strlen(t->base_uri);
   while (n > 1 && t->base_uri[n - 1] == '/') n--;
   hudi_buf uri;
@@ -55,6 +55,7 @@ static hudi_status open_mdt_table(hudi_mdt *m, hudi_error *err) {
   if (st == HUDI_OK) st = hudi_buf_append(&uri, t->base_uri, n, err);
   if (st == HUDI_OK) st = hudi_buf_append(&uri, "/" HUDI_MDT_DIR, strlen(HUDI_MDT_DIR) + 2, err); /* with NUL */
   if (st == HUDI_OK) st = hudi_table_open(&m->mdt, (const char *)uri.data, opts, t->options.len, err);
+  if (st == HUDI_ERR_NOT_FOUND) st = hudi_err_set(err, HUDI_ERR_NOT_FOUND, "%s: no metadata table", t->base_uri);
   hudi_free(opts);
   hudi_buf_free(&uri);
   return st;
@@ -354,8 +355,51 @@ static hudi_status apply_hfile_block(merge *g, const hudi_log_block *b, hudi_mdt
   return rc;
 }
 
-/* One log file's bytes and its parsed blocks. */
+/* A lookup in an HFILE_DATA block left on storage: the HFile reader
+ * fetches its trailer, index and the data blocks of the keys only. */
+static hudi_status apply_hfile_block_ranged(merge *g, const hudi_log_block *b, const char *path,
+                                            hudi_mdt_read_stats *st) {
+  hudi_mdt_log_range x;
+  hudi_hfile_source src;
+  hudi_mdt_log_hfile_source(&src, &x, g->m->mdt->storage, path, b);
+  hudi_hfile_reader *r;
+  hudi_status rc = hudi_hfile_reader_open(&r, &src, g->err);
+  if (rc == HUDI_OK) {
+    rc = hfile_schema(g->m, r, b, &g->schema, g->where, g->err);
+    g->st = HUDI_OK;
+    if (rc == HUDI_OK) rc = hudi_hfile_reader_lookup(r, g->keys, g->n_slots, on_found, g, g->err);
+    if (rc == HUDI_OK) rc = g->st;
+    hudi_hfile_reader_free(r);
+  }
+  if (st) {
+    st->log_blocks_merged++;
+    st->log_bytes_read += x.bytes;
+  }
+  return rc;
+}
+
+/* A DELETE block left on storage: its content is fetched whole. */
+static hudi_status apply_delete_block_ranged(merge *g, const hudi_log_block *b, const char *path,
+                                             hudi_mdt_read_stats *st) {
+  hudi_buf c;
+  hudi_buf_init(&c, MAX_LOG_FILE);
+  hudi_status rc = hudi_storage_read_buf(g->m->mdt->storage, path, b->content_offset, (size_t)b->content_len, &c,
+                                         NULL, g->err);
+  if (rc == HUDI_OK) {
+    hudi_log_block view = *b; /* shallow: only content is set */
+    view.content = c.data;
+    rc = apply_delete_block(g, &view, st);
+    if (st) st->log_bytes_read += b->content_len;
+  }
+  hudi_buf_free(&c);
+  return rc;
+}
+
+/* One log file's bytes and its parsed blocks; ranged: the blocks are
+ * walk's, large ones without their content (mdt_reader_log.h). */
 typedef struct log_data {
+  bool ranged;
+  hudi_mdt_log_walk walk;
   hudi_buf bytes;
   hudi_log_reader *reader;
   hudi_log_block *blocks;
@@ -364,15 +408,43 @@ typedef struct log_data {
 } log_data;
 
 static void log_data_free(log_data *d) {
-  for (size_t i = 0; i < d->n; i++) hudi_log_block_free(&d->blocks[i]);
-  hudi_free(d->blocks);
+  if (d->ranged) {
+    hudi_mdt_log_walk_free(&d->walk); /* d->blocks are its blocks */
+  } else {
+    for (size_t i = 0; i < d->n; i++) hudi_log_block_free(&d->blocks[i]);
+    hudi_free(d->blocks);
+  }
   hudi_free(d->dropped);
   hudi_log_reader_free(d->reader);
   hudi_buf_free(&d->bytes);
 }
 
+/* Lookups walk the blocks by ranged reads and leave their content on
+ * storage; scans, and files that are not sound throughout, are read whole. */
+static hudi_status read_log_ranged(merge *g, const hudi_fs_log_file *lf, log_data *d, bool *done,
+                                   hudi_mdt_read_stats *st) {
+  *done = false;
+  if (g->scan || g->collect) return HUDI_OK;
+  hudi_mdt_log_walk *w = &d->walk;
+  bool sound = false;
+  HUDI_TRY(hudi_mdt_log_walk_file(w, g->m->mdt->storage, lf->path, &sound, g->err));
+  if (st) st->log_bytes_read += w->bytes_read;
+  if (!sound) return HUDI_OK;
+  d->ranged = true; /* from here log_data_free frees the walk */
+  d->blocks = w->blocks;
+  d->n = d->cap = w->n;
+  d->dropped = hudi_calloc(w->n ? w->n : 1, sizeof *d->dropped);
+  if (!d->dropped) return hudi_err_set(g->err, HUDI_ERR_NOMEM, "out of memory reading %s", lf->path);
+  if (st) st->log_files_opened++;
+  *done = true;
+  return HUDI_OK;
+}
+
 static hudi_status read_log(merge *g, const hudi_fs_log_file *lf, log_data *d, hudi_mdt_read_stats *st) {
   hudi_buf_init(&d->bytes, MAX_LOG_FILE);
+  bool done;
+  HUDI_TRY(read_log_ranged(g, lf, d, &done, st));
+  if (done) return HUDI_OK;
   HUDI_TRY(hudi_storage_read_all(g->m->mdt->storage, lf->path, MAX_LOG_FILE, &d->bytes, g->err));
   if (st) {
     st->log_files_opened++;
@@ -440,7 +512,11 @@ static hudi_status merge_logs(merge *g, const hudi_file_slice *s, hudi_mdt_read_
         continue;
       }
       g->where = s->logs[l].path;
-      rc = blk->type == HUDI_LOG_BLOCK_DELETE ? apply_delete_block(g, blk, st) : apply_hfile_block(g, blk, st);
+      if (logs[l].ranged && !blk->content)
+        rc = blk->type == HUDI_LOG_BLOCK_DELETE ? apply_delete_block_ranged(g, blk, s->logs[l].path, st)
+                                                : apply_hfile_block_ranged(g, blk, s->logs[l].path, st);
+      else
+        rc = blk->type == HUDI_LOG_BLOCK_DELETE ? apply_delete_block(g, blk, st) : apply_hfile_block(g, blk, st);
     }
   }
   for (size_t l = 0; l < s->n_logs; l++) log_data_free(&logs[l]);

@@ -45,7 +45,7 @@ typedef struct hudi_mdt_read_stats {
   uint64_t log_files_opened;
   uint64_t log_blocks_merged;     /* HFILE/DELETE blocks applied */
   uint64_t log_blocks_skipped;    /* blocks of invalid instants, corrupt or other types */
-  uint64_t log_bytes_read;        /* content bytes of the merged blocks */
+  uint64_t log_bytes_read;        /* bytes fetched from log files (whole files, or a lookup's ranges) */
 } hudi_mdt_read_stats;
 
 /* Opens the MDT of data table t (borrowed: it must outlive the handle):
@@ -85,7 +85,10 @@ void hudi_mdt_records_free(hudi_mdt_records *r);
 /* Merged values of keys (sorted ascending as unsigned bytes, no repeats)
  * in the latest slice of g: out->items[i] is keys[i]'s record, or absent.
  * Reads only the base HFile blocks holding the keys, and each valid log
- * block once. stats (nullable) is added to. */
+ * block once: by ranges (mdt_reader_log.h), a large HFILE_DATA block only
+ * its HFile's trailer, index and the data blocks of the keys; a log file
+ * with a corrupt block is read whole. stats (nullable) is added to;
+ * log_bytes_read counts what was fetched of the log files. */
 HUDI_NODISCARD hudi_status hudi_mdt_group_lookup(hudi_mdt *m, const hudi_file_group *g, const hudi_hfile_key *keys,
                                                  size_t n_keys, hudi_mdt_records *out, hudi_mdt_read_stats *stats,
                                                  hudi_error *err);

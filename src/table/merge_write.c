@@ -80,6 +80,7 @@ typedef struct mw {
   int64_t ordering_in, ordering_stored; /* column of the ordering field: input data / stored with meta */
   int64_t max_file_size;
   hudi_pq_writer_options pq;
+  bool bloom; /* footer bloom filter and key range (hudi_bloom_write_enabled) */
   int32_t log_block_type; /* MOR data blocks: AVRO_DATA or PARQUET_DATA */
   hudi_pq_codec log_codec; /* PARQUET_DATA blocks' codec */
   hudi_file_slice_list *full; /* latest slices, every column */
@@ -137,6 +138,7 @@ static hudi_status pq_options(mw *c, hudi_error *err) {
    * unset, zstd: gzip's blocks are 4% larger (uuid keys) and cost 2-3x the
    * CPU of the whole upsert on embeddings (docs/benchmarks.md). */
   c->log_codec = v ? c->pq.codec : HUDI_PQ_CODEC_ZSTD;
+  HUDI_TRY(hudi_bloom_write_enabled(&c->bloom, c->t, c->opts, c->n_opts, err));
   /* Our default is Parquet data blocks (log_parquet_block.h): Hudi's
    * default, Avro, is uncompressed and 3-4x the bytes (docs/status.md). */
   return hudi_log_data_block_format_parse(&c->log_block_type,
@@ -395,8 +397,9 @@ static hudi_status bw_open(bw *b, mw *c, const char *partition, const char *file
   HUDI_TRY(hudi_buf_printf(&b->path, err, "%s%s%s%c", partition, *partition ? "/" : "", b->file_name, '\0'));
   HUDI_TRY(hudi_write_marker(c->t->storage, c->instant, partition, b->file_name, marker, err));
   HUDI_TRY(hudi_write_partition_metadata(c->t->storage, partition, c->instant, err));
-  HUDI_TRY(hudi_bloom_init(&b->bloom, HUDI_BLOOM_DEFAULT_ENTRIES, HUDI_BLOOM_DEFAULT_FPP,
-                           HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err));
+  if (c->bloom)
+    HUDI_TRY(hudi_bloom_init(&b->bloom, HUDI_BLOOM_DEFAULT_ENTRIES, HUDI_BLOOM_DEFAULT_FPP,
+                             HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err));
   HUDI_TRY(hudi_arrow_batch_builder_create(&b->bb, &c->out_schema, err));
   struct ArrowSchema pq_schema;
   memset(&pq_schema, 0, sizeof pq_schema);
@@ -419,6 +422,10 @@ static hudi_status bw_flush(bw *b, bool force, hudi_error *err) {
 }
 
 static hudi_status bw_key(bw *b, const char *key, size_t klen, hudi_error *err) {
+  if (!b->c->bloom) {
+    b->n++;
+    return HUDI_OK;
+  }
   HUDI_TRY(hudi_bloom_add(&b->bloom, key, klen, err));
   if (b->n == 0 || hudi_java_string_cmp(key, klen, (const char *)b->min_key.data, b->min_key.len) < 0) {
     hudi_buf_reset(&b->min_key);
@@ -522,12 +529,16 @@ static hudi_status bw_close(bw *b, const char *prev_commit, int64_t inserts, int
   HUDI_TRY(bw_flush(b, true, err));
   hudi_buf bl;
   hudi_buf_init(&bl, HUDI_BUF_DEFAULT_MAX);
-  hudi_status st = hudi_bloom_serialize(&b->bloom, &bl, err);
-  if (st == HUDI_OK) st = hudi_pq_writer_add_metadata(b->w, "org.apache.hudi.bloomfilter", bl.data, bl.len, err);
-  if (st == HUDI_OK) st = hudi_pq_writer_add_metadata(b->w, "hoodie_bloom_filter_type_code", "DYNAMIC_V0", 10, err);
-  if (st == HUDI_OK && b->n)
+  /* Without the bloom filter Java writes none of these four keys. */
+  bool bl_on = c->bloom;
+  hudi_status st = bl_on ? hudi_bloom_serialize(&b->bloom, &bl, err) : HUDI_OK;
+  if (st == HUDI_OK && bl_on)
+    st = hudi_pq_writer_add_metadata(b->w, "org.apache.hudi.bloomfilter", bl.data, bl.len, err);
+  if (st == HUDI_OK && bl_on)
+    st = hudi_pq_writer_add_metadata(b->w, "hoodie_bloom_filter_type_code", "DYNAMIC_V0", 10, err);
+  if (st == HUDI_OK && bl_on && b->n)
     st = hudi_pq_writer_add_metadata(b->w, "hoodie_min_record_key", b->min_key.data, b->min_key.len, err);
-  if (st == HUDI_OK && b->n)
+  if (st == HUDI_OK && bl_on && b->n)
     st = hudi_pq_writer_add_metadata(b->w, "hoodie_max_record_key", b->max_key.data, b->max_key.len, err);
   if (st == HUDI_OK)
     st = hudi_pq_writer_add_metadata(b->w, "parquet.avro.schema", c->avro_with_meta, strlen(c->avro_with_meta), err);

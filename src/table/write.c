@@ -134,6 +134,7 @@ typedef struct append_ctx {
   char root_name[600];
   int64_t max_file_size;
   hudi_pq_writer_options pq;
+  bool bloom; /* footer bloom filter and key range (hudi_bloom_write_enabled) */
   char instant[HUDI_INSTANT_TIME_BUF];
   hudi_commit_metadata *meta;
   hudi_write_result *res;
@@ -321,8 +322,9 @@ static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, h
   hudi_pq_write_summary sum;
   memset(&sum, 0, sizeof sum);
   bool have_sum = false;
-  if (st == HUDI_OK) st = hudi_bloom_init(&bloom, HUDI_BLOOM_DEFAULT_ENTRIES, HUDI_BLOOM_DEFAULT_FPP,
-                                          HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err);
+  if (st == HUDI_OK && c->bloom)
+    st = hudi_bloom_init(&bloom, HUDI_BLOOM_DEFAULT_ENTRIES, HUDI_BLOOM_DEFAULT_FPP, HUDI_BLOOM_DEFAULT_MAX_ENTRIES,
+                         err);
   if (st == HUDI_OK) st = hudi_arrow_batch_builder_create(&bb, &c->out_schema, err);
   struct ArrowSchema pq_schema;
   memset(&pq_schema, 0, sizeof pq_schema);
@@ -338,7 +340,7 @@ static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, h
   for (size_t a = from; st == HUDI_OK && a < to; a += CHUNK_ROWS) {
     size_t m = to - a < CHUNK_ROWS ? to - a : CHUNK_ROWS;
     st = append_chunk(c, bb, &src, a, m, from, task, partition, file_name, err);
-    for (size_t i = a; st == HUDI_OK && i < a + m; i++) {
+    for (size_t i = a; st == HUDI_OK && c->bloom && i < a + m; i++) {
       size_t klen;
       const char *key = hudi_write_rows_key(r, i, &klen);
       st = hudi_bloom_add(&bloom, key, klen, err);
@@ -361,16 +363,18 @@ static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, h
   chunk_src_free(&src);
   hudi_buf bl;
   hudi_buf_init(&bl, HUDI_BUF_DEFAULT_MAX);
-  if (st == HUDI_OK) st = hudi_bloom_serialize(&bloom, &bl, err);
+  if (st == HUDI_OK && c->bloom) st = hudi_bloom_serialize(&bloom, &bl, err);
   size_t kl;
   const char *k;
-  if (st == HUDI_OK) st = hudi_pq_writer_add_metadata(w, "org.apache.hudi.bloomfilter", bl.data, bl.len, err);
-  if (st == HUDI_OK) st = hudi_pq_writer_add_metadata(w, "hoodie_bloom_filter_type_code", "DYNAMIC_V0", 10, err);
-  if (st == HUDI_OK) {
+  if (st == HUDI_OK && c->bloom)
+    st = hudi_pq_writer_add_metadata(w, "org.apache.hudi.bloomfilter", bl.data, bl.len, err);
+  if (st == HUDI_OK && c->bloom)
+    st = hudi_pq_writer_add_metadata(w, "hoodie_bloom_filter_type_code", "DYNAMIC_V0", 10, err);
+  if (st == HUDI_OK && c->bloom) {
     k = hudi_write_rows_key(r, min_i, &kl);
     st = hudi_pq_writer_add_metadata(w, "hoodie_min_record_key", k, kl, err);
   }
-  if (st == HUDI_OK) {
+  if (st == HUDI_OK && c->bloom) {
     k = hudi_write_rows_key(r, max_i, &kl);
     st = hudi_pq_writer_add_metadata(w, "hoodie_max_record_key", k, kl, err);
   }
@@ -543,6 +547,7 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   if (st == HUDI_OK)
     st = int_option(table, c.opts, c.n_opts, "hoodie.parquet.page.size", 1 << 20, 1024, &page, err);
   if (st == HUDI_OK) st = codec_option(table, c.opts, c.n_opts, &c.pq.codec, err);
+  if (st == HUDI_OK) st = hudi_bloom_write_enabled(&c.bloom, table, c.opts, c.n_opts, err);
   if (st == HUDI_OK) st = hudi_keygen_init(&kg, &table->props, table->version, err);
   /* Everything the input can get wrong is found here, before any write. */
   if (st == HUDI_OK) st = hudi_write_rows_load(&c.rows, stream, &kg, err);
