@@ -123,6 +123,7 @@ typedef struct hudi_archive_result {
   int64_t num_files_compacted;   /* history files merged into the next LSM level */
   char first_archived[HUDI_SERVICE_TIME_MAX]; /* requested times of the first and last archived */
   char last_archived[HUDI_SERVICE_TIME_MAX];
+  int64_t mdt_instants_archived; /* of the metadata table's own timeline (after the data table's) */
 } hudi_archive_result;
 
 /* Moves the oldest completed instants into the LSM history
@@ -135,8 +136,14 @@ typedef struct hudi_archive_result {
  * commits, uncleaned replace commits, the first savepoint, or (with a
  * metadata table) anything completed after the metadata table's last
  * compaction. Then merges history files (hoodie.timeline.compaction.batch.size,
- * 10). Writes run it after every commit unless hoodie.archive.automatic is
- * false. Timeline layout 1 (table version 6): nothing is archived. */
+ * 10). Then archives the metadata table's own timeline into
+ * .hoodie/metadata/.hoodie/timeline/history by the same rules, with
+ * max(hoodie.metadata.keep.min.commits (20), hoodie.keep.min.commits) and
+ * max(hoodie.metadata.keep.max.commits (30), hoodie.keep.max.commits),
+ * never at or past the data table's earliest commit or pending instant,
+ * nor the metadata table's latest compaction. Writes run it after every
+ * commit unless hoodie.archive.automatic is false. Timeline layout 1
+ * (table version 6): nothing is archived. */
 HUDI_EXTERN hudi_status hudi_table_archive(hudi_archive_result *result, hudi_table *table, const hudi_option *options,
                                            size_t n_options, hudi_error *err);
 

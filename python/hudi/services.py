@@ -75,6 +75,8 @@ class HudiArchiveResult:
     first_archived: str
     """Requested times of the first and last archived instants (``""`` when none)."""
     last_archived: str
+    mdt_instants_archived: int = 0
+    """Instants of the metadata table's own timeline archived (after the data table's)."""
 
 
 def archive(table: Any, options: Optional[Dict[str, str]] = None) -> HudiArchiveResult:

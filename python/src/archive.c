@@ -28,7 +28,8 @@ PyObject *hudi_py_archive(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (hudi_py_dict_put(d, "num_instants_archived", PyLong_FromLongLong(r.num_instants_archived)) < 0 ||
       hudi_py_dict_put(d, "num_files_compacted", PyLong_FromLongLong(r.num_files_compacted)) < 0 ||
       hudi_py_dict_put(d, "first_archived", PyUnicode_FromString(r.first_archived)) < 0 ||
-      hudi_py_dict_put(d, "last_archived", PyUnicode_FromString(r.last_archived)) < 0) {
+      hudi_py_dict_put(d, "last_archived", PyUnicode_FromString(r.last_archived)) < 0 ||
+      hudi_py_dict_put(d, "mdt_instants_archived", PyLong_FromLongLong(r.mdt_instants_archived)) < 0) {
     Py_DECREF(d);
     return NULL;
   }

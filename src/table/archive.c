@@ -12,6 +12,8 @@
 #include "table/clean_plan.h"
 #include "table/lock.h"
 #include "table/lsm_timeline.h"
+#include "table/mdt_clean.h"
+#include "table/properties.h"
 #include "table/timeline_record.h"
 
 /* ---- options ------------------------------------------------------------- */
@@ -53,6 +55,31 @@ typedef struct archive_cfg {
   int max_delta_commits;
   int lsm_batch;
 } archive_cfg;
+
+/* The timeline being archived: the data table's, or its metadata table's
+ * (dir ".hoodie/metadata"). */
+typedef struct archive_target {
+  hudi_storage *s;
+  const char *dir;          /* the table's directory under the storage base: "" or ".hoodie/metadata" */
+  const hudi_props *props;  /* its hoodie.properties */
+  bool mor;
+  bool data_has_mdt;        /* data table with a metadata table: rule 4 */
+  const hudi_timeline *data; /* metadata table: the data table's active timeline (rule 5) */
+  char tl_dir[128];          /* its timeline directory under the storage base */
+} archive_target;
+
+static void target_init(archive_target *t, hudi_storage *s, const char *dir, const hudi_props *props, bool mor,
+                        bool data_has_mdt, const hudi_timeline *data) {
+  memset(t, 0, sizeof *t);
+  t->s = s;
+  t->dir = dir;
+  t->props = props;
+  t->mor = mor;
+  t->data_has_mdt = data_has_mdt;
+  t->data = data;
+  /* hudi_timeline.dir is relative to the table (layout 2). */
+  snprintf(t->tl_dir, sizeof t->tl_dir, "%s%s.hoodie/timeline", dir, *dir ? "/" : "");
+}
 
 static hudi_status read_cfg(archive_cfg *c, const hudi_table *t, const hudi_option *o, size_t n, hudi_error *err) {
   HUDI_TRY(int_opt(&c->min_keep, t, o, n, "hoodie.keep.min.commits", NULL, 20, 1, err));
@@ -194,8 +221,8 @@ static void adjust_for_cleaning(archive_cfg *c, const hudi_timeline *tl, const s
 }
 
 /* Indexes into tl of the instants to archive, ascending. */
-static hudi_status choose(size_t *out, size_t *n_out, hudi_table *t, const hudi_timeline *tl, archive_cfg *c,
-                          hudi_error *err) {
+static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, const hudi_timeline *tl,
+                          archive_cfg *c, hudi_error *err) {
   *n_out = 0;
   size_t *commits = hudi_calloc(tl->count + 1, sizeof *commits);
   if (!commits) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
@@ -219,13 +246,13 @@ static hudi_status choose(size_t *out, size_t *n_out, hudi_table *t, const hudi_
     break;
   }
   /* 2. Merge-on-Read: the delta commits compaction scheduling counts. */
-  if (t->type == HUDI_MERGE_ON_READ) lower(bound, compaction_bound(tl, c->max_delta_commits));
+  if (t->mor) lower(bound, compaction_bound(tl, c->max_delta_commits));
   /* 3. Replace commits whose replaced files the cleaner has not removed. */
   char retain[HUDI_INSTANT_TIME_MAX];
   bool has_replace = false;
   for (size_t j = 0; j < nc; j++) has_replace |= !strcmp(tl->items[commits[j]].action, "replacecommit");
   if (has_replace) {
-    st = last_clean_retain(retain, t->storage, tl, tl->dir, err);
+    st = last_clean_retain(retain, t->s, tl, t->tl_dir, err);
     if (st != HUDI_OK) goto done;
     for (size_t j = 0; j < nc; j++) {
       const hudi_instant *in = &tl->items[commits[j]];
@@ -237,10 +264,9 @@ static hudi_status choose(size_t *out, size_t *n_out, hudi_table *t, const hudi_
   }
   /* 4. With a metadata table: nothing completed after its last compaction
    * (none yet: nothing at all). */
-  const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
-  if (parts && *parts) {
+  if (t->data_has_mdt) {
     char mc[HUDI_INSTANT_TIME_MAX];
-    st = mdt_latest_compaction(mc, t->storage, err);
+    st = mdt_latest_compaction(mc, t->s, err);
     if (st != HUDI_OK || !mc[0]) goto done;
     for (size_t j = 0; j < nc; j++) {
       const hudi_instant *in = &tl->items[commits[j]];
@@ -249,6 +275,29 @@ static hudi_status choose(size_t *out, size_t *n_out, hudi_table *t, const hudi_
         break;
       }
     }
+  }
+  /* 5. The metadata table: nothing at or after the data table's earliest
+   * commit or earliest pending instant
+   * (TimelineUtils.getEarliestInstantForMetadataArchival: rollbacks of
+   * data instants still active need their MDT deltacommits); and, going
+   * further than Java, nothing at or after the MDT's own latest
+   * compaction (none yet: nothing at all), so every archived deltacommit's
+   * log blocks are already merged into a base file readers use. */
+  if (t->data) {
+    for (size_t i = 0; i < t->data->count; i++) {
+      const hudi_instant *in = &t->data->items[i];
+      if (is_commit_action(in->action) || !strcmp(in->action, "clustering") ||
+          in->state != HUDI_INSTANT_COMPLETED) {
+        lower(bound, in->requested_time);
+        break;
+      }
+    }
+    const char *last_compaction = NULL;
+    for (size_t i = 0; i < tl->count; i++)
+      if (tl->items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(tl->items[i].action, "commit"))
+        last_compaction = tl->items[i].requested_time;
+    if (!last_compaction) goto done;
+    lower(bound, last_compaction);
   }
   /* Savepoints: stop at the first, or skip them all (beyond.savepoint). */
   const char *first_savepoint = NULL;
@@ -299,8 +348,8 @@ static const char *base_name(const char *path) {
 
 /* MetadataConversionUtils.createLSMTimelineInstant: the completed file's
  * bytes, and the plan that action keeps. */
-static hudi_status make_row(hudi_lsm_row *r, hudi_storage *s, const hudi_timeline *tl, const hudi_instant *in,
-                            const hudi_file_list *files, hudi_error *err) {
+static hudi_status make_row(hudi_lsm_row *r, hudi_storage *s, const char *dir, const hudi_timeline *tl,
+                            const hudi_instant *in, const hudi_file_list *files, hudi_error *err) {
   memset(r, 0, sizeof *r);
   snprintf(r->instant_time, sizeof r->instant_time, "%s", in->requested_time);
   snprintf(r->completion_time, sizeof r->completion_time, "%s",
@@ -310,7 +359,7 @@ static hudi_status make_row(hudi_lsm_row *r, hudi_storage *s, const hudi_timelin
   hudi_buf b;
   hudi_buf_init(&b, HUDI_TL_MAX_FILE);
   bool found;
-  hudi_status st = read_file(&b, s, tl->dir, in->file_name, &found, err);
+  hudi_status st = read_file(&b, s, dir, in->file_name, &found, err);
   if (st == HUDI_OK && found && b.len) st = hudi_buf_detach(&b, &r->metadata, &r->metadata_len, err);
   /* The plan: clean -> requested; replace/clustering -> inflight if it
    * has bytes, else requested; compaction/logcompaction -> requested. */
@@ -327,7 +376,7 @@ static hudi_status make_row(hudi_lsm_row *r, hudi_storage *s, const hudi_timelin
       if (!hudi_instant_file_parse(&f, name, tl->layout) || strcmp(f.requested_time, in->requested_time) ||
           f.state != need)
         continue;
-      st = read_file(&b, s, tl->dir, name, &found, err);
+      st = read_file(&b, s, dir, name, &found, err);
       if (st == HUDI_OK && found && b.len) st = hudi_buf_detach(&b, &r->plan, &r->plan_len, err);
       break;
     }
@@ -339,11 +388,11 @@ static hudi_status make_row(hudi_lsm_row *r, hudi_storage *s, const hudi_timelin
 /* Deletes the archived instants' files: marker directories, pending files,
  * then completed files in ascending order (a reader never sees a pending
  * file whose completed file is already gone). */
-static hudi_status delete_active(hudi_storage *s, const hudi_timeline *tl, const size_t *idx, size_t n,
-                                 const hudi_file_list *files, hudi_error *err) {
+static hudi_status delete_active(hudi_storage *s, const char *dir, const hudi_timeline *tl, const size_t *idx,
+                                 size_t n, const hudi_file_list *files, hudi_error *err) {
   for (size_t k = 0; k < n; k++) {
     char p[600];
-    snprintf(p, sizeof p, ".hoodie/.temp/%s", tl->items[idx[k]].requested_time);
+    snprintf(p, sizeof p, "%s%s.hoodie/.temp/%s", dir, *dir ? "/" : "", tl->items[idx[k]].requested_time);
     HUDI_TRY(hudi_storage_delete(s, p, HUDI_DELETE_MISSING_OK | HUDI_DELETE_RECURSIVE, err));
   }
   for (int pass = 0; pass < 2; pass++)
@@ -362,20 +411,20 @@ static hudi_status delete_active(hudi_storage *s, const hudi_timeline *tl, const
   return HUDI_OK;
 }
 
-static hudi_status archive_instants(hudi_archive_result *res, hudi_table *t, const hudi_timeline *tl,
+static hudi_status archive_instants(hudi_archive_result *res, const archive_target *t, const hudi_timeline *tl,
                                     const size_t *idx, size_t n, const archive_cfg *c, hudi_error *err) {
   hudi_file_list files = HUDI_FILE_LIST_INIT;
-  HUDI_TRY(hudi_storage_list(t->storage, tl->dir, 0, &files, err));
+  HUDI_TRY(hudi_storage_list(t->s, t->tl_dir, 0, &files, err));
   hudi_lsm_row *rows = hudi_calloc(n, sizeof *rows);
   hudi_status st = rows ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   size_t built = 0;
-  for (; st == HUDI_OK && built < n; built++) st = make_row(&rows[built], t->storage, tl, &tl->items[idx[built]], &files, err);
+  for (; st == HUDI_OK && built < n; built++) st = make_row(&rows[built], t->s, t->tl_dir, tl, &tl->items[idx[built]], &files, err);
   char hist[600];
-  hudi_archive_history_dir(hist, sizeof hist, &t->props, "");
-  if (st == HUDI_OK) st = hudi_lsm_append(t->storage, hist, rows, n, err);
-  if (st == HUDI_OK) st = delete_active(t->storage, tl, idx, n, &files, err);
+  hudi_archive_history_dir(hist, sizeof hist, t->props, t->dir);
+  if (st == HUDI_OK) st = hudi_lsm_append(t->s, hist, rows, n, err);
+  if (st == HUDI_OK) st = delete_active(t->s, t->dir, tl, idx, n, &files, err);
   size_t compacted = 0;
-  if (st == HUDI_OK) st = hudi_lsm_compact_and_clean(&compacted, t->storage, hist, c->lsm_batch, (int64_t)1 << 30, err);
+  if (st == HUDI_OK) st = hudi_lsm_compact_and_clean(&compacted, t->s, hist, c->lsm_batch, (int64_t)1 << 30, err);
   if (st == HUDI_OK) {
     res->num_instants_archived = (int64_t)n;
     res->num_files_compacted = (int64_t)compacted;
@@ -391,6 +440,84 @@ static hudi_status archive_instants(hudi_archive_result *res, hudi_table *t, con
   return st;
 }
 
+/* Archives what the rules allow of target t's timeline (layout 2) into res. */
+static hudi_status archive_timeline(hudi_archive_result *res, const archive_target *t, archive_cfg *c,
+                                    bool *archived, hudi_error *err) {
+  *archived = false;
+  hudi_timeline tl;
+  HUDI_TRY(hudi_timeline_load(&tl, t->s, t->dir, 2, err));
+  size_t *idx = hudi_calloc(tl.count + 1, sizeof *idx);
+  size_t k = 0;
+  hudi_status st = idx ? choose(idx, &k, t, &tl, c, err) : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  if (st == HUDI_OK && k) st = archive_instants(res, t, &tl, idx, k, c, err);
+  *archived = st == HUDI_OK && k > 0;
+  hudi_free(idx);
+  hudi_timeline_free(&tl);
+  return st;
+}
+
+/* The metadata table's archival config, as Hudi's metadata writer derives
+ * it (HoodieMetadataWriteUtils.createMetadataWriteConfig): keep
+ * max(hoodie.metadata.keep.min/max.commits (20/30), the data table's), the
+ * cleaner retaining max(20, 1.2 x the data table's retained commits)
+ * (mdt_clean.h), compaction after hoodie.metadata.compact.max.delta.commits
+ * (10) delta commits. */
+static hudi_status mdt_cfg(archive_cfg *m, const archive_cfg *data, const hudi_table *t, const hudi_option *o,
+                           size_t n, hudi_error *err) {
+  *m = *data;
+  int min_keep, max_keep;
+  HUDI_TRY(int_opt(&min_keep, t, o, n, "hoodie.metadata.keep.min.commits", NULL, 20, 1, err));
+  HUDI_TRY(int_opt(&max_keep, t, o, n, "hoodie.metadata.keep.max.commits", NULL, 30, 1, err));
+  m->min_keep = min_keep > data->min_keep ? min_keep : data->min_keep;
+  m->max_keep = max_keep > data->max_keep ? max_keep : data->max_keep;
+  if (m->max_keep <= m->min_keep)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table: keep.max.commits (%d) must exceed keep.min.commits (%d)",
+                        m->max_keep, m->min_keep);
+  int scaled = (int)(1.2 * data->clean_retained);
+  m->clean_retained = scaled > HUDI_MDT_MIN_COMMITS_RETAINED ? scaled : HUDI_MDT_MIN_COMMITS_RETAINED;
+  HUDI_TRY(int_opt(&m->max_delta_commits, t, o, n, "hoodie.metadata.compact.max.delta.commits", NULL, 10, 1, err));
+  m->beyond_savepoint = false;
+  return HUDI_OK;
+}
+
+/* Archives the metadata table's own timeline after the data table's, as
+ * Hudi's metadata write client does after its commits: the same rules on
+ * the MDT (a merge-on-read table) with its config (mdt_cfg), plus rule 5
+ * of choose(). The history goes to .hoodie/metadata/.hoodie/timeline/history. */
+static hudi_status archive_mdt(hudi_archive_result *res, hudi_table *t, const archive_cfg *data_cfg,
+                               const hudi_option *opts, size_t n, hudi_error *err) {
+  hudi_buf text;
+  hudi_buf_init(&text, HUDI_PROPS_MAX_BYTES);
+  hudi_error tmp = HUDI_ERROR_INIT;
+  hudi_status st = hudi_storage_read_all(t->storage, ".hoodie/metadata/.hoodie/hoodie.properties",
+                                         HUDI_PROPS_MAX_BYTES, &text, &tmp);
+  if (st == HUDI_ERR_NOT_FOUND) {
+    hudi_buf_free(&text);
+    return HUDI_OK; /* no metadata table */
+  }
+  if (st != HUDI_OK && err) *err = tmp;
+  hudi_props props;
+  hudi_props_init(&props);
+  if (st == HUDI_OK)
+    st = hudi_props_parse(&props, (const char *)text.data, text.len, ".hoodie/metadata/.hoodie/hoodie.properties", err);
+  hudi_buf_free(&text);
+  const char *layout = st == HUDI_OK ? hudi_props_get(&props, "hoodie.timeline.layout.version") : NULL;
+  archive_cfg c;
+  if (st == HUDI_OK && layout && !strcmp(layout, "2")) {
+    st = mdt_cfg(&c, data_cfg, t, opts, n, err);
+    archive_target tgt;
+    target_init(&tgt, t->storage, ".hoodie/metadata", &props, true, false, &t->timeline);
+    hudi_archive_result r;
+    memset(&r, 0, sizeof r);
+    bool archived = false;
+    if (st == HUDI_OK) st = archive_timeline(&r, &tgt, &c, &archived, err);
+    if (st == HUDI_OK) res->mdt_instants_archived = r.num_instants_archived;
+    if (st != HUDI_OK) hudi_err_context(err, st, "archiving the metadata table's timeline");
+  }
+  hudi_props_free(&props);
+  return st;
+}
+
 hudi_status hudi_archive_run(hudi_archive_result *result, hudi_table *t, const hudi_option *opts, size_t n,
                              bool automatic, hudi_error *err) {
   memset(result, 0, sizeof *result);
@@ -398,15 +525,12 @@ hudi_status hudi_archive_run(hudi_archive_result *result, hudi_table *t, const h
   if (automatic && !bool_opt(t, opts, n, "hoodie.archive.automatic", true)) return HUDI_OK;
   archive_cfg c;
   HUDI_TRY(read_cfg(&c, t, opts, n, err));
-  hudi_timeline tl;
-  HUDI_TRY(hudi_timeline_load(&tl, t->storage, "", t->layout, err));
-  size_t *idx = hudi_calloc(tl.count + 1, sizeof *idx);
-  size_t k = 0;
-  hudi_status st = idx ? choose(idx, &k, t, &tl, &c, err) : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-  if (st == HUDI_OK && k) st = archive_instants(result, t, &tl, idx, k, &c, err);
-  hudi_free(idx);
-  hudi_timeline_free(&tl);
-  if (st == HUDI_OK && k) {
+  const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
+  archive_target tgt;
+  target_init(&tgt, t->storage, "", &t->props, t->type == HUDI_MERGE_ON_READ, parts && *parts, NULL);
+  bool archived = false;
+  hudi_status st = archive_timeline(result, &tgt, &c, &archived, err);
+  if (st == HUDI_OK && archived) {
     /* The handle's timeline no longer holds the archived instants. */
     hudi_timeline fresh;
     st = hudi_timeline_load(&fresh, t->storage, "", t->layout, err);
@@ -416,6 +540,8 @@ hudi_status hudi_archive_run(hudi_archive_result *result, hudi_table *t, const h
     }
   }
   if (st != HUDI_OK) hudi_err_context(err, st, "archiving the timeline of %s", t->base_uri);
+  /* Then the metadata table's, kept behind the data table's active timeline. */
+  if (st == HUDI_OK) st = archive_mdt(result, t, &c, opts, n, err);
   return st;
 }
 

@@ -1,6 +1,7 @@
 /* A clean's MDT deltacommit (clean_mdt.h). */
 #include "table/clean_mdt.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,9 +9,13 @@
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "table/commit_metadata.h"
+#include "table/log_delete_block.h"
+#include "table/log_format.h"
 #include "table/log_writer.h"
+#include "table/mdt_column_stats.h"
 #include "table/mdt_payload.h"
 #include "table/mdt_schema.h"
+#include "table/mdt_shard.h"
 #include "table/mdt_write_common.h"
 #include "table/properties.h"
 #include "table/write_mdt.h"
@@ -27,6 +32,18 @@ typedef struct ctx {
   hudi_commit_metadata *meta;
   char completion[HUDI_INSTANT_TIME_BUF];
 } ctx;
+
+/* Whether a comma-separated list names `name`. */
+static bool lists_partition(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = list; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == n && !memcmp(p, name, n)) return true;
+    p = end ? end + 1 : NULL;
+  }
+  return false;
+}
 
 /* The MDT's hoodie.table.version (8 or 9). */
 static hudi_status mdt_version(ctx *c, hudi_error *err) {
@@ -119,20 +136,17 @@ static hudi_status build_records(ctx *c, const hudi_mdt_file_change *deleted, si
   return st;
 }
 
-/* The log file in files-0000-0 and its write stat. */
-static hudi_status write_files_log(ctx *c, hudi_error *err) {
-  uint8_t *hf = NULL;
-  size_t hf_len = 0;
-  hudi_buf blocks, path;
-  hudi_buf_init(&blocks, HUDI_BUF_DEFAULT_MAX);
+/* A log file of instant T in file group file_id of MDT partition
+ * `partition` holding `blocks`, and its write stat. */
+static hudi_status write_log(ctx *c, const char *partition, const char *file_id, const hudi_buf *blocks,
+                             size_t n_writes, size_t n_deletes, hudi_error *err) {
+  char dir[128];
+  snprintf(dir, sizeof dir, "%s/%s", HUDI_MDT_W_BASE, partition);
+  hudi_buf path;
   hudi_buf_init(&path, 4096);
   int32_t version = 1;
-  hudi_status st = hudi_mdt_w_hfile(c->recs, c->n_recs, c->schema->root, c->schema_json, c->schema_len, &c->o, false,
-                                    &hf, &hf_len, err);
-  if (st == HUDI_OK) st = hudi_mdt_w_hfile_block(&blocks, hf, hf_len, c->schema_json, c->schema_len, c->instant, err);
-  if (st == HUDI_OK)
-    st = hudi_log_file_create(c->s, HUDI_MDT_W_BASE "/files", "files-0000-0", c->instant, 1, HUDI_MDT_WRITE_TOKEN,
-                              blocks.data, blocks.len, &version, &path, err);
+  hudi_status st = hudi_log_file_create(c->s, dir, file_id, c->instant, 1, HUDI_MDT_WRITE_TOKEN, blocks->data,
+                                        blocks->len, &version, &path, err);
   if (st == HUDI_OK) st = hudi_buf_append_byte(&path, 0, err);
   hudi_write_stat *ws = NULL;
   const char *full = st == HUDI_OK ? (const char *)path.data : "";
@@ -140,28 +154,177 @@ static hudi_status write_files_log(ctx *c, hudi_error *err) {
                         ? full + strlen(HUDI_MDT_W_BASE) + 1
                         : full;
   const char *name = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
-  if (st == HUDI_OK) st = hudi_commit_metadata_add_stat(c->meta, "files", &ws, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, "files-0000-0", &ws->file_id, err);
+  if (st == HUDI_OK) st = hudi_commit_metadata_add_stat(c->meta, partition, &ws, err);
+  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, file_id, &ws->file_id, err);
   if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, rel, &ws->path, err);
   if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, c->instant, &ws->prev_commit, err);
   if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, "", &ws->base_file, err);
   if (st == HUDI_OK) st = hudi_tl_strs_push(&ws->log_files, &c->meta->doc.arena, name, err);
   if (st == HUDI_OK) {
-    /* As Spark fills the stat of a clean's files log (numWrites = records). */
-    ws->num_writes = ws->num_update_writes = (hudi_tl_long){(int64_t)c->n_recs, 1};
-    ws->num_deletes = (hudi_tl_long){0, 1};
-    ws->total_write_bytes = ws->file_size_in_bytes = (hudi_tl_long){(int64_t)blocks.len, 1};
+    /* As Spark fills the stats of a clean's MDT logs (numWrites = the
+     * files records, numDeletes = the column_stats keys). */
+    ws->num_writes = ws->num_update_writes = (hudi_tl_long){(int64_t)n_writes, 1};
+    ws->num_deletes = (hudi_tl_long){(int64_t)n_deletes, 1};
+    ws->total_write_bytes = ws->file_size_in_bytes = (hudi_tl_long){(int64_t)blocks->len, 1};
     ws->log_version = (hudi_tl_int){version, 1};
     ws->log_offset = (hudi_tl_long){0, 1};
     hudi_write_stat_zero_unset(ws);
   }
-  hudi_free(hf);
-  hudi_buf_free(&blocks);
   hudi_buf_free(&path);
   return st;
 }
 
-static hudi_status run(ctx *c, const hudi_mdt_file_change *deleted, size_t n, hudi_error *err) {
+/* The log file in files-0000-0. */
+static hudi_status write_files_log(ctx *c, hudi_error *err) {
+  uint8_t *hf = NULL;
+  size_t hf_len = 0;
+  hudi_buf blocks;
+  hudi_buf_init(&blocks, HUDI_BUF_DEFAULT_MAX);
+  hudi_status st = hudi_mdt_w_hfile(c->recs, c->n_recs, c->schema->root, c->schema_json, c->schema_len, &c->o, false,
+                                    &hf, &hf_len, err);
+  if (st == HUDI_OK) st = hudi_mdt_w_hfile_block(&blocks, hf, hf_len, c->schema_json, c->schema_len, c->instant, err);
+  if (st == HUDI_OK) st = write_log(c, "files", "files-0000-0", &blocks, c->n_recs, 0, err);
+  hudi_free(hf);
+  hudi_buf_free(&blocks);
+  return st;
+}
+
+/* ---- column_stats ---- */
+
+/* The column_stats file groups: distinct "col-stats-NNNN-0" ids under
+ * .hoodie/metadata/column_stats (base and log files), which must be
+ * 0..n-1 as the key sharding assumes. */
+static hudi_status column_stats_groups(hudi_storage *s, size_t *out, hudi_error *err) {
+  const char *dir = HUDI_MDT_W_BASE "/column_stats";
+  char prefix[64];
+  if (!hudi_mdt_file_id_prefix(prefix, sizeof prefix, "column_stats"))
+    return hudi_err_set(err, HUDI_ERR_INTERNAL, "no file id prefix for column_stats");
+  hudi_file_list list = HUDI_FILE_LIST_INIT;
+  HUDI_TRY(hudi_storage_list(s, dir, 0, &list, err));
+  enum { MAX_GROUPS = 10000 };
+  bool seen[MAX_GROUPS] = {false};
+  size_t plen = strlen(prefix), distinct = 0;
+  long max_index = -1;
+  for (size_t i = 0; i < list.count; i++) {
+    const char *name = strrchr(list.items[i].path, '/');
+    name = name ? name + 1 : list.items[i].path;
+    if (*name == '.') name++; /* log files */
+    if (strncmp(name, prefix, plen) != 0) continue;
+    char *end;
+    long idx = strtol(name + plen, &end, 10);
+    if (end == name + plen || strncmp(end, "-0_", 3) != 0 || idx < 0 || idx >= MAX_GROUPS) continue;
+    if (!seen[idx]) distinct++;
+    seen[idx] = true;
+    if (idx > max_index) max_index = idx;
+  }
+  hudi_file_list_free(&list);
+  if (distinct == 0 || (long)distinct != max_index + 1)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: file groups are not %s0000-0 .. %s%04ld-0 (%zu found)", dir,
+                        prefix, prefix, max_index, distinct);
+  *out = distinct;
+  return HUDI_OK;
+}
+
+typedef struct cs_key {
+  char *key;
+  size_t len;
+  int32_t shard;
+} cs_key;
+
+static int cmp_cs_key(const void *a, const void *b) {
+  const cs_key *x = a, *y = b;
+  if (x->shard != y->shard) return x->shard < y->shard ? -1 : 1;
+  size_t n = x->len < y->len ? x->len : y->len;
+  int c = memcmp(x->key, y->key, n);
+  return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* One DELETE block of keys[0, n) (each {key, "column_stats", IntWrapper 0}). */
+static hudi_status delete_block(ctx *c, const cs_key *keys, size_t n, hudi_buf *out, hudi_error *err) {
+  hudi_log_delete_record *recs = hudi_calloc(n, sizeof *recs);
+  if (!recs) return hudi_err_set(err, HUDI_ERR_NOMEM, "column_stats delete block of %zu keys", n);
+  for (size_t i = 0; i < n; i++) {
+    recs[i].record_key = keys[i].key;
+    recs[i].record_key_len = keys[i].len;
+    recs[i].partition_path = "column_stats";
+    recs[i].partition_path_len = strlen("column_stats");
+    recs[i].ordering.kind = HUDI_LOG_ORDERING_INT; /* DeleteRecord's default ordering value */
+    recs[i].ordering.v.i = 0;
+  }
+  hudi_buf content;
+  hudi_buf_init(&content, HUDI_BUF_DEFAULT_MAX);
+  hudi_log_meta h = HUDI_LOG_META_INIT;
+  hudi_status st = hudi_log_delete_block_encode(&content, recs, n, err);
+  if (st == HUDI_OK) st = hudi_log_meta_append(&h, HUDI_LOG_HEADER_INSTANT_TIME, c->instant, strlen(c->instant), err);
+  if (st == HUDI_OK) st = hudi_log_meta_append(&h, HUDI_LOG_HEADER_SCHEMA, c->schema_json, c->schema_len, err);
+  if (st == HUDI_OK) st = hudi_log_block_encode(out, HUDI_LOG_BLOCK_DELETE, &h, NULL, content.data, content.len, err);
+  hudi_log_meta_free(&h);
+  hudi_buf_free(&content);
+  hudi_free(recs);
+  return st;
+}
+
+/* The column_stats entries of the deleted files go, as Spark 1.2's clean
+ * removes them: Java builds a tombstone (isDeleted=true) per deleted file
+ * and indexed column (convertMetadataToColumnStatsRecords for a
+ * HoodieCleanMetadata), and its MDT append handle writes records whose
+ * payload is deleted as keys of a DELETE block; so one log file per
+ * column_stats file group the keys shard to, holding a DELETE block of
+ * its keys in ascending order. partition_stats are untouched: a clean
+ * deletes no latest file. */
+static hudi_status write_column_stats_logs(ctx *c, hudi_table *t, const hudi_mdt_file_change *deleted, size_t n,
+                                           hudi_error *err) {
+  const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
+  if (!lists_partition(parts, "column_stats")) return HUDI_OK;
+  if (c->o.table_version != 9 || !hudi_cs_supported(t))
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "table %s: hudi-c keeps column_stats of copy-on-write tables of version 9 only", t->base_uri);
+  char **cols = NULL;
+  size_t n_cols = 0, n_groups = 0;
+  HUDI_TRY(hudi_cs_columns_load(&cols, &n_cols, t->storage, hudi_props_get(&t->props, "hoodie.table.index.defs.path"),
+                                err));
+  hudi_status st = column_stats_groups(c->s, &n_groups, err);
+  size_t n_keys = 0;
+  size_t total = n * n_cols;
+  cs_key *keys = st == HUDI_OK && total > 0 ? hudi_calloc(total, sizeof *keys) : NULL;
+  if (st == HUDI_OK && total > 0 && !keys) st = hudi_err_set(err, HUDI_ERR_NOMEM, "column_stats keys");
+  hudi_buf kb;
+  hudi_buf_init(&kb, 1 << 16);
+  for (size_t i = 0; st == HUDI_OK && i < n; i++)
+    for (size_t k = 0; st == HUDI_OK && k < n_cols; k++) {
+      hudi_buf_reset(&kb);
+      st = hudi_cs_column_stats_key(&kb, cols[k], deleted[i].partition, deleted[i].name, err);
+      cs_key *x = &keys[n_keys];
+      if (st == HUDI_OK) st = hudi_mdt_shard_of(&x->shard, (const char *)kb.data, kb.len, n_groups, err);
+      if (st == HUDI_OK && !(x->key = hudi_malloc(kb.len ? kb.len : 1)))
+        st = hudi_err_set(err, HUDI_ERR_NOMEM, "column_stats key");
+      if (st != HUDI_OK) break;
+      memcpy(x->key, kb.data, kb.len);
+      x->len = kb.len;
+      n_keys++;
+    }
+  hudi_buf_free(&kb);
+  if (st == HUDI_OK && n_keys > 1) qsort(keys, n_keys, sizeof *keys, cmp_cs_key);
+  for (size_t i = 0; st == HUDI_OK && i < n_keys;) {
+    size_t j = i;
+    while (j < n_keys && keys[j].shard == keys[i].shard) j++;
+    char prefix[64], file_id[96];
+    hudi_mdt_file_id_prefix(prefix, sizeof prefix, "column_stats");
+    snprintf(file_id, sizeof file_id, "%s%04d-0", prefix, (int)keys[i].shard);
+    hudi_buf blocks;
+    hudi_buf_init(&blocks, HUDI_BUF_DEFAULT_MAX);
+    st = delete_block(c, keys + i, j - i, &blocks, err);
+    if (st == HUDI_OK) st = write_log(c, "column_stats", file_id, &blocks, 0, j - i, err);
+    hudi_buf_free(&blocks);
+    i = j;
+  }
+  for (size_t i = 0; i < n_keys; i++) hudi_free(keys[i].key);
+  hudi_free(keys);
+  hudi_cs_columns_free(cols, n_cols);
+  return st;
+}
+
+static hudi_status run(ctx *c, hudi_table *t, const hudi_mdt_file_change *deleted, size_t n, hudi_error *err) {
   if (strlen(c->instant) != HUDI_INSTANT_TIME_LEN)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "clean instant '%s' is not a 17-digit time", c->instant);
   for (size_t i = 0; i < n; i++)
@@ -185,6 +348,7 @@ static hudi_status run(ctx *c, const hudi_mdt_file_change *deleted, size_t n, hu
 
   HUDI_TRY(hudi_mdt_w_commit_metadata(&c->meta, "UPSERT_PREPPED", c->schema_json, err));
   HUDI_TRY(write_files_log(c, err));
+  HUDI_TRY(write_column_stats_logs(c, t, deleted, n, err));
   HUDI_TRY(hudi_mdt_w_completion(c->s, &c->o, c->instant, c->completion, err));
   return hudi_mdt_w_complete(c->s, c->meta, c->instant, c->completion, err);
 }
@@ -200,7 +364,7 @@ hudi_status hudi_clean_mdt_update(hudi_table *t, const char *instant, const hudi
   hudi_mdt_write_options in = HUDI_MDT_WRITE_OPTIONS_INIT;
   in.record_index_shards = -1;
   HUDI_TRY(hudi_mdt_w_resolve(&c.o, &in, err));
-  hudi_status st = run(&c, deleted, n, err);
+  hudi_status st = run(&c, t, deleted, n, err);
   for (size_t i = 0; i < c.n_recs; i++) {
     hudi_mdt_record_free(c.recs[i]);
     hudi_free(c.recs[i]);

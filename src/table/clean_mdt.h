@@ -4,7 +4,13 @@
  * log file in `files` holding one record per cleaned partition that lists
  * its deleted files with isDeleted=true. Unlike a data commit there is no
  * `__all_partitions__` record (a clean deletes no partition here) and no
- * record-index change (the live file groups keep their keys). */
+ * record-index change (the live file groups keep their keys). When the
+ * table keeps column_stats (copy-on-write, version 9), the deltacommit also
+ * removes the deleted files' column_stats entries as Spark 1.2 does: per
+ * column_stats file group the keys shard to, a log file with one DELETE
+ * block of the (file, indexed column) keys in ascending order (Java's
+ * isDeleted tombstones, which its MDT append handle writes as deletes).
+ * partition_stats are untouched: no latest file goes. */
 #ifndef HUDI_TABLE_CLEAN_MDT_H
 #define HUDI_TABLE_CLEAN_MDT_H
 

@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "table/bloom.h"
 #include "table/compaction_plan.h"
+#include "table/mdt_column_stats.h"
 #include "table/mdt_clean.h"
 #include "table/mdt_reader.h"
 #include "table/mdt_schema.h"
@@ -235,7 +236,43 @@ typedef struct base_writer {
   const char *file_name;
   hudi_buf min_key, max_key;
   uint64_t n;
+  bool stats_group; /* a column_stats / partition_stats file group */
+  uint64_t dropped; /* column-stats tombstones left out */
 } base_writer;
+
+static bool is_stats_partition(const char *p) { return !strcmp(p, "column_stats") || !strcmp(p, "partition_stats"); }
+
+static bool typed_record(int32_t type) {
+  return type == HUDI_MDT_TYPE_PARTITION_LIST || type == HUDI_MDT_TYPE_FILE_LIST || type == HUDI_MDT_TYPE_RECORD_INDEX;
+}
+
+/* A raw payload of another schema whose record type hudi_mdt_record_encode
+ * cannot build from typed fields (column stats, ...): resolved into the
+ * target schema by Avro's rules (fields by name, reader-only fields from
+ * their defaults), meta fields nulled but _hoodie_file_name. */
+static hudi_status payload_resolved(base_writer *b, const hudi_mdt_merged *r, hudi_error *err) {
+  hudi_avro_arena a;
+  hudi_avro_arena_init(&a, HUDI_AVRO_ARENA_DEFAULT_MAX);
+  hudi_avro_cursor cur;
+  hudi_avro_cursor_init(&cur, r->value, r->value_len, 0, b->file_name);
+  hudi_avro_value v;
+  hudi_status st = hudi_avro_decode(&v, &a, r->schema, b->schema, &cur, err);
+  if (st == HUDI_OK && hudi_avro_cursor_left(&cur) != 0)
+    st = hudi_err_set(err, HUDI_ERR_CORRUPT, "metadata record '%.*s': %zu trailing bytes", (int)r->key_len,
+                      (const char *)r->key, hudi_avro_cursor_left(&cur));
+  static const char *const meta[HUDI_MDT_META_FIELDS] = {"_hoodie_commit_time", "_hoodie_commit_seqno",
+                                                         "_hoodie_record_key", "_hoodie_partition_path",
+                                                         "_hoodie_file_name"};
+  for (int i = 0; st == HUDI_OK && i < HUDI_MDT_META_FIELDS; i++) {
+    hudi_avro_value *f = hudi_avro_value_field(&v, meta[i]);
+    if (!f) continue;
+    st = i == 4 ? hudi_avro_value_set_string(f, &a, b->file_name, strlen(b->file_name), err)
+                : hudi_avro_value_set_null(f, &a, err);
+  }
+  if (st == HUDI_OK) st = hudi_avro_encode(&v, &b->scratch, err);
+  hudi_avro_arena_free(&a);
+  return st;
+}
 
 /* The payload with _hoodie_file_name set and the other meta fields null,
  * as Hudi's compaction writes them: raw bytes when the value is in the
@@ -256,6 +293,15 @@ static hudi_status payload(base_writer *b, hudi_mdt_merged *r, hudi_error *err) 
     return hudi_buf_append(&b->scratch, r->value + meta_end, r->value_len - meta_end, err);
   }
   hudi_mdt_record dec, *rec = r->rec;
+  if (!rec && r->schema != b->schema_node) {
+    int32_t type = 0;
+    hudi_status st = hudi_mdt_record_decode(&dec, r->schema, (const char *)r->key, r->key_len, r->value,
+                                            r->value_len, b->file_name, err);
+    type = dec.type;
+    hudi_mdt_record_free(&dec);
+    HUDI_TRY(st);
+    if (!typed_record(type)) return payload_resolved(b, r, err);
+  }
   if (!rec) {
     hudi_status st = hudi_mdt_record_decode(&dec, r->schema, (const char *)r->key, r->key_len, r->value,
                                             r->value_len, b->file_name, err);
@@ -272,8 +318,32 @@ static hudi_status payload(base_writer *b, hudi_mdt_merged *r, hudi_error *err) 
   return st;
 }
 
+/* Whether r is a column-stats tombstone (isDeleted): HoodieMetadataPayload
+ * reads it as a deleted record (getInsertValue is empty), so compaction
+ * leaves it out, as it does a deleted record-index key. */
+static hudi_status is_tombstone(const base_writer *b, const hudi_mdt_merged *r, bool *out, hudi_error *err) {
+  *out = false;
+  if (!b->stats_group) return HUDI_OK;
+  if (r->rec) {
+    *out = r->rec->has_column_stats && r->rec->column_stats.is_deleted;
+    return HUDI_OK;
+  }
+  hudi_mdt_record dec;
+  hudi_status st = hudi_mdt_record_decode(&dec, r->schema, (const char *)r->key, r->key_len, r->value, r->value_len,
+                                          b->file_name, err);
+  if (st == HUDI_OK) *out = dec.has_column_stats && dec.column_stats.is_deleted;
+  hudi_mdt_record_free(&dec);
+  return st;
+}
+
 static hudi_status put_record(void *ctx, hudi_mdt_merged *r, hudi_error *err) {
   base_writer *b = ctx;
+  bool dead;
+  HUDI_TRY(is_tombstone(b, r, &dead, err));
+  if (dead) {
+    b->dropped++;
+    return HUDI_OK;
+  }
   HUDI_TRY(payload(b, r, err));
   HUDI_TRY(hudi_hfile_writer_append(b->w, r->key, r->key_len, b->scratch.data, b->scratch.len, err));
   HUDI_TRY(hudi_bloom_add(&b->bloom, r->key, r->key_len, err));
@@ -319,6 +389,7 @@ static hudi_status compact_group(compact_ctx *c, const op *o, hudi_error *err) {
   memset(&b, 0, sizeof b);
   b.schema = c->schema->root;
   b.file_name = name;
+  b.stats_group = is_stats_partition(o->g->partition);
   hudi_buf_init(&b.scratch, HUDI_MDT_MAX_PAYLOAD);
   hudi_buf_init(&b.min_key, 1 << 16);
   hudi_buf_init(&b.max_key, 1 << 16);
@@ -343,6 +414,10 @@ static hudi_status compact_group(compact_ctx *c, const op *o, hudi_error *err) {
   size_t len = 0;
   if (st == HUDI_OK) st = hudi_hfile_writer_finish(b.w, &bytes, &len, err);
   if (st == HUDI_OK) st = hudi_storage_write(c->t->storage, path, bytes, len, 0, err);
+  /* Tombstones left out count as deletes, as Java's compactor counts
+   * records its merge drops. */
+  k.written -= b.dropped;
+  k.deletes += b.dropped;
   if (st == HUDI_OK) st = add_stat(c, o, rel, len, &k, err);
   if (st == HUDI_OK) {
     c->res->file_groups++;
@@ -366,14 +441,22 @@ static hudi_status run(compact_ctx *c, const hudi_mdt_compact_options *o, hudi_e
   hudi_table *t = c->t;
   HUDI_TRY(hudi_write_reload_timeline(t, err));
   HUDI_TRY(hudi_mdt_open(&c->m, t, err));
-  /* Only MDTs holding nothing but files and record_index: other record
-   * types (column and partition stats, ...) have merge rules and schema
-   * versions this compactor does not implement. */
+  /* Only MDTs of the partitions hudi-c maintains: files, record_index,
+   * and column_stats / partition_stats of the tables it keeps them for
+   * (copy-on-write, version 9). There every record of one key that Java
+   * would merge has the newer replacing the older (file names are unique,
+   * so two column_stats records of one key are a record and its
+   * tombstone; partition_stats are tight bounds), as the slice merge does;
+   * tombstones are then dropped (put_record). Other partitions (bloom
+   * filters, secondary and expression indexes, log-file column stats of
+   * merge-on-read tables, whose non-tight ranges merge) are left alone. */
   size_t n_groups;
   const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
-  for (size_t i = 0; i < n_groups; i++)
-    if (strcmp(groups[i].partition, "files") != 0 && strcmp(groups[i].partition, "record_index") != 0)
+  for (size_t i = 0; i < n_groups; i++) {
+    const char *p = groups[i].partition;
+    if (strcmp(p, "files") != 0 && strcmp(p, "record_index") != 0 && !(is_stats_partition(p) && hudi_cs_supported(t)))
       return HUDI_OK;
+  }
   /* Table version 6 (timeline layout 1) names files after base instants
    * and keeps its timeline elsewhere: not compacted here. */
   if (hudi_mdt_table(c->m)->layout != 2) return HUDI_OK;

@@ -15,8 +15,10 @@
  *     (a HoodieCompactionPlan), C.compaction.inflight (empty, as Spark
  *     leaves it), one base HFile per group `<fileId>_<token>_<C>.hfile`
  *     holding the merged records in key order (files listings merged as
- *     HoodieMetadataPayload combines them; record-index entries latest
- *     wins, deleted keys dropped; _hoodie_file_name set to the new file),
+ *     HoodieMetadataPayload combines them; record-index entries and
+ *     column/partition stats latest wins, deleted keys and column-stats
+ *     tombstones (isDeleted) dropped; _hoodie_file_name set to the new
+ *     file; records of another schema version resolved into the table's),
  *     with minRecordKey/maxRecordKey, bloomFilterTypeCode DYNAMIC_V0 and the
  *     bloomFilter meta block (10000 entries, fpp 1e-9) as Hudi's HFile
  *     writer adds them; then C_<c>.commit (operation COMPACT).
@@ -57,8 +59,11 @@ typedef struct hudi_mdt_compact_result {
 /* Compacts t's MDT when due (see above). The caller holds the table lock
  * (lock.h; the writes' hook does); t's timeline is reloaded first. A
  * table without an MDT, with a table-version-6 MDT, or with MDT partitions
- * other than files and record_index (column/partition stats: their merge
- * rules are not implemented here) is a no-op. result may be NULL. */
+ * other than files, record_index and (on copy-on-write tables of version
+ * 9, hudi_cs_supported) column_stats and partition_stats is a no-op:
+ * bloom filters, secondary indexes and the log-file column stats of
+ * merge-on-read tables have merge rules not implemented here. result may
+ * be NULL. */
 HUDI_NODISCARD hudi_status hudi_mdt_compact(hudi_table *t, const hudi_mdt_compact_options *opts,
                                             hudi_mdt_compact_result *result, hudi_error *err);
 
