@@ -84,12 +84,14 @@ class Server:
         extra = {"key": ots.AZURITE_KEY} if kind == "az" else {}
         ots._helper(op="mkbucket", kind=kind, endpoint=self.endpoint, bucket=ots.BUCKET, **extra)
 
+    extra: dict = {}  # --storage-option KEY=VALUE
+
     def options(self) -> dict:
         # The backends' defaults (no test-sized pages or parts): what a user gets.
         if self.kind == "s3":
             return {"aws_endpoint": self.endpoint, "aws_region": "us-east-1", "aws_access_key_id": "testing",
-                    "aws_secret_access_key": "testing", "aws_allow_http": "true"}
-        return {"azure_storage_use_emulator": "true", "azure_storage_endpoint": self.endpoint}
+                    "aws_secret_access_key": "testing", "aws_allow_http": "true", **self.extra}
+        return {"azure_storage_use_emulator": "true", "azure_storage_endpoint": self.endpoint, **self.extra}
 
     def uri(self, prefix: str) -> str:
         return f"{self.kind}://{ots.BUCKET}/{prefix}"
@@ -305,7 +307,11 @@ def main() -> int:
     ap.add_argument("--no-compare-read-ahead", action="store_true",
                     help="skip the object-store reads with read_ahead_bytes=0")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--storage-option", action="append", default=[], metavar="KEY=VALUE",
+                    help="an extra object-store storage option, e.g. request_cache=false (the requests "
+                         "the per-handle caches save: see src/io/objcache.h)")
     args = ap.parse_args()
+    Server.extra = dict(kv.split("=", 1) for kv in args.storage_option)
 
     work = Path(tempfile.mkdtemp(prefix="objstore-bench-", dir=args.work))
     servers = {}
@@ -313,6 +319,7 @@ def main() -> int:
     base = base_table(rng, args.rows)
     plan = rounds_of(rng, base, args.rounds, args.upsert, args.delete)
     res: dict = {"rows": args.rows, "hudi": hudi.__version__, "note": args.note, "cpus": os.cpu_count(),
+                 "storage_options": Server.extra,
                  "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "load_at_start": os.getloadavg()}
     try:
         for b in args.backends.split(","):

@@ -16,6 +16,7 @@
 #include "base/alloc.h"
 #include "io/http.h"
 #include "io/objstore.h"
+#include "io/objcache.h"
 #include "io/readahead.h"
 #include "io/sharedkey.h"
 
@@ -997,8 +998,10 @@ hudi_status hudi_azure_storage_open(hudi_storage **out, const char *uri, const h
                host ? "@" : "", host ? host : "", s->prefix[0] ? "/" : "", s->prefix);
   }
   hudi_free(host);
+  if (st == HUDI_OK) st = hudi_objcache_enable(&s->base, options, n_options, err);
   if (st == HUDI_OK) st = hudi_readahead_enable(&s->base, options, n_options, err); /* last: may allocate */
   if (st != HUDI_OK) {
+    hudi_objcache_free(s->base.objcache); /* readahead_enable, last, failed */
     az_destroy(&s->base);
     return hudi_err_context(err, st, "opening '%s'", uri);
   }

@@ -52,6 +52,10 @@ struct hudi_storage {
    * at open; NULL: reads go straight to the backend. Owned and freed by
    * storage.c. */
   struct hudi_readahead *readahead;
+  /* Immutable objects and held timeline listings (io/objcache.h), set by
+   * object-store backends at open; NULL: none. Owned and freed by
+   * storage.c. */
+  struct hudi_objcache *objcache;
 };
 
 /* Opens a backend for uri (the whole string the caller gave). */

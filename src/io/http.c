@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -24,7 +25,27 @@ struct hudi_http_client {
   size_t n_pool;
   _Atomic uint64_t attempts, retries, connects;
   _Atomic uint64_t jitter_state;
+  char *trace_path; /* HUDI_OBJSTORE_TRACE at creation, or NULL */
 };
+
+/* One line per attempt, "METHOD STATUS /path?query", appended to the file
+ * HUDI_OBJSTORE_TRACE names (tests and bench/objstore count requests by
+ * kind with it). O_APPEND keeps lines from threads and processes whole. */
+static pthread_mutex_t g_trace_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void trace_attempt(const hudi_http_client *c, const hudi_http_request *req, long status,
+                          CURLcode rc) {
+  if (!c->trace_path) return;
+  const char *path = strstr(req->url, "://");
+  path = path ? strchr(path + 3, '/') : NULL;
+  pthread_mutex_lock(&g_trace_lock);
+  FILE *f = fopen(c->trace_path, "a");
+  if (f) {
+    fprintf(f, "%s %ld %s\n", req->method, rc == CURLE_OK ? status : -(long)rc, path ? path : "/");
+    fclose(f);
+  }
+  pthread_mutex_unlock(&g_trace_lock);
+}
 
 static pthread_once_t g_curl_once = PTHREAD_ONCE_INIT;
 static CURLcode g_curl_init_rc;
@@ -58,6 +79,11 @@ hudi_status hudi_http_client_new(hudi_http_client **out, const hudi_http_config 
   for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_init(&c->share_locks[i], NULL);
   pthread_mutex_init(&c->pool_lock, NULL);
   c->jitter_state = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)c;
+  const char *trace = getenv("HUDI_OBJSTORE_TRACE");
+  if (trace && trace[0] && !(c->trace_path = hudi_strdup(trace))) {
+    hudi_http_client_free(c);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory creating an HTTP client");
+  }
   c->share = curl_share_init();
   if (!c->share) {
     hudi_http_client_free(c);
@@ -79,6 +105,7 @@ void hudi_http_client_free(hudi_http_client *c) {
   if (c->share) curl_share_cleanup(c->share);
   for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_destroy(&c->share_locks[i]);
   pthread_mutex_destroy(&c->pool_lock);
+  hudi_free(c->trace_path);
   hudi_free(c);
 }
 
@@ -323,6 +350,7 @@ static hudi_status one_attempt(hudi_http_client *c, hudi_http_request *req, hudi
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
   curl_off_t cl = -1;
   if (curl_easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK) resp->content_length = cl;
+  trace_attempt(c, req, resp->status, rc);
   if (rc == CURLE_WRITE_ERROR && t.done_early) {
     rc = CURLE_OK; /* we stopped it on purpose; the connection is dropped */
     curl_easy_cleanup(h);

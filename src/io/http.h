@@ -9,7 +9,12 @@
  * truncated bodies and HTTP 408/429/500/502/503/504 are retried with
  * exponential backoff and full jitter, bounded both in attempts and in total
  * time. Before each attempt the request's sign callback is called, so the
- * signature (and its date) are fresh on every attempt. */
+ * signature (and its date) are fresh on every attempt.
+ *
+ * With the environment variable HUDI_OBJSTORE_TRACE set to a file path when
+ * a client is created, every attempt appends "METHOD STATUS /path?query"
+ * to that file (STATUS is -curlcode for a transport failure): how tests and
+ * bench/objstore count the requests an operation makes. */
 #ifndef HUDI_IO_HTTP_H
 #define HUDI_IO_HTTP_H
 

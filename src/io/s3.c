@@ -11,6 +11,7 @@
 #include "base/alloc.h"
 #include "io/http.h"
 #include "io/objstore.h"
+#include "io/objcache.h"
 #include "io/readahead.h"
 #include "io/sigv4.h"
 
@@ -698,8 +699,10 @@ static hudi_status batch_cb(void *ctx, const char *key, size_t key_len, uint64_t
   return HUDI_OK;
 }
 
-/* Deletes every key under key + "/". *any: whether there was one. */
-static hudi_status delete_tree(s3_store *s, const char *key, bool *any, hudi_error *err) {
+/* Deletes every key under key + "/", and key itself when with_key (a
+ * batch delete of a missing key succeeds). *any: whether there was one
+ * under it. */
+static hudi_status delete_tree(s3_store *s, const char *key, bool with_key, bool *any, hudi_error *err) {
   char *p = hudi_malloc(strlen(key) + 2);
   if (!p) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   sprintf(p, "%s/", key);
@@ -710,6 +713,7 @@ static hudi_status delete_tree(s3_store *s, const char *key, bool *any, hudi_err
   list_ctx l = {s, 0, HUDI_LIST_RECURSIVE | HUDI_LIST_INCLUDE_TEMP, &keys};
   hudi_status st = list_prefix(s, p, false, UINT64_MAX, (list_entry_cb){list_cb, &l}, err);
   *any = keys.count > 0;
+  if (st == HUDI_OK && with_key) st = batch_cb(&b, key, strlen(key), 0, 0, false, err);
   for (size_t i = 0; i < keys.count && st == HUDI_OK; i++)
     st = batch_cb(&b, keys.items[i].path, strlen(keys.items[i].path), 0, 0, false, err);
   if (st == HUDI_OK) st = flush_batch(&b, err);
@@ -725,12 +729,25 @@ static hudi_status s3_remove(hudi_storage *base, const char *path, unsigned flag
   HUDI_TRY(full_key(&key, s, path, err));
   char what[1200];
   describe(what, sizeof what, s, key);
-  bool found;
-  hudi_status st = head_key(s, key, &found, NULL, NULL, err);
+  if ((flags & HUDI_DELETE_MISSING_OK) && !(flags & HUDI_DELETE_RECURSIVE)) {
+    /* A lock or heartbeat file: DELETE succeeds whether or not the key is
+     * there, so no HEAD first. (A prefix with objects under it is then left
+     * alone rather than reported; see storage.h.) */
+    hudi_status st = delete_key(s, key, err);
+    hudi_free(key);
+    return st;
+  }
+  bool found = false;
+  /* A recursive delete that may find nothing (a commit's marker
+   * directory) needs no HEAD: the key goes into the batch delete with the
+   * keys under it. GCS has no batch delete: a DELETE per key anyway. */
+  bool blind = (flags & HUDI_DELETE_RECURSIVE) && (flags & HUDI_DELETE_MISSING_OK) &&
+               s->dialect != HUDI_S3_DIALECT_GCS;
+  hudi_status st = blind ? HUDI_OK : head_key(s, key, &found, NULL, NULL, err);
   if (st == HUDI_OK && found) st = delete_key(s, key, err);
   if (st == HUDI_OK && (flags & HUDI_DELETE_RECURSIVE)) {
     bool any = false;
-    st = delete_tree(s, key, &any, err);
+    st = delete_tree(s, key, blind, &any, err);
     found = found || any;
   } else if (st == HUDI_OK && !found) {
     bool dir = false;
@@ -965,8 +982,10 @@ hudi_status hudi_s3_storage_open_dialect(hudi_storage **out, const char *uri,
       sprintf(s->base.base, "%.*s://%s%s%s", (int)(scheme_end - uri), uri, s->bucket,
               s->prefix[0] ? "/" : "", s->prefix);
   }
+  if (st == HUDI_OK) st = hudi_objcache_enable(&s->base, options, n_options, err);
   if (st == HUDI_OK) st = hudi_readahead_enable(&s->base, options, n_options, err); /* last: may allocate */
   if (st != HUDI_OK) {
+    hudi_objcache_free(s->base.objcache); /* readahead_enable, last, failed */
     s3_destroy(&s->base);
     return hudi_err_context(err, st, "opening '%s'", uri);
   }

@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "io/backend.h"
+#include "io/objcache.h"
 #include "io/readahead.h"
 
 /* Normalises path into *norm, adding the caller's operation to errors. */
@@ -26,17 +27,60 @@ void hudi_storage_free(hudi_storage *s) {
   if (!s) return;
   hudi_readahead_free(s->readahead);
   s->readahead = NULL;
+  hudi_objcache_free(s->objcache);
+  s->objcache = NULL;
   s->vtable->destroy(s);
 }
 
-/* A write, rename or delete may replace bytes the read-ahead holds. */
-static void forget_cached(hudi_storage *s) {
+/* A write, rename or delete of path may replace bytes the read-ahead or
+ * the object cache holds, or change a held listing. Called before the
+ * change and again after it: a read racing the change in another thread
+ * may have fetched the old bytes after the first call. */
+static void forget_cached(hudi_storage *s, const char *path) {
   if (s->readahead) hudi_readahead_clear(s->readahead);
+  if (s->objcache) hudi_objcache_invalidate(s->objcache, path);
 }
 
 const char *hudi_storage_base(const hudi_storage *s) { return s->base; }
 
 const char *hudi_storage_backend_name(const hudi_storage *s) { return s->vtable->name; }
+
+static hudi_status backend_read_all(hudi_storage *s, const char *path, size_t max_size,
+                                    hudi_buf *out, hudi_error *err);
+
+/* A ranged read answered by the object cache: from kept bytes, or by
+ * fetching a small immutable object whole (one GET for what would be a
+ * footer read, a metadata read and a few block reads). False: not handled,
+ * go to the backend. */
+static bool cached_read(hudi_storage *s, const char *p, uint64_t offset, void *dst, size_t len,
+                        size_t *n_read, hudi_status *st, hudi_error *err) {
+  *st = HUDI_OK;
+  uint64_t size;
+  for (;;) {
+    if (hudi_objcache_read(s->objcache, p, offset, dst, len, n_read)) return true;
+    if (!hudi_objcache_wants_whole(s->objcache, p, &size)) return false;
+    if (hudi_objcache_claim(s->objcache, p)) break;
+  }
+  uint64_t gen = hudi_objcache_generation(s->objcache);
+  hudi_buf whole;
+  hudi_buf_init(&whole, (size_t)size);
+  hudi_error local = HUDI_ERROR_INIT;
+  bool done = false;
+  /* Not the size the stat said (rewritten meanwhile, or a LIMIT): let the
+   * plain ranged read decide. */
+  if (backend_read_all(s, p, (size_t)size, &whole, &local) == HUDI_OK && whole.len == size) {
+    hudi_objcache_put_object(s->objcache, gen, p, whole.data, whole.len);
+    size_t n = offset >= whole.len ? 0 : whole.len - (size_t)offset < len ? whole.len - (size_t)offset : len;
+    if (n) memcpy(dst, whole.data + offset, n);
+    *n_read = n;
+    done = true;
+  }
+  hudi_objcache_unclaim(s->objcache, p);
+  hudi_error_clear(&local);
+  hudi_buf_free(&whole);
+  (void)err;
+  return done;
+}
 
 hudi_status hudi_storage_read(hudi_storage *s, const char *path, uint64_t offset, void *dst,
                               size_t len, size_t *n_read, hudi_error *err) {
@@ -46,8 +90,13 @@ hudi_status hudi_storage_read(hudi_storage *s, const char *path, uint64_t offset
                         path, (unsigned long long)offset, len);
   char *p;
   HUDI_TRY(normalize(&p, "read", path, err));
-  hudi_status st = s->readahead && len ? hudi_readahead_read(s->readahead, s, p, offset, dst, len, n_read, err)
-                                        : s->vtable->read(s, p, offset, dst, len, n_read, err);
+  hudi_status st;
+  if (s->objcache && len && cached_read(s, p, offset, dst, len, n_read, &st, err)) {
+    hudi_free(p);
+    return st;
+  }
+  st = s->readahead && len ? hudi_readahead_read(s->readahead, s, p, offset, dst, len, n_read, err)
+                           : s->vtable->read(s, p, offset, dst, len, n_read, err);
   hudi_free(p);
   return st;
 }
@@ -97,13 +146,26 @@ static hudi_status read_all_fallback(hudi_storage *s, const char *path, size_t m
   return HUDI_OK;
 }
 
+static hudi_status backend_read_all(hudi_storage *s, const char *path, size_t max_size,
+                                    hudi_buf *out, hudi_error *err) {
+  return s->vtable->read_all ? s->vtable->read_all(s, path, max_size, out, err)
+                             : read_all_fallback(s, path, max_size, out, err);
+}
+
 hudi_status hudi_storage_read_all(hudi_storage *s, const char *path, size_t max_size, hudi_buf *out,
                                   hudi_error *err) {
   char *p;
   HUDI_TRY(normalize(&p, "read", path, err));
   if (max_size > out->max - out->len) max_size = out->max - out->len;
-  hudi_status st = s->vtable->read_all ? s->vtable->read_all(s, p, max_size, out, err)
-                                       : read_all_fallback(s, p, max_size, out, err);
+  if (s->objcache && hudi_objcache_get_object(s->objcache, p, max_size, out)) {
+    hudi_free(p);
+    return HUDI_OK;
+  }
+  uint64_t gen = s->objcache ? hudi_objcache_generation(s->objcache) : 0;
+  size_t start = out->len;
+  hudi_status st = backend_read_all(s, p, max_size, out, err);
+  if (st == HUDI_OK && s->objcache)
+    hudi_objcache_put_object(s->objcache, gen, p, out->data + start, out->len - start);
   hudi_free(p);
   return st;
 }
@@ -112,7 +174,22 @@ hudi_status hudi_storage_stat(hudi_storage *s, const char *path, hudi_file_stat 
                               hudi_error *err) {
   char *p;
   HUDI_TRY(normalize(&p, "stat", path, err));
+  if (!s->objcache) {
+    hudi_status st = s->vtable->stat(s, p, out, err);
+    hudi_free(p);
+    return st;
+  }
+  for (;;) {
+    if (hudi_objcache_get_stat(s->objcache, p, out)) {
+      hudi_free(p);
+      return HUDI_OK;
+    }
+    if (hudi_objcache_claim(s->objcache, p)) break;
+  }
+  uint64_t gen = hudi_objcache_generation(s->objcache);
   hudi_status st = s->vtable->stat(s, p, out, err);
+  if (st == HUDI_OK) hudi_objcache_put_stat(s->objcache, gen, p, out);
+  hudi_objcache_unclaim(s->objcache, p);
   hudi_free(p);
   return st;
 }
@@ -153,8 +230,9 @@ hudi_status hudi_storage_write(hudi_storage *s, const char *path, const void *da
   HUDI_TRY(normalize(&p, "write", path, err));
   hudi_status st = reject_base("write", p, path, err);
   if (st == HUDI_OK) {
-    forget_cached(s);
+    forget_cached(s, p);
     st = s->vtable->write(s, p, data, len, flags, err);
+    forget_cached(s, p);
   }
   hudi_free(p);
   return st;
@@ -178,8 +256,11 @@ hudi_status hudi_storage_rename(hudi_storage *s, const char *from, const char *t
   st = reject_base("rename", f, from, err);
   if (st == HUDI_OK) st = reject_base("rename", t, to, err);
   if (st == HUDI_OK) {
-    forget_cached(s);
+    forget_cached(s, f);
+    forget_cached(s, t);
     st = s->vtable->rename(s, f, t, flags, err);
+    forget_cached(s, f);
+    forget_cached(s, t);
   }
   hudi_free(f);
   hudi_free(t);
@@ -192,8 +273,9 @@ hudi_status hudi_storage_delete(hudi_storage *s, const char *path, unsigned flag
   HUDI_TRY(normalize(&p, "delete", path, err));
   hudi_status st = reject_base("delete", p, path, err);
   if (st == HUDI_OK) {
-    forget_cached(s);
+    forget_cached(s, p);
     st = s->vtable->remove(s, p, flags, err);
+    forget_cached(s, p);
   }
   hudi_free(p);
   return st;
@@ -210,14 +292,52 @@ hudi_status hudi_storage_list(hudi_storage *s, const char *dir, unsigned flags, 
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "list of '%s': the output list is not empty", dir);
   char *p;
   HUDI_TRY(normalize(&p, "list", dir, err));
+  if (s->objcache && hudi_objcache_get_list(s->objcache, p, flags, out)) {
+    hudi_free(p);
+    return HUDI_OK; /* kept sorted */
+  }
+  uint64_t gen = s->objcache ? hudi_objcache_generation(s->objcache) : 0;
   hudi_status st = s->vtable->list(s, p, flags, out, err);
-  hudi_free(p);
   if (st != HUDI_OK) {
+    hudi_free(p);
     hudi_file_list_free(out);
     return st;
   }
   if (out->count > 1) qsort(out->items, out->count, sizeof *out->items, compare_info);
+  if (s->objcache) {
+    hudi_objcache_put_list(s->objcache, gen, p, flags, out);
+    /* Stats of immutable files, saving their HEADs; not from a listing of
+     * thousands (they would only push each other out). */
+    if (out->count <= 1024)
+      for (size_t i = 0; i < out->count; i++)
+        if (!out->items[i].is_dir)
+          hudi_objcache_put_listed(s->objcache, gen, out->items[i].path, out->items[i].size,
+                                   out->items[i].mtime_ms);
+  }
+  hudi_free(p);
   return HUDI_OK;
+}
+
+hudi_status hudi_storage_hold_listings(hudi_storage *s, const char *const *dirs, size_t n_dirs,
+                                      hudi_error *err) {
+  if (!s->objcache) return HUDI_OK;
+  char *norm[HUDI_OBJCACHE_HELD_DIRS] = {NULL};
+  if (n_dirs > HUDI_OBJCACHE_HELD_DIRS)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hold of %zu listings: at most %d", n_dirs,
+                        HUDI_OBJCACHE_HELD_DIRS);
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; i < n_dirs && st == HUDI_OK; i++) st = normalize(&norm[i], "hold", dirs[i], err);
+  if (st == HUDI_OK) st = hudi_objcache_hold(s->objcache, (const char *const *)norm, n_dirs, err);
+  for (size_t i = 0; i < n_dirs; i++) hudi_free(norm[i]);
+  return st;
+}
+
+void hudi_storage_release_listings(hudi_storage *s) {
+  if (s->objcache) hudi_objcache_release(s->objcache);
+}
+
+void hudi_storage_forget_objects(hudi_storage *s) {
+  if (s->objcache) hudi_objcache_forget_objects(s->objcache);
 }
 
 void hudi_file_list_free(hudi_file_list *list) {

@@ -146,7 +146,10 @@ enum {
 };
 
 /* Deletes one object, or with HUDI_DELETE_RECURSIVE a whole prefix. The
- * base itself ("") cannot be deleted. */
+ * base itself ("") cannot be deleted. On s3:// and gs://, a delete with
+ * HUDI_DELETE_MISSING_OK and without HUDI_DELETE_RECURSIVE is one DELETE
+ * request with no existence check: a prefix with objects under it is then
+ * left as it is instead of being HUDI_ERR_INVALID_ARG. */
 HUDI_NODISCARD hudi_status hudi_storage_delete(hudi_storage *s, const char *path, unsigned flags,
                                                hudi_error *err);
 
@@ -188,6 +191,27 @@ enum {
  * point to; a recursive listing does not descend into linked directories. */
 HUDI_NODISCARD hudi_status hudi_storage_list(hudi_storage *s, const char *dir, unsigned flags,
                                              hudi_file_list *out, hudi_error *err);
+
+/* Holds the listings of dirs (at most 4) until the matching
+ * hudi_storage_release_listings: on object stores a repeated non-recursive
+ * listing of a held directory is answered from the last one, unless a
+ * write, rename or delete through this handle touched a path under it
+ * since. Only for a caller that guarantees nothing else changes those
+ * directories meanwhile (the table layer: its timelines, while it holds
+ * the table lock). Holds nest (the outermost one's dirs count); local
+ * storage ignores them. See io/objcache.h, which also describes the cache
+ * of immutable objects read whole ("request_cache" = "false" turns both
+ * off). */
+HUDI_NODISCARD hudi_status hudi_storage_hold_listings(hudi_storage *s, const char *const *dirs,
+                                                      size_t n_dirs, hudi_error *err);
+void hudi_storage_release_listings(hudi_storage *s);
+
+/* Drops what the object-store backends keep of immutable Hudi files (stats
+ * and small objects; io/objcache.h). The table layer calls it whenever it
+ * loads a timeline, so that what is kept lives for one view of the table:
+ * another writer may delete such a file (a rollback) and a later one write
+ * the same name again. No-op on local storage. */
+void hudi_storage_forget_objects(hudi_storage *s);
 
 /* True for the names (last path component) the atomic write path gives its
  * temporary objects: ".<name>.<unique>.hudi-tmp". Hudi's own file names

@@ -104,6 +104,15 @@ static hudi_status clear_if_stale(hudi_table_lock *lock, hudi_table *t, int64_t 
   return s;
 }
 
+/* Timeline instants are written only under the lock: while we hold it,
+ * a relisting of the timeline can reuse the last listing unless we wrote
+ * there since (object stores; io/objcache.h). A cache: failure is ignored. */
+static void hold_timeline(hudi_table *t) {
+  static const char *const dirs[] = {".hoodie/timeline"};
+  hudi_error e = HUDI_ERROR_INIT;
+  if (hudi_storage_hold_listings(t->storage, dirs, 1, &e) != HUDI_OK) hudi_error_clear(&e);
+}
+
 hudi_status hudi_table_lock_acquire(hudi_table_lock *lock, hudi_table *t, const hudi_option *opts, size_t n,
                                     hudi_error *err) {
   memset(lock, 0, sizeof *lock);
@@ -120,7 +129,11 @@ hudi_status hudi_table_lock_acquire(hudi_table_lock *lock, hudi_table *t, const 
     lock_json(json, sizeof json);
     hudi_error e2 = HUDI_ERROR_INIT;
     hudi_status s = hudi_storage_write_if_absent(t->storage, lock->path, json, strlen(json), &e2);
-    if (s == HUDI_OK) return lock->held = true, HUDI_OK;
+    if (s == HUDI_OK) {
+      lock->held = true;
+      hold_timeline(t);
+      return HUDI_OK;
+    }
     if (s != HUDI_ERR_EXISTS) {
       hudi_status r = hudi_err_set(err, s, "cannot take the table lock %s: %s", lock->path, e2.message);
       hudi_error_clear(&e2);
@@ -142,6 +155,7 @@ hudi_status hudi_table_lock_acquire(hudi_table_lock *lock, hudi_table *t, const 
 
 void hudi_table_lock_release(hudi_table_lock *lock, hudi_table *t) {
   if (!lock->held) return;
+  hudi_storage_release_listings(t->storage);
   hudi_error ignored = HUDI_ERROR_INIT;
   if (hudi_storage_delete(t->storage, lock->path, HUDI_DELETE_MISSING_OK, &ignored) != HUDI_OK)
     hudi_error_clear(&ignored);

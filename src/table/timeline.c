@@ -73,6 +73,7 @@ hudi_status hudi_timeline_load(hudi_timeline *out, hudi_storage *s, const char *
   snprintf(dir, sizeof dir, "%s%s%s", table_dir ? table_dir : "", table_dir && *table_dir ? "/" : "",
            out->dir);
   hudi_file_list list = HUDI_FILE_LIST_INIT;
+  hudi_storage_forget_objects(s); /* a new view of the table: io/storage.h */
   HUDI_TRY(hudi_storage_list(s, dir, 0, &list, err));
   if (list.count > TIMELINE_MAX_INSTANTS * 3) {
     hudi_file_list_free(&list);

@@ -1,0 +1,177 @@
+"""How many requests an upsert, a delete and a snapshot read make against an object store.
+
+Each operation on a small MOR table with the record index (two partitions, one file group each) runs
+against moto's S3 server with HUDI_OBJSTORE_TRACE set: our HTTP client then appends one line per
+request ("METHOD STATUS /bucket/key?query") to a file, which the test sorts into kinds. The same
+operations run on local disk, and both tables must read back the same rows (the caches that save
+the requests must never serve stale bytes).
+
+The bounds are what each operation needs, item by item (needed_write/needed_read), not the counts the code
+happened to make when this was written; the known remaining redundancy (the metadata table opened
+once per consumer: file listing, record index, metadata clean, metadata compaction, each opening
+costs its hoodie.properties GET, its timeline LIST and its file LIST) is counted separately and
+named, so that removing it only makes the test stricter to update, and adding any other repeat
+fails it.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import re
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from hudi import HudiTable
+from test_objstore_tables import BUCKET, batch, moto, s3_options  # noqa: F401  (moto: fixture)
+
+NO_AUTO = {"hoodie.clean.automatic": "false", "hoodie.compact.inline": "false"}
+
+
+def kind_of(line: str, prefix: str) -> str:
+    method, status, target = line.split(" ", 2)
+    path, _, query = target.strip().partition("?")
+    if "list-type=2" in query:
+        m = re.search(r"prefix=([^&]*)", query)
+        listed = (m[1] if m else "").replace("%2F", "/").replace("%3D", "=")
+        return "LIST " + listed[len(prefix):]
+    key = path.replace("%3D", "=")[len(f"/{BUCKET}/{prefix}"):]
+    return f"{method} {key}" + (f"?{query.split('=')[0]}" if query else "")
+
+
+class Trace:
+    def __init__(self, path: Path, prefix: str):
+        self.path, self.prefix = path, prefix
+
+    def run(self, fn):
+        if self.path.exists():
+            self.path.unlink()
+        os.environ["HUDI_OBJSTORE_TRACE"] = str(self.path)
+        try:
+            out = fn()
+        finally:
+            del os.environ["HUDI_OBJSTORE_TRACE"]
+        lines = self.path.read_text().splitlines() if self.path.exists() else []
+        # An attempt that failed in transport or with a 5xx is retried: the test counts requests,
+        # not the loopback server's hiccups under load.
+        lines = [ln for ln in lines if 0 < int(ln.split(" ", 2)[1]) < 500]
+        return out, [kind_of(ln, self.prefix) for ln in lines]
+
+
+def count(kinds, pattern: str) -> int:
+    rx = re.compile(pattern)
+    return sum(1 for k in kinds if rx.fullmatch(k))
+
+
+def rows(batches) -> list:
+    t = pa.Table.from_batches(batches)
+    return sorted((r["id"], r["p"], r["ts"], r["v"]) for r in t.select(["id", "p", "ts", "v"]).to_pylist())
+
+
+def mdt_logs(local: str) -> tuple:
+    """(log files in the metadata table's files partition, most log files in one record-index
+    shard), from the local twin, whose layout the object-store table shares."""
+    base = Path(local) / ".hoodie" / "metadata"
+    files = [f for f in os.listdir(base / "files") if ".log." in f]
+    per_shard = collections.Counter(f.split("_")[0] for f in os.listdir(base / "record_index") if ".log." in f)
+    return len(files), max(per_shard.values(), default=0)
+
+
+def needed_write(local: str, n_keys: int, partitions: int) -> dict:
+    """What one commit needs, item by item (MOR, record index, one file group per partition)."""
+    files_logs, shard_logs = mdt_logs(local)
+    return {
+        "GET hoodie.properties (open)": 1,
+        "LIST timeline: open, before the lock, after the lock, after our commit": 4,
+        "PUT + DELETE lock": 2,
+        "PUT + DELETE heartbeat": 2,
+        "GET the last completed instant (schema)": 1,
+        "metadata table: GET hoodie.properties, LIST timeline, LIST files": 3,
+        "metadata table: its timeline LIST for failed-write rollback and before its commit": 2,
+        "metadata table: GET its hoodie.properties for the writer, LIST record_index shards": 2,
+        # Their sizes come with the metadata table's file listing: no HEADs.
+        "files partition: HFile GET, GET per log file": 1 + files_logs,
+        "record index: per touched shard, GET per log file": min(n_keys, 10) * shard_logs,
+        "timeline PUTs: requested, inflight, completed": 3,
+        "per partition: marker PUT, .hoodie_partition_metadata HEAD, data PUT": 3 * partitions,
+        "base file for the merge: HEAD + GET": 2,
+        "metadata commit: 3 instant PUTs, files log PUT, record-index log PUT per touched shard": 4 + min(n_keys, 10),
+        "marker directory: LIST + batch DELETE": 2,
+    }
+
+
+def needed_read(local: str, slices: int) -> dict:
+    files_logs, _ = mdt_logs(local)
+    return {
+        "GET hoodie.properties, LIST timeline, GET last instant (schema)": 3,
+        "metadata table: GET hoodie.properties, LIST timeline, LIST files": 3,
+        "files partition: HFile GET, GET per log file": 1 + files_logs,
+        "per file slice: base HEAD + GET, log HEAD + GET (sizes not listed)": 4 * slices,
+    }
+
+
+# Each further opening of the metadata table (record index; metadata clean and compaction checks
+# after a commit) costs its hoodie.properties GET, timeline LIST and file LIST through a handle of
+# its own: known, and bounded here at 3 more per commit (9 requests).
+MDT_REOPENS = 3 * 3
+
+
+def show(kinds) -> str:
+    return "\n".join(f"{v:3d} {k}" for k, v in sorted(collections.Counter(
+        re.sub(r"\d{17}", "T", k) for k in kinds).items()))
+
+
+def check_common(kinds, label):
+    # Existence checks that a conditional PUT or a blind DELETE covers.
+    assert count(kinds, r"HEAD \.hoodie/(lock|\.heartbeat/.*|\.temp/.*)") == 0, (label, kinds)
+    assert count(kinds, r"HEAD \.hoodie/metadata/\.hoodie/hoodie\.properties") == 0, (label, kinds)
+    # A completed instant is immutable: fetched at most once per operation.
+    c = collections.Counter(k for k in kinds if re.fullmatch(r"GET \.hoodie/timeline/\d+_\d+\.\w+", k))
+    assert all(v == 1 for v in c.values()), (label, c)
+
+
+@pytest.mark.parametrize("kind", ["mor"])
+def test_requests_per_operation_are_bounded(moto, kind, tmp_path):  # noqa: F811
+    prefix = f"requests-{kind}-{os.getpid()}-{time.time_ns()}/t/"
+    uri = f"s3://{BUCKET}/{prefix}".rstrip("/")
+    opts = {k: v for k, v in s3_options(moto).items() if k not in ("list_max_keys", "multipart_threshold")}
+    local = str(tmp_path / "local" / "t")
+    trace = Trace(tmp_path / "trace", prefix)
+    ids = list(range(60))
+    first = batch(ids, [1] * 60, ["a" if i % 3 else "b" for i in ids], [i * 10 for i in ids])
+    up = batch([5, 6, 100], [2, 2, 2], ["a", "b", "a"], [1, 2, 3])
+    for u, o in ((uri, opts), (local, {})):
+        HudiTable.create(u, "id", ordering_fields="ts", partition_fields="p", table_type=kind,
+                         record_index_enabled=True, storage_options=o)
+        HudiTable(u, o).append(first, NO_AUTO)
+
+    bound = sum(needed_write(local, 3, 2).values()) + MDT_REOPENS
+    _, kinds = trace.run(lambda: HudiTable(uri, opts).upsert(up, NO_AUTO))
+    HudiTable(local, {}).upsert(up, NO_AUTO)
+    check_common(kinds, "upsert")
+    assert count(kinds, r"LIST \.hoodie/timeline/") <= 4, kinds
+    assert len(kinds) <= bound, (len(kinds), bound, show(kinds))
+    print("upsert", len(kinds), "requests; bound", bound)
+
+    bound = sum(needed_write(local, 2, 1).values()) + MDT_REOPENS
+    _, kinds = trace.run(lambda: HudiTable(uri, opts).delete_keys(["k010", "k011"], NO_AUTO))
+    HudiTable(local, {}).delete_keys(["k010", "k011"], NO_AUTO)
+    check_common(kinds, "delete")
+    assert count(kinds, r"LIST \.hoodie/timeline/") <= 4, kinds
+    assert len(kinds) <= bound, (len(kinds), bound, show(kinds))
+    print("delete", len(kinds), "requests; bound", bound)
+
+    got, kinds = trace.run(lambda: HudiTable(uri, opts).read())
+    print(show(kinds))
+    check_common(kinds, "read")
+    # A small immutable file (HFile, log file, base file) is fetched whole, once.
+    c = collections.Counter(k for k in kinds if k.startswith("GET "))
+    assert all(v == 1 for k, v in c.items() if re.search(r"\.(hfile|parquet)$|\.log\.\d+_", k)), c
+    bound = sum(needed_read(local, 2).values())
+    assert len(kinds) <= bound, (len(kinds), bound, show(kinds))
+    print("read", len(kinds), "requests; bound", bound)
+    assert rows(got) == rows(HudiTable(local, {}).read())
+    assert rows(got) == rows(HudiTable(uri, {**opts, "request_cache": "false"}).read())
