@@ -28,6 +28,7 @@
 #include "hudi/read.h"
 #include "parquet/writer.h"
 #include "table/base_file.h"
+#include "table/base_footer.h"
 #include "table/bloom.h"
 #include "table/commit_metadata.h"
 #include "table/index.h"
@@ -527,23 +528,9 @@ static hudi_status bw_close(bw *b, const char *prev_commit, int64_t inserts, int
                             hudi_error *err) {
   mw *c = b->c;
   HUDI_TRY(bw_flush(b, true, err));
-  hudi_buf bl;
-  hudi_buf_init(&bl, HUDI_BUF_DEFAULT_MAX);
-  /* Without the bloom filter Java writes none of these four keys. */
-  bool bl_on = c->bloom;
-  hudi_status st = bl_on ? hudi_bloom_serialize(&b->bloom, &bl, err) : HUDI_OK;
-  if (st == HUDI_OK && bl_on)
-    st = hudi_pq_writer_add_metadata(b->w, "org.apache.hudi.bloomfilter", bl.data, bl.len, err);
-  if (st == HUDI_OK && bl_on)
-    st = hudi_pq_writer_add_metadata(b->w, "hoodie_bloom_filter_type_code", "DYNAMIC_V0", 10, err);
-  if (st == HUDI_OK && bl_on && b->n)
-    st = hudi_pq_writer_add_metadata(b->w, "hoodie_min_record_key", b->min_key.data, b->min_key.len, err);
-  if (st == HUDI_OK && bl_on && b->n)
-    st = hudi_pq_writer_add_metadata(b->w, "hoodie_max_record_key", b->max_key.data, b->max_key.len, err);
-  if (st == HUDI_OK)
-    st = hudi_pq_writer_add_metadata(b->w, "parquet.avro.schema", c->avro_with_meta, strlen(c->avro_with_meta), err);
-  if (st == HUDI_OK) st = hudi_pq_writer_add_metadata(b->w, "writer.model.name", "avro", 4, err);
-  hudi_buf_free(&bl);
+  hudi_status st = hudi_base_footer_write(b->w, c->bloom ? &b->bloom : NULL, b->n ? (const char *)b->min_key.data : NULL,
+                                          b->min_key.len, (const char *)b->max_key.data, b->max_key.len,
+                                          c->avro_with_meta, err);
   hudi_pq_write_summary sum;
   memset(&sum, 0, sizeof sum);
   if (st == HUDI_OK) st = hudi_pq_writer_close(b->w, &sum, err);

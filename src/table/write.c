@@ -18,6 +18,7 @@
 #include "base/instant.h"
 #include "parquet/writer.h"
 #include "table/base_file.h"
+#include "table/base_footer.h"
 #include "table/bloom.h"
 #include "table/commit_metadata.h"
 #include "table/heartbeat.h"
@@ -361,31 +362,16 @@ static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, h
     }
   }
   chunk_src_free(&src);
-  hudi_buf bl;
-  hudi_buf_init(&bl, HUDI_BUF_DEFAULT_MAX);
-  if (st == HUDI_OK && c->bloom) st = hudi_bloom_serialize(&bloom, &bl, err);
-  size_t kl;
-  const char *k;
-  if (st == HUDI_OK && c->bloom)
-    st = hudi_pq_writer_add_metadata(w, "org.apache.hudi.bloomfilter", bl.data, bl.len, err);
-  if (st == HUDI_OK && c->bloom)
-    st = hudi_pq_writer_add_metadata(w, "hoodie_bloom_filter_type_code", "DYNAMIC_V0", 10, err);
-  if (st == HUDI_OK && c->bloom) {
-    k = hudi_write_rows_key(r, min_i, &kl);
-    st = hudi_pq_writer_add_metadata(w, "hoodie_min_record_key", k, kl, err);
-  }
-  if (st == HUDI_OK && c->bloom) {
-    k = hudi_write_rows_key(r, max_i, &kl);
-    st = hudi_pq_writer_add_metadata(w, "hoodie_max_record_key", k, kl, err);
-  }
+  size_t min_len, max_len;
+  const char *min_key = hudi_write_rows_key(r, min_i, &min_len);
+  const char *max_key = hudi_write_rows_key(r, max_i, &max_len);
   if (st == HUDI_OK)
-    st = hudi_pq_writer_add_metadata(w, "parquet.avro.schema", c->avro_with_meta, strlen(c->avro_with_meta), err);
-  if (st == HUDI_OK) st = hudi_pq_writer_add_metadata(w, "writer.model.name", "avro", 4, err);
+    st = hudi_base_footer_write(w, c->bloom ? &bloom : NULL, min_key, min_len, max_key, max_len, c->avro_with_meta,
+                                err);
   if (st == HUDI_OK) {
     st = hudi_pq_writer_close(w, &sum, err);
     have_sum = st == HUDI_OK;
   }
-  hudi_buf_free(&bl);
 
   hudi_write_stat *ws = NULL;
   if (st == HUDI_OK) st = hudi_commit_metadata_add_stat(c->meta, partition, &ws, err);
