@@ -101,6 +101,25 @@ typedef struct levels {
 static inline int16_t def_at(const levels *l, size_t k) { return l->def ? l->def[k] : l->max_def; }
 static inline int16_t rep_at(const levels *l, size_t k) { return l->rep ? l->rep[k] : 0; }
 
+/* Level scans go a block at a time: fixed-length inner loops the compiler
+ * vectorizes even at -O2, so long runs of list elements cost little. */
+#define LV_BLOCK 32
+
+/* How many of r[0..LV_BLOCK) are <= t. */
+static inline int block_count_le(const int16_t *r, int16_t t) {
+  int c = 0;
+  for (int i = 0; i < LV_BLOCK; i++) c += r[i] <= t;
+  return c;
+}
+
+/* How many of r[0..n) are <= t. */
+static size_t count_le(const int16_t *r, size_t n, int16_t t) {
+  size_t c = 0, k = 0;
+  for (; k + LV_BLOCK <= n; k += LV_BLOCK) c += (size_t)block_count_le(r + k, t);
+  for (; k < n; k++) c += r[k] <= t;
+  return c;
+}
+
 hudi_status hudi_pq_check_chunk_start(const hudi_pq_leaf *leaf, const hudi_pq_column_data *d, hudi_error *err) {
   if (leaf->max_rep == 0 || d->num_levels == 0) return HUDI_OK;
   const int16_t *rep = (const int16_t *)(const void *)d->rep_levels.data;
@@ -120,6 +139,13 @@ static hudi_status find_end(hudi_pq_leaf_cursor *cur, const hudi_pq_leaf *leaf, 
   }
   const int16_t *rep = (const int16_t *)(const void *)d->rep_levels.data;
   int64_t seen = 0;
+  /* Whole blocks whose row starts stay within n_rows, then entry by entry. */
+  while (d->num_levels - k >= LV_BLOCK) {
+    int c = block_count_le(rep + k, 0);
+    if (seen + c > n_rows) break;
+    seen += c;
+    k += LV_BLOCK;
+  }
   for (; k < d->num_levels; k++) {
     if (rep[k] == 0 && seen++ == n_rows) break;
   }
@@ -147,7 +173,10 @@ static levels levels_of(const asm_ctx *c, uint32_t leaf) {
   const hudi_pq_leaf_cursor *cur = &c->cur[leaf];
   const hudi_pq_leaf *l = &c->leaves[leaf];
   levels lv = {NULL, NULL, l->max_def, l->max_rep, cur->level, cur->end};
-  if (l->max_def > 0) lv.def = (const int16_t *)(const void *)cur->data->def_levels.data;
+  /* All entries defined (the common non-null list of non-null elements):
+   * the def levels say nothing, and the loops below take their fast,
+   * bitmap-free paths. */
+  if (l->max_def > 0 && !cur->all_defined) lv.def = (const int16_t *)(const void *)cur->data->def_levels.data;
   if (l->max_rep > 0) lv.rep = (const int16_t *)(const void *)cur->data->rep_levels.data;
   return lv;
 }
@@ -162,6 +191,17 @@ static hudi_status disagree(asm_ctx *c, const hudi_pq_node *n, int64_t got, int6
 static hudi_status slot_validity(uint8_t **bits, int64_t *n_slots, int64_t *nulls, const hudi_pq_node *n,
                                  const levels *lv, hudi_error *err) {
   size_t cap = lv->end - lv->begin;
+  if (!lv->def) {
+    /* No nulls: the slots are the entries that start one. */
+    int64_t s = (int64_t)cap;
+    if (lv->rep && n->slot_rep < lv->max_rep) {
+      s = (int64_t)count_le(lv->rep + lv->begin, cap, n->slot_rep);
+    }
+    *bits = NULL;
+    *n_slots = s;
+    *nulls = 0;
+    return HUDI_OK;
+  }
   uint8_t *b = calloc_buf((cap + 7) / 8);
   if (!b) return nomem(err);
   int64_t s = 0, z = 0;
@@ -277,6 +317,29 @@ static void convert_run(uint8_t *dst, const hudi_pq_node *n, const hudi_pq_colum
   }
 }
 
+/* Copies the dictionary entries of cnt consecutive indices from index j
+ * (a window of dictionary indices, column_reader.h) into dst, w bytes
+ * each. */
+static void gather_run(uint8_t *dst, const hudi_pq_column_data *d, size_t w, size_t j, size_t cnt) {
+  const uint32_t *ids = (const uint32_t *)(const void *)d->values.data + j;
+  const uint8_t *dict = d->dict_values->data;
+  if (w == 8) {
+    for (size_t i = 0; i < cnt; i++) memcpy(dst + 8 * i, dict + 8 * (size_t)ids[i], 8);
+  } else if (w == 4) {
+    for (size_t i = 0; i < cnt; i++) memcpy(dst + 4 * i, dict + 4 * (size_t)ids[i], 4);
+  } else {
+    for (size_t i = 0; i < cnt; i++) memcpy(dst + w * i, dict + w * (size_t)ids[i], w);
+  }
+}
+
+/* A run of valid slots: values copied or converted, or gathered from the
+ * dictionary (COPY leaves only, reader.c). */
+static void fixed_run(uint8_t *dst, const hudi_pq_node *n, const hudi_pq_column_data *d, size_t sw, size_t j,
+                      size_t cnt) {
+  if (d->dict_ids) gather_run(dst, d, (size_t)n->out_width, j, cnt);
+  else convert_run(dst, n, d, sw, j, cnt);
+}
+
 /* Fixed-width leaf values: runs of valid slots are converted in one go,
  * null slots zero-filled. */
 static hudi_status leaf_fixed(asm_ctx *c, struct ArrowArray *out, const hudi_pq_node *n, const uint8_t *bits,
@@ -286,7 +349,7 @@ static hudi_status leaf_fixed(asm_ctx *c, struct ArrowArray *out, const hudi_pq_
   if (!dst) return nomem(c->err);
   arr_set_buf(out, 1, dst);
   if (!bits) {
-    convert_run(dst, n, cur->data, sw, cur->value, (size_t)slots);
+    fixed_run(dst, n, cur->data, sw, cur->value, (size_t)slots);
     cur->value += (size_t)slots;
     return HUDI_OK;
   }
@@ -295,7 +358,7 @@ static hudi_status leaf_fixed(asm_ctx *c, struct ArrowArray *out, const hudi_pq_
     int64_t s = i;
     while (i < slots && (bits[i >> 3] >> (i & 7) & 1)) i++;
     if (i > s) {
-      convert_run(dst + (size_t)s * w, n, cur->data, sw, cur->value, (size_t)(i - s));
+      fixed_run(dst + (size_t)s * w, n, cur->data, sw, cur->value, (size_t)(i - s));
       cur->value += (size_t)(i - s);
     }
     s = i;
@@ -320,8 +383,46 @@ static hudi_status leaf_bool(asm_ctx *c, struct ArrowArray *out, const uint8_t *
   return HUDI_OK;
 }
 
+/* leaf_bytes from a window of dictionary indices: offsets from the
+ * entries' lengths, then the entries copied in order. */
+static hudi_status leaf_bytes_dict(asm_ctx *c, struct ArrowArray *out, const uint8_t *bits, int64_t slots,
+                                   hudi_pq_leaf_cursor *cur) {
+  const hudi_pq_column_data *d = cur->data;
+  const uint32_t *ids = (const uint32_t *)(const void *)d->values.data;
+  const int32_t *doff = (const int32_t *)(const void *)d->dict_offsets->data;
+  size_t j = cur->value;
+  int32_t *off = alloc_buf(((size_t)slots + 1) * sizeof(int32_t));
+  if (!off) return nomem(c->err);
+  arr_set_buf(out, 1, off);
+  uint64_t total = 0;
+  off[0] = 0;
+  for (int64_t i = 0; i < slots; i++) {
+    if (!bits || (bits[i >> 3] >> (i & 7) & 1)) {
+      total += (uint64_t)(doff[ids[j] + 1] - doff[ids[j]]);
+      j++;
+    }
+    if (total > INT32_MAX)
+      return hudi_err_set(c->err, HUDI_ERR_LIMIT, "parquet column %s: a batch's values exceed 2 GiB",
+                          c->leaves[cur - c->cur].path);
+    off[i + 1] = (int32_t)total;
+  }
+  uint8_t *data = alloc_buf((size_t)total);
+  if (!data) return nomem(c->err);
+  arr_set_buf(out, 2, data);
+  const uint8_t *dict = d->dict_values->data;
+  uint8_t *o = data;
+  for (size_t k = cur->value; k < j; k++) {
+    size_t l = (size_t)(doff[ids[k] + 1] - doff[ids[k]]);
+    if (l) memcpy(o, dict + doff[ids[k]], l);
+    o += l;
+  }
+  cur->value = j;
+  return HUDI_OK;
+}
+
 static hudi_status leaf_bytes(asm_ctx *c, struct ArrowArray *out, const uint8_t *bits, int64_t slots,
                               hudi_pq_leaf_cursor *cur) {
+  if (cur->data->dict_ids) return leaf_bytes_dict(c, out, bits, slots, cur);
   const int32_t *soff = (const int32_t *)(const void *)cur->data->offsets.data;
   size_t j = cur->value;
   int32_t base = soff[j];
@@ -363,6 +464,10 @@ static hudi_status assemble_leaf(asm_ctx *c, struct ArrowArray *out, const hudi_
   if ((uint64_t)(slots - nulls) > cur->data->num_values - cur->value)
     return hudi_err_set(c->err, HUDI_ERR_CORRUPT, "parquet column %s: levels ask for more values than the pages hold",
                         leaf->path);
+  /* Windows of dictionary indices come only for leaves that gather. */
+  if (cur->data->dict_ids && n->conv != HUDI_PQ_CONV_BYTES && n->conv != HUDI_PQ_CONV_COPY)
+    return hudi_err_set(c->err, HUDI_ERR_INTERNAL, "parquet column %s: dictionary indices for a converted type",
+                        leaf->path);
   if (n->conv == HUDI_PQ_CONV_BOOL) return leaf_bool(c, out, bits, slots, cur);
   if (bytes) return leaf_bytes(c, out, bits, slots, cur);
   return leaf_fixed(c, out, n, bits, slots, cur, hudi_pq_value_size(leaf->type, leaf->type_length));
@@ -393,11 +498,31 @@ static hudi_status assemble_list(asm_ctx *c, struct ArrowArray *out, const hudi_
   arr_set_buf(out, 1, off);
   if (lv->end - lv->begin > INT32_MAX)
     return hudi_err_set(c->err, HUDI_ERR_LIMIT, "list of more than 2^31-1 elements");
-  /* A list's first leaf is below a repeated field: both level arrays exist. */
+  /* A list's first leaf is below a repeated field: rep levels exist; def
+   * levels too unless every entry is defined (levels_of). */
   const int16_t *dl = lv->def, *rl = lv->rep;
   int16_t srep = n->slot_rep, sdef = n->slot_def, erep = n->elem_rep, edef = n->elem_def;
   int64_t s = 0, e = 0;
-  if (erep >= lv->max_rep) {
+  if (!dl && erep >= lv->max_rep) {
+    /* Every entry is an element: offsets are where slots start. */
+    size_t k = lv->begin;
+    while (k < lv->end) {
+      if (lv->end - k >= LV_BLOCK && block_count_le(rl + k, srep) == 0) {
+        k += LV_BLOCK;
+        continue;
+      }
+      size_t stop = lv->end - k >= LV_BLOCK ? k + LV_BLOCK : lv->end;
+      for (; k < stop; k++)
+        if (rl[k] <= srep) off[s++] = (int32_t)(k - lv->begin);
+    }
+    e = (int64_t)(lv->end - lv->begin);
+  } else if (!dl) {
+    for (size_t k = lv->begin; k < lv->end; k++) {
+      int16_t r = rl[k];
+      if (r <= srep) off[s++] = (int32_t)e;
+      e += r <= erep;
+    }
+  } else if (erep >= lv->max_rep) {
     for (size_t k = lv->begin; k < lv->end; k++) {
       int16_t d = dl[k];
       if (rl[k] <= srep && d >= sdef) off[s++] = (int32_t)e;
@@ -435,6 +560,23 @@ static hudi_status assemble_node(asm_ctx *c, struct ArrowArray *out, const hudi_
   return st;
 }
 
+/* Whether every def level of the batch's entries is the leaf's max (one
+ * branch-free pass the compiler vectorizes). */
+static bool all_defined(const hudi_pq_leaf_cursor *cur, const hudi_pq_leaf *leaf) {
+  if (leaf->max_def == 0) return true;
+  const int16_t *d = (const int16_t *)(const void *)cur->data->def_levels.data;
+  int16_t m = leaf->max_def;
+  size_t k = cur->level;
+  for (; cur->end - k >= LV_BLOCK; k += LV_BLOCK) {
+    int acc = 0;
+    for (int i = 0; i < LV_BLOCK; i++) acc |= d[k + (size_t)i] ^ m;
+    if (acc) return false;
+  }
+  for (; k < cur->end; k++)
+    if (d[k] != m) return false;
+  return true;
+}
+
 hudi_status hudi_pq_assemble(struct ArrowArray *out, const hudi_pq_node *node, const bool *selected,
                              hudi_pq_leaf_cursor *cursors, const hudi_pq_leaf *leaves, int64_t n_rows,
                              hudi_error *err) {
@@ -443,6 +585,7 @@ hudi_status hudi_pq_assemble(struct ArrowArray *out, const hudi_pq_node *node, c
     if (selected && !selected[i]) continue;
     if (!cursors[i].data) return hudi_err_set(err, HUDI_ERR_INTERNAL, "parquet column %s was not read", leaves[i].path);
     HUDI_TRY(find_end(&cursors[i], &leaves[i], n_rows, err));
+    cursors[i].all_defined = all_defined(&cursors[i], &leaves[i]);
   }
   memset(out, 0, sizeof *out);
   struct ArrowArray tmp;

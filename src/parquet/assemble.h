@@ -10,7 +10,9 @@
  * produce out-of-bounds arrays.
  *
  * Arrays are written straight into Arrow buffers (hudi_malloc'd, freed by
- * the release callback): fixed-width columns without nulls are one memcpy. */
+ * the release callback): fixed-width columns without nulls are one memcpy.
+ * A leaf whose window holds dictionary indices (column_reader.h dict_ids)
+ * is gathered from the dictionary straight into its exactly sized buffers. */
 #ifndef HUDI_PARQUET_ASSEMBLE_H
 #define HUDI_PARQUET_ASSEMBLE_H
 
@@ -28,6 +30,7 @@ typedef struct hudi_pq_leaf_cursor {
   size_t level;                    /* next level entry (a row start) */
   size_t value;                    /* next dense value */
   size_t end;                      /* scratch: end of the current batch's entries */
+  bool all_defined;                /* scratch: every def level in [level, end) is max_def */
 } hudi_pq_leaf_cursor;
 
 /* Checks that a decoded chunk's first entry starts a row. (That it holds

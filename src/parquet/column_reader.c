@@ -144,6 +144,42 @@ static hudi_status begin_byte_arrays(hudi_buf *values, hudi_buf *offsets, size_t
   return HUDI_OK;
 }
 
+/* Appends dictionary entries idx[0..n) (checked indices) to values; for
+ * byte arrays slot is the offsets slot of the first (begin_byte_arrays). */
+static hudi_status dict_gather(chunk_ctx *c, hudi_buf *values, int32_t *slot, const uint32_t *idx, size_t n) {
+  size_t w = c->value_size;
+  if (n == 0) return HUDI_OK;
+  if (c->leaf->type == HUDI_PQ_BYTE_ARRAY) {
+    /* Sized first: one reservation, then straight copies. */
+    const int32_t *doff = (const int32_t *)(void *)c->dict_offsets.data;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += (size_t)(doff[idx[i] + 1] - doff[idx[i]]);
+    if (total > (size_t)INT32_MAX - values->len)
+      return hudi_err_set(c->err, HUDI_ERR_LIMIT, "parquet byte array values exceed 2 GiB in one chunk");
+    HUDI_TRY(hudi_buf_reserve(values, total, c->err));
+    int32_t end = (int32_t)values->len;
+    for (size_t i = 0; i < n; i++) {
+      int32_t l = doff[idx[i] + 1] - doff[idx[i]];
+      if (l) memcpy(values->data + end, c->dict_values.data + doff[idx[i]], (size_t)l);
+      end += l;
+      slot[i + 1] = end;
+    }
+    values->len += total;
+    return HUDI_OK;
+  }
+  HUDI_TRY(hudi_buf_reserve(values, hudi_mul_size(n, w), c->err));
+  uint8_t *dst = values->data + values->len;
+  if (w == 8) {
+    for (size_t i = 0; i < n; i++) memcpy(dst + i * 8, c->dict_values.data + (size_t)idx[i] * 8, 8);
+  } else if (w == 4) {
+    for (size_t i = 0; i < n; i++) memcpy(dst + i * 4, c->dict_values.data + (size_t)idx[i] * 4, 4);
+  } else {
+    for (size_t i = 0; i < n; i++) memcpy(dst + i * w, c->dict_values.data + (size_t)idx[i] * w, w);
+  }
+  values->len += n * w;
+  return HUDI_OK;
+}
+
 /* Decodes n values of one encoding into (values, offsets), which already
  * hold `have` values. */
 static hudi_status decode_values(chunk_ctx *c, hudi_buf *values, hudi_buf *offsets, size_t have, int32_t encoding,
@@ -172,32 +208,7 @@ static hudi_status decode_values(chunk_ctx *c, hudi_buf *values, hudi_buf *offse
       HUDI_TRY(hudi_buf_reserve(&c->scratch, hudi_mul_size(n, sizeof(uint32_t)), err));
       uint32_t *idx = (uint32_t *)(void *)c->scratch.data;
       if (n) HUDI_TRY(hudi_pq_dict_indices_decode(idx, n, c->dict_size, p, len, err));
-      if (is_ba) {
-        /* Sized first: one reservation, then straight copies. */
-        const int32_t *doff = (const int32_t *)(void *)c->dict_offsets.data;
-        size_t total = 0;
-        for (size_t i = 0; i < n; i++) total += (size_t)(doff[idx[i] + 1] - doff[idx[i]]);
-        if (total > (size_t)INT32_MAX - values->len)
-          return hudi_err_set(err, HUDI_ERR_LIMIT, "parquet byte array values exceed 2 GiB in one chunk");
-        HUDI_TRY(hudi_buf_reserve(values, total, err));
-        int32_t end = (int32_t)values->len;
-        for (size_t i = 0; i < n; i++) {
-          int32_t l = doff[idx[i] + 1] - doff[idx[i]];
-          if (l) memcpy(values->data + end, c->dict_values.data + doff[idx[i]], (size_t)l);
-          end += l;
-          slot[i + 1] = end;
-        }
-        values->len += total;
-      } else if (w == 8) {
-        for (size_t i = 0; i < n; i++) memcpy(dst + i * 8, c->dict_values.data + (size_t)idx[i] * 8, 8);
-        values->len += n * w;
-      } else if (w == 4) {
-        for (size_t i = 0; i < n; i++) memcpy(dst + i * 4, c->dict_values.data + (size_t)idx[i] * 4, 4);
-        values->len += n * w;
-      } else {
-        for (size_t i = 0; i < n; i++) memcpy(dst + i * w, c->dict_values.data + (size_t)idx[i] * w, w);
-        values->len += n * w;
-      }
+      HUDI_TRY(dict_gather(c, values, slot, idx, n));
       break;
     }
     case HUDI_PQ_ENC_RLE: {
@@ -285,6 +296,51 @@ static hudi_status page_body(chunk_ctx *c, int compressed, const uint8_t *src, s
   return HUDI_OK;
 }
 
+/* A compressed PLAIN dictionary page of n entries, decompressed straight
+ * into dict_values and decoded there: fixed-width entries are already in
+ * place, byte arrays are compacted in place (each entry moves left past
+ * the length prefixes before it). So no page-sized copy of the dictionary
+ * is made or kept (the page buffer then only ever holds data pages). */
+static hudi_status dictionary_in_place(chunk_ctx *c, const hudi_pq_page_header *h, const uint8_t *src, size_t n) {
+  size_t plain = (size_t)h->uncompressed_page_size;
+  hudi_buf *v = &c->dict_values;
+  hudi_buf_reset(v);
+  HUDI_TRY(hudi_buf_reserve(v, plain, c->err));
+  HUDI_TRY(hudi_codec_decompress(c->codec, src, (size_t)h->compressed_page_size, v->data, plain, c->err));
+  if (c->leaf->type != HUDI_PQ_BYTE_ARRAY) {
+    size_t w = c->value_size;
+    if (w == 0 || n > plain / w)
+      return hudi_err_set(c->err, HUDI_ERR_CORRUPT, "dictionary of %zu values of %zu bytes in %zu bytes", n, w, plain);
+    v->len = n * w;
+    return HUDI_OK;
+  }
+  hudi_buf *o = &c->dict_offsets;
+  hudi_buf_reset(o);
+  HUDI_TRY(hudi_buf_reserve(o, hudi_mul_size(n + 1, sizeof(int32_t)), c->err));
+  int32_t *off = (int32_t *)(void *)o->data;
+  uint8_t *d = v->data;
+  size_t rp = 0, wp = 0;
+  off[0] = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (plain - rp < 4)
+      return hudi_err_set(c->err, HUDI_ERR_CORRUPT, "dictionary entry %zu: no length at byte %zu of %zu", i, rp,
+                          plain);
+    uint32_t l = (uint32_t)d[rp] | (uint32_t)d[rp + 1] << 8 | (uint32_t)d[rp + 2] << 16 | (uint32_t)d[rp + 3] << 24;
+    rp += 4;
+    if (l > plain - rp)
+      return hudi_err_set(c->err, HUDI_ERR_CORRUPT, "dictionary entry %zu: length %u at byte %zu exceeds the %zu "
+                          "bytes left", i, l, rp - 4, plain - rp);
+    if (l) memmove(d + wp, d + rp, l);
+    wp += l;
+    rp += l;
+    if (wp > INT32_MAX) return hudi_err_set(c->err, HUDI_ERR_LIMIT, "parquet dictionary exceeds 2 GiB");
+    off[i + 1] = (int32_t)wp;
+  }
+  v->len = wp;
+  o->len = (n + 1) * sizeof(int32_t);
+  return HUDI_OK;
+}
+
 static hudi_status read_dictionary(chunk_ctx *c, const hudi_pq_page_header *h, const uint8_t *src) {
   if (c->has_dict) return hudi_err_set(c->err, HUDI_ERR_CORRUPT, "a second dictionary page");
   if (c->out->num_data_pages) return hudi_err_set(c->err, HUDI_ERR_CORRUPT, "a dictionary page after data pages");
@@ -292,13 +348,17 @@ static hudi_status read_dictionary(chunk_ctx *c, const hudi_pq_page_header *h, c
   if (d->encoding != HUDI_PQ_ENC_PLAIN && d->encoding != HUDI_PQ_ENC_PLAIN_DICTIONARY)
     return hudi_err_set(c->err, HUDI_ERR_UNSUPPORTED, "dictionary page encoding %d", d->encoding);
   const uint8_t *p = NULL;
-  size_t len = 0;
-  HUDI_TRY(page_body(c, 1, src, (size_t)h->compressed_page_size, (size_t)h->uncompressed_page_size, &p, &len));
+  size_t len = (size_t)h->uncompressed_page_size;
   /* Every dictionary entry takes at least one byte (booleans: one bit). */
   if ((size_t)d->num_values > len * 8 + 1)
     return hudi_err_set(c->err, HUDI_ERR_CORRUPT, "dictionary of %d values in %zu bytes", d->num_values, len);
-  HUDI_TRY(decode_values(c, &c->dict_values, &c->dict_offsets, 0, HUDI_PQ_ENC_PLAIN, p, len,
-                         (size_t)d->num_values));
+  if (c->codec != HUDI_CODEC_NONE && c->leaf->type != HUDI_PQ_BOOLEAN) {
+    HUDI_TRY(dictionary_in_place(c, h, src, (size_t)d->num_values));
+  } else {
+    HUDI_TRY(page_body(c, 1, src, (size_t)h->compressed_page_size, len, &p, &len));
+    HUDI_TRY(decode_values(c, &c->dict_values, &c->dict_offsets, 0, HUDI_PQ_ENC_PLAIN, p, len,
+                           (size_t)d->num_values));
+  }
   c->has_dict = 1;
   c->dict_size = (uint32_t)d->num_values;
   c->out->num_dictionary_pages++;
@@ -313,9 +373,51 @@ static hudi_status grow_levels(chunk_ctx *c, hudi_buf *b, size_t n, int16_t **at
   return HUDI_OK;
 }
 
+/* The window's dictionary indices become values (a page of another
+ * encoding follows them). */
+static hudi_status expand_ids(chunk_ctx *c, hudi_pq_column_data *out) {
+  size_t n = out->num_values;
+  hudi_buf_reset(&c->scratch);
+  HUDI_TRY(hudi_buf_append(&c->scratch, out->values.data, hudi_mul_size(n, sizeof(uint32_t)), c->err));
+  hudi_buf_reset(&out->values);
+  hudi_buf_reset(&out->offsets);
+  out->dict_ids = false;
+  int32_t *slot = NULL;
+  if (c->leaf->type == HUDI_PQ_BYTE_ARRAY) HUDI_TRY(begin_byte_arrays(&out->values, &out->offsets, 0, n, &slot, c->err));
+  HUDI_TRY(dict_gather(c, &out->values, slot, (const uint32_t *)(void *)c->scratch.data, n));
+  if (c->leaf->type == HUDI_PQ_BYTE_ARRAY) out->offsets.len += n * sizeof(int32_t);
+  return HUDI_OK;
+}
+
+/* Picks how the page's values are kept: as dictionary indices while the
+ * window holds only dictionary-encoded values (keep_dict_ids), else
+ * decoded. */
+static hudi_status choose_form(chunk_ctx *c, hudi_pq_column_data *out, int32_t encoding) {
+  bool dict = c->keep_dict_ids && c->has_dict &&
+              (encoding == HUDI_PQ_ENC_PLAIN_DICTIONARY || encoding == HUDI_PQ_ENC_RLE_DICTIONARY);
+  if (out->num_values == 0) {
+    /* Nothing to carry over: start afresh in either form. */
+    hudi_buf_reset(&out->values);
+    hudi_buf_reset(&out->offsets);
+    out->dict_ids = dict;
+  } else if (out->dict_ids && !dict) {
+    HUDI_TRY(expand_ids(c, out));
+  }
+  out->dict_values = &c->dict_values;
+  out->dict_offsets = &c->dict_offsets;
+  return HUDI_OK;
+}
+
+/* Blocks of 32 with a fixed-length inner loop, which the compiler
+ * vectorizes at -O2 (list pages hold hundreds of levels a row). */
 static size_t count_defined(const int16_t *def, size_t n, int16_t max_def) {
-  size_t k = 0;
-  for (size_t i = 0; i < n; i++) k += def[i] == max_def;
+  size_t k = 0, i = 0;
+  for (; i + 32 <= n; i += 32) {
+    int c = 0;
+    for (int j = 0; j < 32; j++) c += def[i + (size_t)j] == max_def;
+    k += (size_t)c;
+  }
+  for (; i < n; i++) k += def[i] == max_def;
   return k;
 }
 
@@ -362,7 +464,16 @@ static hudi_status read_data_page(chunk_ctx *c, const hudi_pq_page_header *h, co
   if (v2 && defined != n - (size_t)h->data_page_v2.num_nulls)
     return hudi_err_set(c->err, HUDI_ERR_CORRUPT, "page says %d nulls of %zu values, its levels say %zu",
                         h->data_page_v2.num_nulls, n, n - defined);
-  HUDI_TRY(decode_values(c, &out->values, &out->offsets, out->num_values, encoding, p, len, defined));
+  HUDI_TRY(choose_form(c, out, encoding));
+  if (out->dict_ids) {
+    HUDI_TRY(hudi_buf_reserve(&out->values, hudi_mul_size(defined, sizeof(uint32_t)), c->err));
+    if (defined)
+      HUDI_TRY(hudi_pq_dict_indices_decode((uint32_t *)(void *)(out->values.data + out->values.len), defined,
+                                           c->dict_size, p, len, c->err));
+    out->values.len += defined * sizeof(uint32_t);
+  } else {
+    HUDI_TRY(decode_values(c, &out->values, &out->offsets, out->num_values, encoding, p, len, defined));
+  }
   out->num_values += defined;
   out->num_levels += n;
   out->num_data_pages++;
@@ -416,7 +527,7 @@ hudi_status hudi_pq_chunk_decoder_start(hudi_pq_chunk_decoder *c, const hudi_pq_
 
 /* Byte-array output always has its leading offset, even with no values. */
 static hudi_status first_offset(hudi_pq_chunk_decoder *c, hudi_pq_column_data *out, hudi_error *err) {
-  if (c->leaf->type != HUDI_PQ_BYTE_ARRAY || out->offsets.len != 0) return HUDI_OK;
+  if (c->leaf->type != HUDI_PQ_BYTE_ARRAY || out->offsets.len != 0 || out->dict_ids) return HUDI_OK;
   int32_t zero = (int32_t)out->values.len;
   return hudi_buf_append(&out->offsets, &zero, sizeof zero, err);
 }
@@ -484,7 +595,10 @@ hudi_status hudi_pq_column_data_drop(hudi_pq_column_data *d, const hudi_pq_leaf 
     d->rep_levels.len = keep * 2;
   }
   size_t kv = d->num_values - values;
-  if (leaf->type == HUDI_PQ_BYTE_ARRAY) {
+  if (d->dict_ids) {
+    if (values) memmove(d->values.data, d->values.data + values * sizeof(uint32_t), kv * sizeof(uint32_t));
+    d->values.len = kv * sizeof(uint32_t);
+  } else if (leaf->type == HUDI_PQ_BYTE_ARRAY) {
     int32_t *off = (int32_t *)(void *)d->offsets.data;
     size_t base = (size_t)off[values], end = (size_t)off[d->num_values];
     if (base) memmove(d->values.data, d->values.data + base, end - base);

@@ -70,6 +70,14 @@ typedef struct hudi_pq_column_data {
   /* Absolute file offset of each data page header, num_data_pages entries
    * (int64_t), to check against the OffsetIndex. */
   hudi_buf page_offsets;
+  /* With hudi_pq_chunk_decoder.keep_dict_ids, dictionary-encoded pages
+   * stay indices: values then holds num_values uint32_t indices (each
+   * checked against the dictionary's size) into dict_values (and, for
+   * BYTE_ARRAY, dict_offsets: int32_t, one more than entries), the
+   * decoder's dictionary of the current chunk; offsets is unused. A
+   * decoded window is then 4 bytes a value instead of the value itself. */
+  bool dict_ids;
+  const hudi_buf *dict_values, *dict_offsets;
 } hudi_pq_column_data;
 
 void hudi_pq_column_data_init(hudi_pq_column_data *d);
@@ -99,6 +107,11 @@ typedef struct hudi_pq_chunk_decoder {
   uint32_t dict_size;
   hudi_buf dict_values, dict_offsets, page, scratch;
   hudi_pq_arena arena;  /* the current page header's statistics */
+  /* Set by the caller (kept across chunks): dictionary-encoded pages are
+   * decoded to indices (hudi_pq_column_data.dict_ids) while the data
+   * window holds only such pages; a page of another encoding expands the
+   * window's indices to values first. */
+  bool keep_dict_ids;
   hudi_pq_column_data *out; /* for the page being decoded */
   hudi_error *err;
 } hudi_pq_chunk_decoder;

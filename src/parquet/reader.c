@@ -8,6 +8,7 @@
 #include "arrow/stream.h"
 #include "base/alloc.h"
 #include "parquet/assemble.h"
+#include "parquet/encoding.h"
 #include "parquet/schema_arrow.h"
 
 #define TAIL_READ ((size_t)64 << 10)
@@ -312,6 +313,7 @@ static void unload(hudi_pq_reader *r) {
     hudi_buf_reset(&d->offsets);
     hudi_buf_reset(&d->page_offsets);
     d->num_levels = d->num_values = d->num_data_pages = d->num_dictionary_pages = 0;
+    d->dict_ids = false;
     hudi_buf_reset(&r->raw[i]);
     r->dec_done[i] = false;
     r->cur[i] = (hudi_pq_leaf_cursor){0};
@@ -386,6 +388,15 @@ typedef struct load_ctx {
   uint32_t *leaves; /* selected leaf numbers */
 } load_ctx;
 
+/* Whether assembly reads this leaf straight from dictionary indices
+ * (assemble.c: strings/binary, and fixed-width values copied as stored);
+ * a window of indices is a fraction of the expanded values. */
+static bool dict_ids_ok(const hudi_pq_node *n, const hudi_pq_leaf *leaf) {
+  if (n->conv == HUDI_PQ_CONV_BYTES) return leaf->type == HUDI_PQ_BYTE_ARRAY;
+  return n->conv == HUDI_PQ_CONV_COPY && leaf->type != HUDI_PQ_BOOLEAN && leaf->type != HUDI_PQ_BYTE_ARRAY &&
+         (size_t)n->out_width == hudi_pq_value_size(leaf->type, leaf->type_length);
+}
+
 static hudi_status load_leaf(void *arg, size_t k, hudi_error *err) {
   load_ctx *c = arg;
   hudi_pq_reader *r = c->r;
@@ -395,7 +406,9 @@ static hudi_status load_leaf(void *arg, size_t k, hudi_error *err) {
   HUDI_TRY(hudi_pq_column_chunk_range(&off, &len, cc, r->size, err));
   const uint8_t *p = NULL;
   if (len) HUDI_TRY(read_range(r, off, len, &r->raw[i], &p, err));
-  /* Pages are decoded as batches need them (fill_window). */
+  /* Pages are decoded as batches need them (fill_window), dictionary
+   * pages to indices where assembly can gather from the dictionary. */
+  r->dec[i].keep_dict_ids = dict_ids_ok(r->leaf_nodes[i], &r->schema.leaves[i]);
   HUDI_TRY(hudi_pq_chunk_decoder_start(&r->dec[i], &r->schema.leaves[i], &cc->meta, p, len, off, &r->opts.limits,
                                        err));
   r->cur[i].data = &r->data[i];

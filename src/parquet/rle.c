@@ -84,18 +84,38 @@ hudi_status hudi_pq_rle_decode(hudi_pq_rle_decoder *d, uint32_t *out, size_t n, 
   return HUDI_OK;
 }
 
+/* RLE runs become one checked value filled straight into the levels;
+ * bit-packed runs are unpacked in blocks, checked branch-free per block. */
 hudi_status hudi_pq_rle_decode_levels(hudi_pq_rle_decoder *d, int16_t *out, size_t n, int16_t max, hudi_error *err) {
   uint32_t tmp[256];
   while (n > 0) {
-    size_t k = n < 256 ? n : 256;
-    HUDI_TRY(hudi_pq_rle_decode(d, tmp, k, err));
-    for (size_t i = 0; i < k; i++) {
-      if (tmp[i] > (uint32_t)max)
-        return hudi_err_set(err, HUDI_ERR_CORRUPT, "parquet levels: level %u exceeds the maximum %d", tmp[i], max);
-      out[i] = (int16_t)tmp[i];
+    if (d->run_left == 0) {
+      if (d->pos >= d->len) return rle_corrupt(d, "data ends before all values were read", err);
+      HUDI_TRY(next_run(d, err));
+      continue;
     }
-    out += k;
-    n -= k;
+    size_t take = d->run_left < n ? d->run_left : n;
+    if (!d->run_is_literal) {
+      if (d->run_value > (uint32_t)max)
+        return hudi_err_set(err, HUDI_ERR_CORRUPT, "parquet levels: level %u exceeds the maximum %d", d->run_value,
+                            max);
+      int16_t v = (int16_t)d->run_value;
+      for (size_t i = 0; i < take; i++) out[i] = v;
+    } else {
+      if (take > 256) take = 256;
+      hudi_pq_unpack32(tmp, d->data, d->bit_pos, take, d->bit_width);
+      d->bit_pos += take * (size_t)d->bit_width;
+      uint32_t top = 0;
+      for (size_t i = 0; i < take; i++) {
+        top = tmp[i] > top ? tmp[i] : top;
+        out[i] = (int16_t)tmp[i];
+      }
+      if (top > (uint32_t)max)
+        return hudi_err_set(err, HUDI_ERR_CORRUPT, "parquet levels: level %u exceeds the maximum %d", top, max);
+    }
+    out += take;
+    n -= take;
+    d->run_left -= (uint32_t)take;
   }
   return HUDI_OK;
 }

@@ -2,8 +2,10 @@
  *
  * Without log files (COW, read-optimized, or a slice with only a base
  * file) the base file is streamed one Parquet batch at a time, with
- * row-group pruning from its statistics. With log files, the whole slice
- * is merged in memory as hudi-rs's RecordMerger does:
+ * row-group pruning from its statistics. With log files, the log records
+ * are read whole and the base file streams past them (run_merge_stream;
+ * the whole slice is held only when base keys repeat), merging as
+ * hudi-rs's RecordMerger does:
  *   - every record (base rows, then log data blocks in log order) competes
  *     per record key; the winner has the greatest ordering-field value
  *     (EVENT_TIME_ORDERING), ties broken by _hoodie_commit_seqno, later
@@ -23,6 +25,7 @@
 #include "avro/schema.h"
 #include "base/alloc.h"
 #include "base/buf.h"
+#include "base/hash.h"
 #include "base/hashmap.h"
 #include "parquet/assemble.h"
 #include "parquet/reader.h"
@@ -31,6 +34,7 @@
 #include "table/delete_ordering.h"
 #include "table/log_reader.h"
 #include "table/read_plan.h"
+#include "table/read_take.h"
 
 /* A batch of the read schema's shape, with its imported view. */
 typedef struct src_batch {
@@ -249,6 +253,25 @@ static bool can_project_move(const hudi_read_plan *p, const struct ArrowArray *a
   return true;
 }
 
+/* emit for flat columns: the selected rows copied into exactly sized
+ * buffers (read_take.h). */
+static hudi_status emit_take(hudi_slice_reader *r, const hudi_arrow_view *v, const uint64_t *keep,
+                             const hudi_selection *sel, hudi_error *err) {
+  int64_t n = v->length, k = 0;
+  int64_t *rows = hudi_calloc((size_t)n + 1, sizeof *rows);
+  if (!rows) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  for (int64_t i = 0; i < n; i++)
+    if ((!keep || ((keep[i >> 6] >> (i & 63)) & 1)) && (!sel || hudi_selection_get(sel, i))) rows[k++] = i;
+  hudi_status st = HUDI_OK;
+  if (k > 0) {
+    struct ArrowArray out;
+    st = hudi_read_take(&out, v, r->p->out_cols, r->p->out_schema.n_children, rows, k, err);
+    if (st == HUDI_OK) st = push_out(r, &out, err);
+  }
+  hudi_free(rows);
+  return st;
+}
+
 /* Output rows of v (read-schema shape) that are in keep (NULL: all), pass
  * the filter, and (incremental, base rows) lie in the commit range. */
 static hudi_status emit(hudi_slice_reader *r, const hudi_arrow_view *v, const uint64_t *keep, hudi_error *err) {
@@ -257,6 +280,14 @@ static hudi_status emit(hudi_slice_reader *r, const hudi_arrow_view *v, const ui
   if (n == 0) return HUDI_OK;
   hudi_selection sel = {0};
   if (p->pred) HUDI_TRY(hudi_pred_eval(&sel, p->pred, v, err));
+  bool flat = !v->validity;
+  for (int64_t k = 0; flat && k < p->out_schema.n_children; k++)
+    flat = hudi_read_take_supports(&v->children[p->out_cols[k]]);
+  if (flat) {
+    hudi_status st = emit_take(r, v, keep, p->pred ? &sel : NULL, err);
+    if (p->pred) hudi_selection_free(&sel);
+    return st;
+  }
   hudi_arrow_batch_builder *bb = NULL;
   hudi_arrow_view *kids = hudi_calloc((size_t)p->out_schema.n_children + 1, sizeof *kids);
   hudi_status st = kids ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
@@ -458,9 +489,8 @@ static hudi_status add_batch(merge_state *m, const hudi_slice_reader *r, struct 
 }
 
 /* > 0 when row (bi, i) beats row (bj, j). */
-static int compare_records(const hudi_read_plan *p, const merge_state *m, size_t bi, int64_t i, size_t bj,
-                           int64_t j) {
-  const hudi_arrow_view *a = &m->batches[bi].view, *b = &m->batches[bj].view;
+static int compare_rows(const hudi_read_plan *p, const hudi_arrow_view *a, int64_t i, const hudi_arrow_view *b,
+                        int64_t j) {
   int64_t ra = hudi_arrow_view_struct_row(a, i), rb = hudi_arrow_view_struct_row(b, j);
   if (p->ordering_col >= 0) {
     hudi_value x, y;
@@ -505,7 +535,7 @@ static hudi_status merge_rows(const hudi_read_plan *p, merge_state *m, size_t bi
     if (hudi_hashmap_get(&m->winners, key, (size_t)len, &cur)) {
       size_t cb = (size_t)((cur.u64 - 1) >> 32);
       int64_t ci = (int64_t)((cur.u64 - 1) & 0xffffffffu);
-      if (compare_records(p, m, bi, i, cb, ci) > 0) {
+      if (compare_rows(p, &m->batches[bi].view, i, &m->batches[cb].view, ci) > 0) {
         m->batches[cb].keep[ci >> 6] &= ~((uint64_t)1 << (ci & 63));
       } else {
         sb->keep[i >> 6] &= ~((uint64_t)1 << (i & 63));
@@ -697,42 +727,35 @@ static hudi_status read_base_into(const hudi_slice_reader *r, merge_state *m, hu
   return st;
 }
 
-static hudi_status run_merge(hudi_slice_reader *r, hudi_error *err) {
+/* Decodes the slice's visible log blocks into m (data) and its deletes. */
+static hudi_status read_logs_into(const hudi_slice_reader *r, merge_state *m, log_state *ls, hudi_error *err) {
   const hudi_read_plan *p = r->p;
-  merge_state m;
-  memset(&m, 0, sizeof m);
-  hudi_hashmap_init(&m.winners, 0);
-  hudi_hashmap_init(&m.deletes, 0);
-  log_state ls;
   hudi_buf content;
   hudi_buf_init(&content, HUDI_BUF_DEFAULT_MAX);
-  hudi_status st = read_base_into(r, &m, err);
-  if (st == HUDI_OK) st = log_state_load(&ls, p, r->ref->slice, err);
-  else memset(&ls, 0, sizeof ls);
-  for (size_t bi = 0; st == HUDI_OK && bi < ls.n_blocks; bi++) {
-    const hudi_log_block *b = &ls.blocks[bi];
+  hudi_status st = log_state_load(ls, p, r->ref->slice, err);
+  for (size_t bi = 0; st == HUDI_OK && bi < ls->n_blocks; bi++) {
+    const hudi_log_block *b = &ls->blocks[bi];
     if (b->type == HUDI_LOG_BLOCK_CORRUPT || b->type == HUDI_LOG_BLOCK_COMMAND) continue;
-    if (!block_visible(p, &ls, b)) continue;
-    const char *where = r->ref->slice->logs[ls.block_reader[bi]].path;
+    if (!block_visible(p, ls, b)) continue;
+    const char *where = r->ref->slice->logs[ls->block_reader[bi]].path;
     hudi_buf_reset(&content);
     const uint8_t *data = b->content;
     size_t len = (size_t)b->content_len;
     if (!data) {
-      st = hudi_log_reader_content(ls.readers[ls.block_reader[bi]], b, &content, err);
+      st = hudi_log_reader_content(ls->readers[ls->block_reader[bi]], b, &content, err);
       if (st != HUDI_OK) break;
       data = content.data ? content.data : (const uint8_t *)"";
       len = content.len;
     }
-    size_t before = m.n;
     switch (b->type) {
-      case HUDI_LOG_BLOCK_AVRO_DATA: st = decode_avro_block(r, &m, b, data, len, where, err); break;
-      case HUDI_LOG_BLOCK_PARQUET_DATA: st = decode_parquet_block(r, &m, b, data, len, where, err); break;
+      case HUDI_LOG_BLOCK_AVRO_DATA: st = decode_avro_block(r, m, b, data, len, where, err); break;
+      case HUDI_LOG_BLOCK_PARQUET_DATA: st = decode_parquet_block(r, m, b, data, len, where, err); break;
       case HUDI_LOG_BLOCK_DELETE: {
         hudi_log_delete_list dl;
         memset(&dl, 0, sizeof dl);
         st = hudi_log_delete_block_decode(&dl, data, len, b->content_offset, where, err);
         if (st == HUDI_OK)
-          st = add_deletes(p, &m, &dl, hudi_log_meta_get(&b->header, HUDI_LOG_HEADER_INSTANT_TIME, NULL), err);
+          st = add_deletes(p, m, &dl, hudi_log_meta_get(&b->header, HUDI_LOG_HEADER_INSTANT_TIME, NULL), err);
         hudi_log_delete_list_free(&dl);
         break;
       }
@@ -740,8 +763,48 @@ static hudi_status run_merge(hudi_slice_reader *r, hudi_error *err) {
         st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: %s blocks are not supported yet", where,
                           hudi_log_block_type_name(b->type));
     }
-    (void)before;
   }
+  hudi_buf_free(&content);
+  return st;
+}
+
+static void merge_state_free(merge_state *m) {
+  for (size_t bi = 0; bi < m->n; bi++) {
+    hudi_arrow_view_clear(&m->batches[bi].view);
+    if (m->batches[bi].arr.release) m->batches[bi].arr.release(&m->batches[bi].arr);
+    hudi_free(m->batches[bi].keep);
+  }
+  hudi_free(m->batches);
+  hudi_hashmap_free(&m->winners);
+  free_deletes(&m->deletes);
+}
+
+/* Incremental masks, then the batches' kept rows out (each batch released
+ * once emitted: peak memory holds the slice once, not input and output). */
+static hudi_status emit_batches(hudi_slice_reader *r, merge_state *m, hudi_error *err) {
+  hudi_status st = HUDI_OK;
+  for (size_t bi = 0; st == HUDI_OK && bi < m->n; bi++)
+    st = commit_range_mask(r->p, &m->batches[bi].view, &m->batches[bi].keep, err);
+  for (size_t bi = 0; st == HUDI_OK && bi < m->n; bi++) {
+    st = emit(r, &m->batches[bi].view, m->batches[bi].keep, err);
+    hudi_arrow_view_clear(&m->batches[bi].view);
+    if (m->batches[bi].arr.release) m->batches[bi].arr.release(&m->batches[bi].arr);
+  }
+  return st;
+}
+
+/* The whole slice in memory: base rows and log records compete per key in
+ * order (see the top of this file). */
+static hudi_status run_merge(hudi_slice_reader *r, hudi_error *err) {
+  const hudi_read_plan *p = r->p;
+  merge_state m;
+  memset(&m, 0, sizeof m);
+  hudi_hashmap_init(&m.winners, 0);
+  hudi_hashmap_init(&m.deletes, 0);
+  log_state ls;
+  memset(&ls, 0, sizeof ls);
+  hudi_status st = read_base_into(r, &m, err);
+  if (st == HUDI_OK) st = read_logs_into(r, &m, &ls, err);
   /* Compete per key, in order: base rows first, then log blocks. */
   if (st == HUDI_OK && p->key_col < 0 && m.n)
     st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "merging log files needs the _hoodie_record_key column");
@@ -766,25 +829,252 @@ static hudi_status run_merge(hudi_slice_reader *r, hudi_error *err) {
         m.batches[cb].keep[ci >> 6] &= ~((uint64_t)1 << (ci & 63));
     }
   }
-  /* Incremental: the merged (latest as of end) rows written in the range. */
-  for (size_t bi = 0; st == HUDI_OK && bi < m.n; bi++) st = commit_range_mask(p, &m.batches[bi].view, &m.batches[bi].keep, err);
-  for (size_t bi = 0; st == HUDI_OK && bi < m.n; bi++) {
-    st = emit(r, &m.batches[bi].view, m.batches[bi].keep, err);
-    /* Emitted: its source is no longer needed (peak memory: the slice
-     * once, not its input and its output). */
-    hudi_arrow_view_clear(&m.batches[bi].view);
-    if (m.batches[bi].arr.release) m.batches[bi].arr.release(&m.batches[bi].arr);
-  }
-  for (size_t bi = 0; bi < m.n; bi++) {
-    hudi_arrow_view_clear(&m.batches[bi].view);
-    if (m.batches[bi].arr.release) m.batches[bi].arr.release(&m.batches[bi].arr);
-    hudi_free(m.batches[bi].keep);
-  }
-  hudi_free(m.batches);
-  hudi_hashmap_free(&m.winners);
-  free_deletes(&m.deletes);
+  if (st == HUDI_OK) st = emit_batches(r, &m, err);
+  merge_state_free(&m);
   log_state_free(&ls);
-  hudi_buf_free(&content);
+  return st;
+}
+
+/* ---- streaming the base file past the log records ----------------------
+ *
+ * The same merge with only the log records held: they are read first and
+ * indexed by key (each key's occurrences chained in log order); then the
+ * base file streams a batch at a time, each base row competing with its
+ * key's log records in the same order as above (base first), and leaves
+ * as soon as its batch is decided. The log records left are decided last.
+ * So the output (base rows in file order, then log rows in log order) is
+ * the in-memory merge's, without holding the base file whole. A base file
+ * whose keys repeat (a key hash seen twice) falls back to run_merge, which
+ * lets its rows compete among themselves too. */
+
+typedef struct log_index {
+  hudi_hashmap latest; /* key -> g + 1 of its latest log record */
+  uint64_t *rows;      /* g -> batch << 32 | row */
+  int64_t *prev;       /* g -> the key's previous record, -1 none */
+  uint8_t *decided;    /* by latest g: the key met a base row */
+  size_t n;
+} log_index;
+
+static void log_index_free(log_index *x) {
+  hudi_hashmap_free(&x->latest);
+  hudi_free(x->rows);
+  hudi_free(x->prev);
+  hudi_free(x->decided);
+}
+
+/* Indexes the keyed log rows of m; keyless rows are kept as they are. */
+static hudi_status log_index_build(log_index *x, const hudi_read_plan *p, merge_state *m, hudi_error *err) {
+  size_t total = 0;
+  for (size_t bi = 0; bi < m->n; bi++) total += (size_t)m->batches[bi].view.length;
+  hudi_hashmap_init(&x->latest, 0);
+  x->rows = hudi_calloc(total + 1, sizeof *x->rows);
+  x->prev = hudi_calloc(total + 1, sizeof *x->prev);
+  x->decided = hudi_calloc(total + 1, 1);
+  if (!x->rows || !x->prev || !x->decided) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  HUDI_TRY(hudi_hashmap_reserve(&x->latest, total, err));
+  for (size_t bi = 0; bi < m->n; bi++) {
+    src_batch *sb = &m->batches[bi];
+    const hudi_arrow_view *v = &sb->view;
+    sb->keep = hudi_calloc((size_t)(v->length + 63) / 64 + 1, sizeof *sb->keep);
+    if (!sb->keep) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < v->length; i++) {
+      int64_t len;
+      const char *key = view_str(&v->children[p->key_col], hudi_arrow_view_struct_row(v, i), &len);
+      if (!key) {
+        sb->keep[i >> 6] |= (uint64_t)1 << (i & 63);
+        continue;
+      }
+      size_t g = x->n++;
+      x->rows[g] = ((uint64_t)bi << 32) | (uint64_t)i;
+      hudi_hashmap_value cur, nv = {.u64 = (uint64_t)g + 1};
+      x->prev[g] = hudi_hashmap_get(&x->latest, key, (size_t)len, &cur) ? (int64_t)cur.u64 - 1 : -1;
+      HUDI_TRY(hudi_hashmap_put(&x->latest, key, (size_t)len, nv, NULL, NULL, err));
+    }
+  }
+  return HUDI_OK;
+}
+
+static const hudi_arrow_view *log_row(const merge_state *m, const log_index *x, int64_t g, int64_t *row) {
+  *row = (int64_t)(x->rows[g] & 0xffffffffu);
+  return &m->batches[x->rows[g] >> 32].view;
+}
+
+/* The winner among the base row (bv, bi; none when bv is NULL) and the
+ * key's log records from its latest g, compared in order: *win is -1 for
+ * the base row, else the winning g. */
+static hudi_status fold_key(int64_t *win, const hudi_read_plan *p, const merge_state *m, const log_index *x,
+                            int64_t latest, const hudi_arrow_view *bv, int64_t bi, hudi_error *err) {
+  int64_t stack[16], *order = stack;
+  size_t n = 0;
+  for (int64_t g = latest; g >= 0; g = x->prev[g]) n++;
+  if (n > 16 && !(order = hudi_calloc(n, sizeof *order))) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  size_t k = n;
+  for (int64_t g = latest; g >= 0; g = x->prev[g]) order[--k] = g;
+  const hudi_arrow_view *wv = bv;
+  int64_t wr = bi, w = bv ? -1 : order[0];
+  if (!bv) wv = log_row(m, x, order[0], &wr);
+  for (k = bv ? 0 : 1; k < n; k++) {
+    int64_t row;
+    const hudi_arrow_view *v = log_row(m, x, order[k], &row);
+    if (compare_rows(p, v, row, wv, wr) > 0) {
+      w = order[k];
+      wv = v;
+      wr = row;
+    }
+  }
+  if (order != stack) hudi_free(order);
+  *win = w;
+  return HUDI_OK;
+}
+
+/* Drops base rows that lose, or that a delete removes; marks the log
+ * winners of the keys met. *dup: a base key hash repeated. */
+static hudi_status stream_decide(const hudi_read_plan *p, merge_state *m, log_index *x, const hudi_arrow_view *v,
+                                 uint64_t *keep, uint64_t *seen, size_t seen_mask, bool *dup, hudi_error *err) {
+  for (int64_t i = 0; i < v->length; i++) {
+    int64_t len;
+    const char *key = view_str(&v->children[p->key_col], hudi_arrow_view_struct_row(v, i), &len);
+    if (!key) continue;
+    uint64_t h = hudi_xxh64(key, (size_t)len, 0);
+    if (!h) h = 1;
+    size_t at = (size_t)h & seen_mask;
+    while (seen[at] && seen[at] != h) at = (at + 1) & seen_mask;
+    if (seen[at]) {
+      *dup = true;
+      return HUDI_OK;
+    }
+    seen[at] = h;
+    hudi_hashmap_value lv, dv;
+    const hudi_arrow_view *wv = v;
+    int64_t wr = i, win = -1;
+    if (hudi_hashmap_get(&x->latest, key, (size_t)len, &lv)) {
+      int64_t latest = (int64_t)lv.u64 - 1;
+      if (x->decided[latest]) { /* a second base row of the key */
+        *dup = true;
+        return HUDI_OK;
+      }
+      x->decided[latest] = 1;
+      HUDI_TRY(fold_key(&win, p, m, x, latest, v, i, err));
+      if (win >= 0) wv = log_row(m, x, win, &wr);
+    }
+    if (hudi_hashmap_get(&m->deletes, key, (size_t)len, &dv) && delete_wins(p, dv.ptr, wv, wr)) win = -2;
+    if (win != -1) keep[i >> 6] &= ~((uint64_t)1 << (i & 63));
+    if (win >= 0) m->batches[x->rows[win] >> 32].keep[wr >> 6] |= (uint64_t)1 << (wr & 63);
+  }
+  return HUDI_OK;
+}
+
+/* The log keys no base row met: their own winner, unless deleted. */
+static hudi_status decide_log_only(const hudi_read_plan *p, merge_state *m, log_index *x, hudi_error *err) {
+  size_t pos = 0;
+  const uint8_t *k;
+  size_t kl;
+  hudi_hashmap_value v;
+  while (hudi_hashmap_next(&x->latest, &pos, &k, &kl, &v)) {
+    int64_t latest = (int64_t)v.u64 - 1;
+    if (x->decided[latest]) continue;
+    int64_t win, row;
+    HUDI_TRY(fold_key(&win, p, m, x, latest, NULL, 0, err));
+    const hudi_arrow_view *wv = log_row(m, x, win, &row);
+    hudi_hashmap_value dv;
+    if (hudi_hashmap_get(&m->deletes, k, kl, &dv) && delete_wins(p, dv.ptr, wv, row)) continue;
+    m->batches[x->rows[win] >> 32].keep[row >> 6] |= (uint64_t)1 << (row & 63);
+  }
+  return HUDI_OK;
+}
+
+/* Emits a decided base batch: moved whole when every row stays. */
+static hudi_status emit_base(hudi_slice_reader *r, struct ArrowArray *c, hudi_arrow_view *v, uint64_t *keep,
+                             hudi_error *err) {
+  bool all = true;
+  for (int64_t i = 0; all && i < v->length; i++) all = (keep[i >> 6] >> (i & 63)) & 1;
+  hudi_status st = HUDI_OK;
+  if (all && can_project_move(r->p, c)) {
+    hudi_arrow_view_clear(v);
+    struct ArrowArray o;
+    st = project_move(r->p, c, &o, err);
+    if (st == HUDI_OK) st = push_out(r, &o, err);
+    return st;
+  }
+  st = commit_range_mask(r->p, v, &keep, err);
+  if (st == HUDI_OK) st = emit(r, v, keep, err);
+  hudi_arrow_view_clear(v);
+  c->release(c);
+  return st;
+}
+
+/* *fallback: the base file's keys repeat; nothing was emitted. */
+static hudi_status stream_base(hudi_slice_reader *r, merge_state *m, log_index *x, bool *fallback, hudi_error *err) {
+  const hudi_read_plan *p = r->p;
+  hudi_pq_reader_options o = HUDI_PQ_READER_OPTIONS_INIT;
+  o.batch_size = p->batch_size;
+  hudi_pq_reader *pq = NULL;
+  HUDI_TRY(hudi_pq_reader_open(&pq, p->t->storage, r->ref->slice->base->path, &o, err));
+  int64_t rows = hudi_pq_reader_meta(pq)->num_rows;
+  size_t slots = 64;
+  while (rows > 0 && slots < (size_t)rows * 2 && slots < ((size_t)1 << 40)) slots *= 2;
+  uint64_t *seen = hudi_calloc(slots, sizeof *seen);
+  uint64_t *keep = NULL;
+  hudi_status st = seen ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  while (st == HUDI_OK && !*fallback) {
+    struct ArrowArray a, c;
+    bool eof = false;
+    st = hudi_pq_reader_next(pq, &a, &eof, err);
+    if (st != HUDI_OK || eof) break;
+    st = conform(p, hudi_pq_reader_schema(pq), &a, &c, err);
+    if (st != HUDI_OK) break;
+    hudi_arrow_view v;
+    st = hudi_arrow_view_init(&v, &r->read_export, &c, err);
+    size_t words = (size_t)(c.length + 63) / 64 + 1;
+    hudi_free(keep);
+    keep = st == HUDI_OK ? hudi_calloc(words, sizeof *keep) : NULL;
+    if (st == HUDI_OK && !keep) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; st == HUDI_OK && i < c.length; i++) keep[i >> 6] |= (uint64_t)1 << (i & 63);
+    if (st == HUDI_OK) st = stream_decide(p, m, x, &v, keep, seen, slots - 1, fallback, err);
+    if (st == HUDI_OK && !*fallback) {
+      st = emit_base(r, &c, &v, keep, err);
+      continue;
+    }
+    hudi_arrow_view_clear(&v);
+    c.release(&c);
+  }
+  hudi_free(keep);
+  hudi_free(seen);
+  hudi_pq_reader_free(pq);
+  return st;
+}
+
+static void drop_queue(hudi_slice_reader *r) {
+  for (size_t i = r->pos_queue; i < r->n_queue; i++)
+    if (r->queue[i].release) r->queue[i].release(&r->queue[i]);
+  r->n_queue = r->pos_queue = 0;
+}
+
+static hudi_status run_merge_stream(hudi_slice_reader *r, hudi_error *err) {
+  const hudi_read_plan *p = r->p;
+  merge_state m;
+  memset(&m, 0, sizeof m);
+  hudi_hashmap_init(&m.winners, 0);
+  hudi_hashmap_init(&m.deletes, 0);
+  log_state ls;
+  memset(&ls, 0, sizeof ls);
+  log_index x;
+  memset(&x, 0, sizeof x);
+  bool fallback = false;
+  hudi_status st = read_logs_into(r, &m, &ls, err);
+  log_state_free(&ls);
+  if (st == HUDI_OK) st = log_index_build(&x, p, &m, err);
+  if (st == HUDI_OK) st = stream_base(r, &m, &x, &fallback, err);
+  if (st == HUDI_OK && !fallback) {
+    st = decide_log_only(p, &m, &x, err);
+    if (st == HUDI_OK) st = emit_batches(r, &m, err);
+  }
+  log_index_free(&x);
+  merge_state_free(&m);
+  if (st == HUDI_OK && fallback) {
+    drop_queue(r);
+    st = run_merge(r, err);
+  }
   return st;
 }
 
@@ -858,7 +1148,9 @@ hudi_status hudi_slice_reader_next(hudi_slice_reader *r, struct ArrowArray *out,
     }
     if (!r->merged) {
       r->merged = true;
-      hudi_status st = run_merge(r, err);
+      /* Streaming needs a base file and the record key to meet it by. */
+      bool stream = r->ref->slice->base && r->p->key_col >= 0;
+      hudi_status st = stream ? run_merge_stream(r, err) : run_merge(r, err);
       if (st != HUDI_OK)
         return hudi_err_context(err, st, "reading file group %s in partition '%s'", r->ref->group->file_id,
                                 r->ref->group->partition);
