@@ -54,8 +54,11 @@ typedef struct hudi_pq_page_out {
 } hudi_pq_page_out;
 
 /* Builds a data page in s (the body is compressed once, straight into the
- * page buffer behind room for the header). The size totals (nullable)
- * grow by the page's sizes, header included. */
+ * page buffer behind room for the header). GZIP bodies go through
+ * hudi_gzip_adaptive (codec/gzip_huffman.h): values LZ77 cannot shrink,
+ * such as float vectors, are coded with literals only, v1 levels with
+ * matching. The size totals (nullable) grow by the page's sizes, header
+ * included. */
 HUDI_NODISCARD hudi_status hudi_pq_data_page_build(hudi_pq_page_scratch *s, const hudi_pq_page_input *in,
                                                    hudi_pq_page_out *out, int64_t *uncompressed_total,
                                                    int64_t *compressed_total, hudi_error *err);

@@ -2,6 +2,7 @@
 #include "parquet/writer.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -266,8 +267,9 @@ static hudi_status write_rows(hudi_pq_writer *w, const hudi_arrow_view *bv, int6
   return HUDI_OK;
 }
 
-static hudi_status write_view(hudi_pq_writer *w, const hudi_arrow_view *bv, bool last, hudi_error *err) {
-  int64_t rows = bv->length, r = 0;
+/* Rows [r, rows) of bv. */
+static hudi_status write_view(hudi_pq_writer *w, const hudi_arrow_view *bv, int64_t r, int64_t rows, bool last,
+                              hudi_error *err) {
   int64_t rg = w->opts.row_group_rows;
   /* With a byte limit, rows go in steps small enough to notice it. */
   int64_t step = w->opts.row_group_bytes > 0 ? 16384 : rg;
@@ -296,9 +298,21 @@ hudi_status hudi_pq_writer_write_batch(hudi_pq_writer *w, const struct ArrowArra
   hudi_arrow_view bv;
   hudi_status st = hudi_arrow_view_init(&bv, &w->schema, batch, err);
   if (st == HUDI_OK) {
-    st = write_view(w, &bv, (flags & HUDI_PQ_WRITE_LAST) != 0, err);
+    st = write_view(w, &bv, 0, bv.length, (flags & HUDI_PQ_WRITE_LAST) != 0, err);
     hudi_arrow_view_clear(&bv);
   }
+  if (st != HUDI_OK) w->failed = true;
+  return st;
+}
+
+hudi_status hudi_pq_writer_write_view(hudi_pq_writer *w, const hudi_arrow_view *bv, int64_t row, int64_t n,
+                                      hudi_error *err) {
+  HUDI_TRY(usable(w, err));
+  if (bv->n_children != w->field.n_children || row < 0 || n < 0 || row > bv->length - n)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "rows [%" PRId64 ", +%" PRId64 ") of a view of %" PRId64
+                        " rows and %" PRId64 " columns (the writer's schema has %" PRId64 ")",
+                        row, n, bv->length, bv->n_children, w->field.n_children);
+  hudi_status st = write_view(w, bv, row, row + n, false, err);
   if (st != HUDI_OK) w->failed = true;
   return st;
 }

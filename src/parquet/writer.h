@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arrow/view.h"
 #include "base/buf.h"
 #include "base/error.h"
 #include "hudi/arrow_abi.h"
@@ -97,6 +98,14 @@ enum {
  * is unusable (close fails; free it). */
 HUDI_NODISCARD hudi_status hudi_pq_writer_write_batch(hudi_pq_writer *w, const struct ArrowArray *batch,
                                                       unsigned flags, hudi_error *err);
+/* Writes rows [row, row + n) of a struct view whose columns have the
+ * writer's schema, format for format and nullability for nullability (the
+ * caller vouches for that; only the column count is checked). Lets a
+ * caller put together one batch from columns of several arrays (a base
+ * file rewrite: stored columns plus a new file-name column) without
+ * copying values into a new array. Never the last rows of a file. */
+HUDI_NODISCARD hudi_status hudi_pq_writer_write_view(hudi_pq_writer *w, const hudi_arrow_view *bv, int64_t row,
+                                                     int64_t n, hudi_error *err);
 /* Writes every batch of a stream (whose schema must match the writer's
  * field for field) and releases the stream. The stream's last batch is
  * written as HUDI_PQ_WRITE_LAST (the stream is read one batch ahead): write

@@ -362,6 +362,15 @@ typedef struct bw {
    * its values copy as they are. NULL until the first stored row. */
   int64_t *stored_col;
   bool *same_stored;
+  /* Direct copy (COW rewrites): unchanged stored rows go to the writer as
+   * runs of the stored batch, with only the file-name column replaced by
+   * `name` (this file's name, name_rows times), instead of row by row
+   * through bb. 1 when the stored columns match out_schema exactly, 0
+   * when not, -1 before the first stored batch. */
+  int direct;
+  hudi_buf name_offs, name_data;
+  int64_t name_rows;
+  hudi_arrow_view *kids; /* the run's columns: the stored ones, then `name` at 4 */
   const char *stat_fid; /* after bw_close: the file id in meta's arena */
 } bw;
 
@@ -375,6 +384,9 @@ static void bw_free(bw *b) {
   hudi_buf_free(&b->path);
   hudi_free(b->same_stored);
   hudi_free(b->stored_col);
+  hudi_buf_free(&b->name_offs);
+  hudi_buf_free(&b->name_data);
+  hudi_free(b->kids);
   memset(b, 0, sizeof *b);
 }
 
@@ -389,6 +401,9 @@ static hudi_status bw_open(bw *b, mw *c, const char *partition, const char *file
   hudi_buf_init(&b->seq, 256);
   hudi_buf_init(&b->min_key, HUDI_BUF_DEFAULT_MAX);
   hudi_buf_init(&b->max_key, HUDI_BUF_DEFAULT_MAX);
+  hudi_buf_init(&b->name_offs, HUDI_BUF_DEFAULT_MAX);
+  hudi_buf_init(&b->name_data, HUDI_BUF_DEFAULT_MAX);
+  b->direct = -1;
   if (file_id) snprintf(b->file_id, sizeof b->file_id, "%s", file_id);
   else HUDI_TRY(hudi_write_new_file_id(b->file_id, err));
   char token[64];
@@ -411,16 +426,19 @@ static hudi_status bw_open(bw *b, mw *c, const char *partition, const char *file
   return st;
 }
 
-static hudi_status bw_flush(bw *b, bool force, hudi_error *err) {
+/* Writes bb's rows once there are enough of them, or with `force` all of
+ * them; `last`: bw_close's flush, no rows follow. */
+static hudi_status bw_write_built(bw *b, bool force, bool last, hudi_error *err) {
   int64_t n = hudi_arrow_batch_builder_n_rows(b->bb);
   if (n == 0 || (!force && n < 8192)) return HUDI_OK;
   struct ArrowArray arr;
   HUDI_TRY(hudi_arrow_batch_builder_finish(b->bb, &arr, err));
-  /* force: bw_close's flush, no rows follow. */
-  hudi_status st = hudi_pq_writer_write_batch(b->w, &arr, force ? HUDI_PQ_WRITE_LAST : 0, err);
+  hudi_status st = hudi_pq_writer_write_batch(b->w, &arr, last ? HUDI_PQ_WRITE_LAST : 0, err);
   arr.release(&arr);
   return st;
 }
+
+static hudi_status bw_flush(bw *b, bool force, hudi_error *err) { return bw_write_built(b, force, force, err); }
 
 static hudi_status bw_key(bw *b, const char *key, size_t klen, hudi_error *err) {
   if (!b->c->bloom) {
@@ -523,6 +541,79 @@ static hudi_status bw_add_stored(bw *b, const hudi_arrow_view *v, const hudi_arr
   return bw_flush(b, false, err);
 }
 
+/* The same Arrow layout: formats, nullability and children, recursively
+ * (names aside). What the Parquet writer needs to take a stored column
+ * for one of out_schema's. */
+static bool same_layout(const hudi_arrow_field *a, const hudi_arrow_field *b) {
+  if (strcmp(a->format, b->format) != 0 || a->n_children != b->n_children || a->dictionary || b->dictionary ||
+      (a->flags & ARROW_FLAG_NULLABLE) != (b->flags & ARROW_FLAG_NULLABLE))
+    return false;
+  for (int64_t i = 0; i < a->n_children; i++)
+    if (!same_layout(&a->children[i], &b->children[i])) return false;
+  return true;
+}
+
+/* Decides b->direct at the first stored batch (vf: its schema). */
+static hudi_status bw_direct_check(bw *b, const hudi_arrow_field *vf, hudi_error *err) {
+  if (b->direct >= 0) return HUDI_OK;
+  const hudi_arrow_field *o = &b->c->out_schema;
+  bool ok = vf->n_children == o->n_children;
+  for (int64_t k = 0; ok && k < o->n_children; k++) ok = same_layout(&vf->children[k], &o->children[k]);
+  if (ok) {
+    b->kids = hudi_calloc((size_t)o->n_children, sizeof *b->kids);
+    if (!b->kids) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  b->direct = ok;
+  return HUDI_OK;
+}
+
+/* The file-name column: at least `rows` copies of this file's name. */
+static hudi_status bw_name_rows(bw *b, int64_t rows, hudi_error *err) {
+  size_t len = strlen(b->file_name);
+  if (rows <= b->name_rows) return HUDI_OK;
+  if ((uint64_t)rows * len > INT32_MAX) return hudi_err_set(err, HUDI_ERR_LIMIT, "stored batch of %" PRId64 " rows", rows);
+  if (b->name_offs.len == 0) {
+    int32_t zero = 0;
+    HUDI_TRY(hudi_buf_append(&b->name_offs, &zero, sizeof zero, err));
+  }
+  HUDI_TRY(hudi_buf_reserve(&b->name_offs, (size_t)(rows - b->name_rows) * sizeof(int32_t), err));
+  HUDI_TRY(hudi_buf_reserve(&b->name_data, (size_t)(rows - b->name_rows) * len, err));
+  for (int64_t i = b->name_rows; i < rows; i++) {
+    int32_t end = (int32_t)((uint64_t)(i + 1) * len);
+    HUDI_TRY(hudi_buf_append(&b->name_data, b->file_name, len, err));
+    HUDI_TRY(hudi_buf_append(&b->name_offs, &end, sizeof end, err));
+  }
+  b->name_rows = rows;
+  return HUDI_OK;
+}
+
+/* Writes stored rows [start, start + n) of v (unchanged, not replaced)
+ * straight to the file: the rows bb holds go first, so the file keeps the
+ * stored order; then the run, its file name replaced. */
+static hudi_status bw_write_run(bw *b, const hudi_arrow_view *v, int64_t start, int64_t n, hudi_error *err) {
+  if (n <= 0) return HUDI_OK;
+  HUDI_TRY(bw_write_built(b, true, false, err));
+  int64_t rows = v->offset + v->length;
+  HUDI_TRY(bw_name_rows(b, rows, err));
+  for (int64_t k = 0; k < v->n_children; k++) b->kids[k] = v->children[k];
+  hudi_arrow_view *name = &b->kids[4];
+  name->length = rows;
+  name->offset = 0;
+  name->null_count = 0;
+  name->validity = NULL;
+  name->values = b->name_offs.data;
+  name->data = b->name_data.data;
+  hudi_arrow_view sv = *v;
+  sv.children = b->kids;
+  HUDI_TRY(hudi_pq_writer_write_view(b->w, &sv, start, n, err));
+  for (int64_t i = start; i < start + n; i++) {
+    int64_t kl = 0;
+    const char *key = (const char *)hudi_arrow_view_bytes(&v->children[2], hudi_arrow_view_struct_row(v, i), &kl);
+    HUDI_TRY(bw_key(b, key ? key : "", (size_t)kl, err));
+  }
+  return HUDI_OK;
+}
+
 /* Finishes the file and records its write stat. */
 static hudi_status bw_close(bw *b, const char *prev_commit, int64_t inserts, int64_t updates, int64_t deletes,
                             hudi_error *err) {
@@ -595,13 +686,24 @@ static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
     hudi_arrow_view v;
     memset(&v, 0, sizeof v);
     st = hudi_arrow_view_init(&v, &schema, &a, err);
+    if (st == HUDI_OK) st = bw_direct_check(&b, &vf, err);
+    int64_t run = -1; /* direct: start of the unchanged rows not yet written */
     for (int64_t i = 0; st == HUDI_OK && i < v.length; i++) {
       int64_t row = hudi_arrow_view_struct_row(&v, i), kl;
       const uint8_t *k = hudi_arrow_view_bytes(&v.children[2], row, &kl);
       hudi_hashmap_value hv;
       if (!k || !hudi_hashmap_get(&mine, k, (size_t)kl, &hv)) {
-        st = bw_add_stored(&b, &v, &vf, i, err);
+        if (b.direct) {
+          if (run < 0) run = i;
+        } else {
+          st = bw_add_stored(&b, &v, &vf, i, err);
+        }
         continue;
+      }
+      if (run >= 0) {
+        st = bw_write_run(&b, &v, run, i - run, err);
+        run = -1;
+        if (st != HUDI_OK) break;
       }
       inc *e = &c->incs[hv.u64];
       if (e->kind == INC_DELETE || e->kind == INC_MOVE) {
@@ -625,6 +727,7 @@ static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
         updates++;
       }
     }
+    if (st == HUDI_OK && run >= 0) st = bw_write_run(&b, &v, run, v.length - run, err);
     hudi_arrow_view_clear(&v);
     a.release(&a);
   }
