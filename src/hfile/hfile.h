@@ -68,6 +68,25 @@ const hudi_hfile_trailer *hudi_hfile_reader_trailer(const hudi_hfile_reader *r);
 uint64_t hudi_hfile_reader_entry_count(const hudi_hfile_reader *r);
 void hudi_hfile_reader_stats(const hudi_hfile_reader *r, hudi_hfile_stats *out);
 
+/* How a lookup reads the blocks it needs. Each level of the index (and the
+ * data blocks) is planned before it is read: a run of needed blocks in
+ * file order where at most `gap` bytes lie between one and the next is
+ * fetched with one read_range of at most `max` bytes and at most 16 times
+ * the bytes its blocks are expected to bring (an index block counts one
+ * block of its size per key below it): the bytes between are read and
+ * dropped, the blocks decoded from memory; a lone block is read alone.
+ * Leaf blocks go run by run, each run's data blocks looked up while its
+ * read is held, so no byte is fetched twice.
+ * The default, gap 0 and max HUDI_HFILE_COALESCE_MAX_DEFAULT, merges only
+ * adjacent blocks: the same bytes as one read per block, in fewer reads.
+ * For an object store, where a request costs a round trip whatever its
+ * size, a gap of about what the link moves in one round trip (~1 MiB)
+ * trades extra bytes (bounded by the gap per needed block and by the 16x
+ * density) for far fewer requests. max 0 turns merging off (open_buffer's default:
+ * a copy per block costs what a merged copy does). */
+#define HUDI_HFILE_COALESCE_MAX_DEFAULT ((uint64_t)1 << 20)
+void hudi_hfile_reader_set_coalesce(hudi_hfile_reader *r, uint64_t gap, uint64_t max);
+
 /* File info, in file order. Pointers stay valid until the reader is freed. */
 size_t hudi_hfile_reader_file_info_count(const hudi_hfile_reader *r);
 void hudi_hfile_reader_file_info_at(const hudi_hfile_reader *r, size_t i, const uint8_t **key, size_t *key_len,
@@ -97,7 +116,8 @@ typedef struct hudi_hfile_key {
  * repeats allowed). Merge-joins them against the index, level by level
  * from the root: each index block (leaf, intermediate) and data block some
  * key falls in is read once, the others are not read, so k keys cost about
- * k data blocks plus the index blocks above them, not the file. For a key
+ * k data blocks plus the index blocks above them, not the file (reads of
+ * nearby blocks merged as hudi_hfile_reader_set_coalesce says). For a key
  * stored several times the first occurrence is reported. Unsorted input
  * fails with HUDI_ERR_INVALID_ARG. */
 HUDI_NODISCARD hudi_status hudi_hfile_reader_lookup(hudi_hfile_reader *r, const hudi_hfile_key *keys,
@@ -141,7 +161,25 @@ typedef struct hudi_hfile_writer_options {
   bool java_exact_bytes;
   /* libdeflate level 1..12; 0 = HUDI_HFILE_DEFAULT_DEFLATE_LEVEL. */
   int deflate_level;
+  /* Threads that encode (deflate) data blocks while the caller appends:
+   * 1 = only the calling thread; n = 2..9 = the caller plus n-1 workers
+   * from the first block on; 0 = auto: one worker once the file reaches
+   * HUDI_HFILE_PIPE_AUTO_BLOCKS data blocks, when blocks are GZ and at most
+   * HUDI_HFILE_PIPE_AUTO_MAX_BLOCK bytes and the machine has 2+ cores.
+   * The file's bytes never depend on it: blocks are cut on the caller's
+   * thread by the same rules, and a block that spec §3.9 closes early makes
+   * the writer re-cut the blocks queued after it. At most 4 blocks per
+   * thread are in flight. */
+  int compress_threads;
 } hudi_hfile_writer_options;
+
+/* compress_threads = 0 thresholds: below this many data blocks a file is
+ * written on the calling thread alone (a thread start costs about what
+ * deflating a few 4 KiB blocks does, and small files are many); blocks
+ * larger than this are mostly closed early by spec §3.9 at record-index
+ * shapes, which the pipeline can only redo on the calling thread. */
+#define HUDI_HFILE_PIPE_AUTO_BLOCKS 64
+#define HUDI_HFILE_PIPE_AUTO_MAX_BLOCK ((size_t)256 << 10)
 
 /* libdeflate's level for GZ data blocks. Chosen by bench/hfile_bench.c on
  * record-index-shaped key-values (1M; docs/benchmarks.md): level 1 writes
@@ -151,7 +189,7 @@ typedef struct hudi_hfile_writer_options {
 #define HUDI_HFILE_DEFAULT_DEFLATE_LEVEL 1
 
 /* Hudi's metadata-table defaults: 1 MiB GZ blocks. */
-#define HUDI_HFILE_WRITER_OPTIONS_INIT {1024 * 1024, HUDI_HFILE_GZ, -1, 0, false, 0}
+#define HUDI_HFILE_WRITER_OPTIONS_INIT {1024 * 1024, HUDI_HFILE_GZ, -1, 0, false, 0, 0}
 
 typedef struct hudi_hfile_writer hudi_hfile_writer;
 
@@ -174,6 +212,9 @@ HUDI_NODISCARD hudi_status hudi_hfile_writer_add_file_info(hudi_hfile_writer *w,
 HUDI_NODISCARD hudi_status hudi_hfile_writer_add_meta_block(hudi_hfile_writer *w, const char *name,
                                                             const uint8_t *value, size_t value_len,
                                                             hudi_error *err);
+/* Times the pipeline (compress_threads) had to re-cut queued blocks after
+ * one that spec §3.9 closes early; 0 without it. For tests and benchmarks. */
+uint64_t hudi_hfile_writer_recuts(const hudi_hfile_writer *w);
 /* Writes the rest of the file and hands the whole file to the caller
  * (*out freed with hudi_free). The writer can only be freed afterwards. */
 HUDI_NODISCARD hudi_status hudi_hfile_writer_finish(hudi_hfile_writer *w, uint8_t **out, size_t *out_len,

@@ -1,8 +1,10 @@
 /* HFile v3 reader. Open reads the trailer and the load-on-open section
  * (root data index, meta index, file info) with one ranged read each.
- * A lookup walks a multi-level index down with its sorted keys, reading
- * only the intermediate and leaf index blocks and the data blocks the keys
- * fall in; a scan expands the whole index once. */
+ * A lookup walks a multi-level index down with its sorted keys, level by
+ * level, reading only the intermediate and leaf index blocks and the data
+ * blocks the keys fall in; the blocks a level needs are known before any
+ * is read, so runs of them close together are fetched with one read each
+ * (coalescing; windows below). A scan expands the whole index once. */
 #include <string.h>
 
 #include "base/alloc.h"
@@ -13,6 +15,15 @@
 #define MAX_INDEX_LEVELS 8
 #define MAX_INDEX_ENTRIES ((size_t)1 << 26)
 #define MAX_LOAD_ON_OPEN ((uint64_t)512 << 20)
+/* Coalesced reads held at once during a lookup, and the bytes they may
+ * hold together (at least this, at least 4 coalesced reads' worth): a
+ * window read for index blocks also holds the data blocks between them,
+ * which the next level then finds without a read. */
+#define MAX_WINDOWS 16
+#define WINDOW_BUDGET ((uint64_t)16 << 20)
+/* A merged read spans at most this many times the bytes its blocks are
+ * expected to bring (hfile.h): bytes stay proportional to the keys. */
+#define COALESCE_DENSITY 16
 
 /* A block index entry; the row key lives in the reader's key arena. */
 typedef struct idx_entry {
@@ -24,6 +35,20 @@ typedef struct idx_entry {
 typedef struct fi_entry {
   size_t key_off, key_len, val_off, val_len;
 } fi_entry;
+
+/* File bytes [off, off + bytes.len) fetched by one coalesced read. */
+typedef struct window {
+  uint64_t off;
+  uint64_t stamp; /* 0: free */
+  hudi_buf bytes;
+} window;
+
+/* A block some lookup keys fall in: keys [k0, k1). */
+typedef struct task {
+  uint64_t off;
+  uint32_t size;
+  size_t k0, k1;
+} task;
 
 struct hudi_hfile_reader {
   hudi_hfile_source src;
@@ -45,12 +70,15 @@ struct hudi_hfile_reader {
   size_t n_fi;
   hudi_buf raw, block;     /* scratch: on-disk bytes, decoded payload */
   int64_t cur_off;         /* file offset of the data block decoded in `block`, or -1 */
-  /* A lookup's walk below the root: the index block it is in at each depth. */
+  /* A lookup's current non-root index block, parsed. */
   struct walk_level {
     idx_entry *e;
     size_t n, cap;
     hudi_buf keys;
   } walk[MAX_INDEX_LEVELS];
+  uint64_t co_gap, co_max; /* hudi_hfile_reader_set_coalesce */
+  window win[MAX_WINDOWS]; /* during a lookup only */
+  uint64_t win_clock;
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -202,21 +230,42 @@ static hudi_status parse_root_entries(hudi_hfile_reader *r, const uint8_t *p, si
   return HUDI_OK;
 }
 
-/* Reads a whole block of `size` on-disk bytes at off, checks its magic,
- * and decodes its payload into out. */
+/* The size bytes at off, when a window holds them all. */
+static const uint8_t *window_at(const hudi_hfile_reader *r, uint64_t off, uint32_t size) {
+  for (size_t i = 0; i < MAX_WINDOWS; i++) {
+    const window *w = &r->win[i];
+    if (w->stamp && off >= w->off && size <= w->bytes.len && off - w->off <= w->bytes.len - size)
+      return w->bytes.data + (off - w->off);
+  }
+  return NULL;
+}
+
+/* Whether an index entry's block lies in the data section (read_block
+ * reports the ones that do not). */
+static bool block_sane(const hudi_hfile_reader *r, uint64_t off, uint32_t size) {
+  uint64_t end = r->src.size - HUDI_HFILE_TRAILER_SIZE;
+  return size >= HUDI_HFILE_HEADER_SIZE && off <= end && size <= end - off && size <= HUDI_HFILE_MAX_BLOCK;
+}
+
+/* Reads a whole block of `size` on-disk bytes at off (from a window when
+ * one holds it), checks its magic, and decodes its payload into out. */
 static hudi_status read_block(hudi_hfile_reader *r, uint64_t off, uint32_t size, const char *magic, hudi_buf *out,
                               hudi_error *err) {
   uint64_t end = r->src.size - HUDI_HFILE_TRAILER_SIZE;
   if (size < HUDI_HFILE_HEADER_SIZE || off > end || size > end - off || size > HUDI_HFILE_MAX_BLOCK)
     return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index points to a %u-byte %s block at byte offset %llu, outside the data section",
                         r->name, size, magic, (unsigned long long)off);
-  HUDI_TRY(read_range(r, off, size, &r->raw, err));
+  const uint8_t *p = window_at(r, off, size);
+  if (!p) {
+    HUDI_TRY(read_range(r, off, size, &r->raw, err));
+    p = r->raw.data;
+  }
   hudi_hfile_block_header h;
-  HUDI_TRY(hudi_hfile_block_header_parse(&h, r->raw.data, r->raw.len, off, r->name, err));
+  HUDI_TRY(hudi_hfile_block_header_parse(&h, p, size, off, r->name, err));
   if (memcmp(h.magic, magic, 8) != 0)
     return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: expected a %s block at byte offset %llu, found %s", r->name,
                         magic, (unsigned long long)off, h.magic);
-  return hudi_hfile_block_decode(&h, r->raw.data, r->gz, off, r->name, out, err);
+  return hudi_hfile_block_decode(&h, p, r->gz, off, r->name, out, err);
 }
 
 /* Non-root (leaf and intermediate) index format: i32 n, (n+1) x i32
@@ -403,8 +452,10 @@ hudi_status hudi_hfile_reader_open(hudi_hfile_reader **out, const hudi_hfile_sou
   if (!r) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for an HFile reader");
   r->src = *src;
   r->cur_off = -1;
+  r->co_max = HUDI_HFILE_COALESCE_MAX_DEFAULT;
   hudi_buf_init(&r->keys, HUDI_BUF_DEFAULT_MAX);
   for (size_t i = 0; i < MAX_INDEX_LEVELS; i++) hudi_buf_init(&r->walk[i].keys, HUDI_BUF_DEFAULT_MAX);
+  for (size_t i = 0; i < MAX_WINDOWS; i++) hudi_buf_init(&r->win[i].bytes, HUDI_BUF_DEFAULT_MAX);
   hudi_buf_init(&r->file_info, HUDI_BUF_DEFAULT_MAX);
   hudi_buf_init(&r->raw, HUDI_BUF_DEFAULT_MAX);
   hudi_buf_init(&r->block, HUDI_BUF_DEFAULT_MAX);
@@ -442,6 +493,7 @@ hudi_status hudi_hfile_reader_open_buffer(hudi_hfile_reader **out, const uint8_t
   if (st != HUDI_OK) return st;
   (*out)->mem = data;
   (*out)->src.ctx = *out;
+  (*out)->co_max = 0; /* a copy per block costs what a merged copy does */
   return HUDI_OK;
 }
 
@@ -457,6 +509,7 @@ void hudi_hfile_reader_free(hudi_hfile_reader *r) {
     hudi_free(r->walk[i].e);
     hudi_buf_free(&r->walk[i].keys);
   }
+  for (size_t i = 0; i < MAX_WINDOWS; i++) hudi_buf_free(&r->win[i].bytes);
   hudi_buf_free(&r->keys);
   hudi_buf_free(&r->file_info);
   hudi_buf_free(&r->raw);
@@ -470,6 +523,11 @@ void hudi_hfile_reader_free(hudi_hfile_reader *r) {
 const hudi_hfile_trailer *hudi_hfile_reader_trailer(const hudi_hfile_reader *r) { return &r->t; }
 uint64_t hudi_hfile_reader_entry_count(const hudi_hfile_reader *r) { return r->t.entry_count; }
 void hudi_hfile_reader_stats(const hudi_hfile_reader *r, hudi_hfile_stats *out) { *out = r->stats; }
+
+void hudi_hfile_reader_set_coalesce(hudi_hfile_reader *r, uint64_t gap, uint64_t max) {
+  r->co_gap = gap;
+  r->co_max = max;
+}
 size_t hudi_hfile_reader_file_info_count(const hudi_hfile_reader *r) { return r->n_fi; }
 
 void hudi_hfile_reader_file_info_at(const hudi_hfile_reader *r, size_t i, const uint8_t **key, size_t *key_len,
@@ -605,43 +663,172 @@ static hudi_status lookup_block(hudi_hfile_reader *r, const idx_entry *blk, cons
   return HUDI_OK;
 }
 
-/* Merge-joins sorted keys against the n entries of one index level
- * (`below` levels above the data blocks, at walk depth `depth`): each
- * entry that some key falls in is followed once, the others never read. */
-static hudi_status lookup_level(hudi_hfile_reader *r, const idx_entry *e, size_t n, const hudi_buf *arena,
-                                uint32_t below, size_t depth, const hudi_hfile_key *keys, size_t n_keys, size_t base,
-                                hudi_hfile_found_fn found, void *ctx, int *stop, hudi_error *err) {
-  size_t i = 0;
-  while (i < n_keys && !*stop) {
+/* Appends to *t the blocks of one index block's n entries that the sorted
+ * keys [k0, k1) fall in, each with its keys, in entry order: a merge join,
+ * each entry some key falls in once, the others never. */
+static hudi_status join_level(const hudi_hfile_reader *r, const idx_entry *e, size_t n, const hudi_buf *arena,
+                              const hudi_hfile_key *keys, size_t k0, size_t k1, task **t, size_t *n_t, size_t *cap,
+                              hudi_error *err) {
+  size_t i = k0;
+  while (i < k1) {
     long s = floor_entry(e, n, arena, keys[i].data, keys[i].len);
-    if (s < 0) { /* before the first key this level covers */
+    if (s < 0) { /* before the first key this block covers */
       i++;
       continue;
     }
     size_t j = i + 1;
     if ((size_t)s + 1 < n) {
       const idx_entry *next = &e[s + 1];
-      while (j < n_keys && key_cmp(keys[j].data, keys[j].len, arena_key(arena, next), next->key_len) < 0) j++;
+      while (j < k1 && key_cmp(keys[j].data, keys[j].len, arena_key(arena, next), next->key_len) < 0) j++;
     } else {
-      j = n_keys;
+      j = k1;
     }
-    if (below == 0) {
-      HUDI_TRY(lookup_block(r, &e[s], keys + i, j - i, base + i, found, ctx, stop, err));
-    } else {
-      if (depth + 1 >= MAX_INDEX_LEVELS)
-        return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index deeper than %d levels", r->name, MAX_INDEX_LEVELS);
-      struct walk_level *w = &r->walk[depth + 1];
-      const char *magic = below == 1 ? HUDI_HFILE_MAGIC_LEAF : HUDI_HFILE_MAGIC_INTERMEDIATE;
-      r->cur_off = -1; /* r->block is reused */
-      HUDI_TRY(read_block(r, e[s].off, e[s].size, magic, &r->block, err));
-      r->stats.index_blocks_read++;
-      w->n = 0;
-      hudi_buf_reset(&w->keys);
-      HUDI_TRY(parse_nonroot(r, r->block.data, r->block.len, e[s].off, &w->keys, &w->e, &w->n, &w->cap, err));
-      HUDI_TRY(lookup_level(r, w->e, w->n, &w->keys, below - 1, depth + 1, keys + i, j - i, base + i, found, ctx,
-                            stop, err));
+    if (*n_t == *cap) {
+      size_t nc = *cap ? *cap * 2 : 64;
+      task *nt = hudi_realloc(*t, hudi_mul_size(nc, sizeof *nt));
+      if (!nt) return hudi_err_set(err, HUDI_ERR_NOMEM, "%s: out of memory for a lookup", r->name);
+      *t = nt;
+      *cap = nc;
     }
+    (*t)[(*n_t)++] = (task){e[s].off, e[s].size, i, j};
     i = j;
+  }
+  return HUDI_OK;
+}
+
+static void windows_drop(hudi_hfile_reader *r) {
+  for (size_t i = 0; i < MAX_WINDOWS; i++) {
+    hudi_buf_free(&r->win[i].bytes);
+    r->win[i].stamp = 0;
+  }
+}
+
+/* A window slot with room for len more bytes, emptying the oldest ones. */
+static window *window_slot(hudi_hfile_reader *r, uint64_t len) {
+  uint64_t budget = r->co_max * 4 > WINDOW_BUDGET ? r->co_max * 4 : WINDOW_BUDGET;
+  for (;;) {
+    uint64_t held = 0;
+    window *free_w = NULL, *oldest = NULL;
+    for (size_t i = 0; i < MAX_WINDOWS; i++) {
+      window *w = &r->win[i];
+      if (!w->stamp) {
+        if (!free_w) free_w = w;
+        continue;
+      }
+      held += w->bytes.len;
+      if (!oldest || w->stamp < oldest->stamp) oldest = w;
+    }
+    if (free_w && held + len <= budget) return free_w;
+    if (!oldest) return NULL;
+    hudi_buf_free(&oldest->bytes);
+    oldest->stamp = 0;
+  }
+}
+
+/* The bytes a block of a level is expected to bring: itself, and for an
+ * index block about one block of its size per key below it (its keys'
+ * data blocks, which lie before it in HBase's layout, inside a merged read
+ * that reaches back over them). */
+static uint64_t worth(const task *t, bool index) {
+  return (uint64_t)t->size * (index ? 1 + (uint64_t)(t->k1 - t->k0) : 1);
+}
+
+/* Before block t[at] of a level is read: when no window holds it, the run
+ * of blocks from it on (in file order) whose gaps are at most co_gap bytes,
+ * at most co_max bytes in all and at most COALESCE_DENSITY times what its
+ * blocks are worth, is fetched with one read into a window, so the run's
+ * blocks (and what lies between) are then read from memory. Blocks a
+ * window already holds are passed over; a run of one block is left to
+ * read_block. *next: the first block not yet considered. */
+static hudi_status prefetch(hudi_hfile_reader *r, const task *t, size_t n, size_t at, bool index, size_t *next,
+                            hudi_error *err) {
+  if (at < *next || r->co_max == 0) return HUDI_OK;
+  *next = at + 1;
+  if (window_at(r, t[at].off, t[at].size) || !block_sane(r, t[at].off, t[at].size)) return HUDI_OK;
+  uint64_t start = t[at].off, end = start + t[at].size, want = worth(&t[at], index);
+  size_t blocks = 1, u = at + 1;
+  for (; u < n; u++) {
+    if (window_at(r, t[u].off, t[u].size)) continue;
+    if (!block_sane(r, t[u].off, t[u].size) || t[u].off < end || t[u].off - end > r->co_gap ||
+        t[u].off + t[u].size - start > r->co_max ||
+        (want + worth(&t[u], index)) * COALESCE_DENSITY < t[u].off + t[u].size - start)
+      break;
+    end = t[u].off + t[u].size;
+    want += worth(&t[u], index);
+    blocks++;
+  }
+  *next = u;
+  if (blocks < 2) return HUDI_OK;
+  window *w = window_slot(r, end - start);
+  if (!w) return HUDI_OK;
+  w->stamp = ++r->win_clock;
+  w->off = start;
+  hudi_status st = read_range(r, start, (size_t)(end - start), &w->bytes, err);
+  if (st != HUDI_OK) w->stamp = 0;
+  return st;
+}
+
+/* The index blocks of one level below the root: each is read (prefetched
+ * in runs), parsed and joined with its keys into the next level's blocks. */
+static hudi_status descend(hudi_hfile_reader *r, const task *cur, size_t n_cur, const char *magic,
+                           const hudi_hfile_key *keys, task **next, size_t *n_next, size_t *cap, hudi_error *err) {
+  struct walk_level *w = &r->walk[0];
+  size_t planned = 0;
+  *n_next = 0;
+  for (size_t t = 0; t < n_cur; t++) {
+    HUDI_TRY(prefetch(r, cur, n_cur, t, true, &planned, err));
+    r->cur_off = -1; /* r->block is reused */
+    HUDI_TRY(read_block(r, cur[t].off, cur[t].size, magic, &r->block, err));
+    r->stats.index_blocks_read++;
+    w->n = 0;
+    hudi_buf_reset(&w->keys);
+    HUDI_TRY(parse_nonroot(r, r->block.data, r->block.len, cur[t].off, &w->keys, &w->e, &w->n, &w->cap, err));
+    HUDI_TRY(join_level(r, w->e, w->n, &w->keys, keys, cur[t].k0, cur[t].k1, next, n_next, cap, err));
+  }
+  return HUDI_OK;
+}
+
+/* The data blocks of one batch of tasks: prefetched in runs, each merge-
+ * joined with its keys. */
+static hudi_status data_level(hudi_hfile_reader *r, const task *t, size_t n, const hudi_hfile_key *keys,
+                              hudi_hfile_found_fn found, void *ctx, int *stop, hudi_error *err) {
+  size_t planned = 0;
+  for (size_t i = 0; i < n && !*stop; i++) {
+    HUDI_TRY(prefetch(r, t, n, i, false, &planned, err));
+    idx_entry blk = {t[i].off, t[i].size, 0, 0};
+    HUDI_TRY(lookup_block(r, &blk, keys + t[i].k0, t[i].k1 - t[i].k0, t[i].k0, found, ctx, stop, err));
+  }
+  return HUDI_OK;
+}
+
+static hudi_status lookup_levels(hudi_hfile_reader *r, const hudi_hfile_key *keys, size_t n_keys,
+                                 hudi_hfile_found_fn found, void *ctx, task **a, size_t *cap_a, task **b,
+                                 size_t *cap_b, hudi_error *err) {
+  /* From the root (or, once a scan expanded the index, the data block
+   * entries) down, one level at a time. */
+  size_t n_a = 0, n_b = 0;
+  int stop = 0;
+  HUDI_TRY(join_level(r, r->data_idx, r->n_data, &r->keys, keys, 0, n_keys, a, &n_a, cap_a, err));
+  if (r->levels_left == 0) return data_level(r, *a, n_a, keys, found, ctx, &stop, err);
+  for (uint32_t below = r->levels_left; below > 1; below--) {
+    HUDI_TRY(descend(r, *a, n_a, HUDI_HFILE_MAGIC_INTERMEDIATE, keys, b, &n_b, cap_b, err));
+    task *swap = *a;
+    size_t swap_cap = *cap_a;
+    *a = *b;
+    *cap_a = *cap_b;
+    *b = swap;
+    *cap_b = swap_cap;
+    n_a = n_b;
+  }
+  /* Leaf blocks run by run: a run's data blocks are looked up while the
+   * run's window (which holds most of them) is still held. */
+  size_t planned = 0, t = 0;
+  while (t < n_a && !stop) {
+    HUDI_TRY(prefetch(r, *a, n_a, t, true, &planned, err));
+    size_t end = planned > t + 1 ? planned : t + 1;
+    HUDI_TRY(descend(r, *a + t, end - t, HUDI_HFILE_MAGIC_LEAF, keys, b, &n_b, cap_b, err));
+    HUDI_TRY(data_level(r, *b, n_b, keys, found, ctx, &stop, err));
+    t = end;
   }
   return HUDI_OK;
 }
@@ -652,11 +839,14 @@ hudi_status hudi_hfile_reader_lookup(hudi_hfile_reader *r, const hudi_hfile_key 
     if (key_cmp(keys[i - 1].data, keys[i - 1].len, keys[i].data, keys[i].len) > 0)
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile lookup keys are not sorted (key %zu < key %zu)", i,
                           i - 1);
-  /* From the root (or, once a scan expanded the index, the data block
-   * entries) down. */
-  int stop = 0;
-  return lookup_level(r, r->data_idx, r->n_data, &r->keys, r->levels_left, 0, keys, n_keys, 0, found, ctx, &stop,
-                      err);
+  task *a = NULL, *b = NULL;
+  size_t cap_a = 0, cap_b = 0;
+  hudi_status st = lookup_levels(r, keys, n_keys, found, ctx, &a, &cap_a, &b, &cap_b, err);
+  hudi_free(a);
+  hudi_free(b);
+  /* A data block decoded from a window stays valid in r->block. */
+  windows_drop(r);
+  return st;
 }
 
 static int has_prefix(const kv *e, const uint8_t *prefix, size_t len) {

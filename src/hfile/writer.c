@@ -17,14 +17,19 @@
  * which is all Hudi's writer produces; beyond that it grows leaf and intermediate levels
  * as HBase's writer does (index_writer.c), so small-block files such as our
  * record index keep a small root and lookups read only the index blocks
- * their keys need. */
+ * their keys need.
+ * With compress_threads, data blocks are encoded on worker threads while
+ * the caller appends (block_pipe.c; "the pipeline" below), producing the
+ * same bytes. */
 #include <string.h>
 #include <time.h>
 #include <zlib.h>
 
 #include "base/alloc.h"
+#include "base/threadpool.h"
 #include "codec/fast_deflate.h"
 #include "hfile/block.h"
+#include "hfile/block_pipe.h"
 #include "hfile/hfile.h"
 #include "hfile/index_writer.h"
 #include "hfile/protobuf.h"
@@ -61,11 +66,21 @@ struct hudi_hfile_writer {
   named_list file_info, meta;
   struct gz_sizer *gz; /* block sizing for the cut search, kept for its memory */
   int last_cut;        /* the previous block was closed early (spec §3.9) */
+  int has_key;         /* last_key holds a key */
   hudi_fast_deflater *fast; /* libdeflate for data blocks; NULL: zlib */
+  /* Pipelined encoding (compress_threads; "the pipeline" below). */
+  hudi_hfile_pipe *pipe; /* NULL: every block is encoded here, in order */
+  int workers;           /* pipeline threads to start; 0: never */
+  uint64_t pipe_after;   /* ... once this many blocks were closed */
+  uint64_t blocks;       /* data blocks closed (queued or written) */
+  uint64_t recuts;       /* times queued blocks were re-cut */
+  int replaying;         /* re-cutting: blocks are encoded here */
+  hudi_buf replay;       /* key-values being re-cut */
   int finished;
 };
 
 static void gz_sizer_destroy(struct gz_sizer *g);
+static void pipe_plan(hudi_hfile_writer *w);
 
 /* ---- Java HashMap iteration order -------------------------------------- */
 
@@ -179,6 +194,9 @@ hudi_status hudi_hfile_writer_create(hudi_hfile_writer **out, const hudi_hfile_w
   if (o.deflate_level < 0 || o.deflate_level > 12)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile deflate level %d outside 1..12 (0 = default)",
                         o.deflate_level);
+  if (o.compress_threads < 0 || o.compress_threads > HUDI_HFILE_PIPE_MAX_WORKERS + 1)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile compress_threads %d outside 0..%d", o.compress_threads,
+                        HUDI_HFILE_PIPE_MAX_WORKERS + 1);
   if (o.index_block_size > HUDI_HFILE_MAX_BLOCK / 2)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile index block size %zu exceeds %zu", o.index_block_size,
                         HUDI_HFILE_MAX_BLOCK / 2);
@@ -196,6 +214,8 @@ hudi_status hudi_hfile_writer_create(hudi_hfile_writer **out, const hudi_hfile_w
   /* Should libdeflate's state not be had, zlib writes the blocks. */
   if (o.compression == HUDI_HFILE_GZ && !o.java_exact_bytes)
     w->fast = hudi_fast_deflater_new(o.deflate_level ? o.deflate_level : HUDI_HFILE_DEFAULT_DEFLATE_LEVEL);
+  hudi_buf_init(&w->replay, HUDI_BUF_DEFAULT_MAX);
+  pipe_plan(w);
   /* Java's constructor puts MAX_MEMSTORE_TS_KEY first (HashMap order
    * depends on insertion order within a bucket). */
   static const uint8_t zero8[8] = {0};
@@ -210,6 +230,8 @@ hudi_status hudi_hfile_writer_create(hudi_hfile_writer **out, const hudi_hfile_w
 
 void hudi_hfile_writer_free(hudi_hfile_writer *w) {
   if (!w) return;
+  hudi_hfile_pipe_free(w->pipe); /* first: its workers may still read w->opts */
+  hudi_buf_free(&w->replay);
   hudi_buf_free(&w->out);
   hudi_buf_free(&w->block);
   hudi_buf_free(&w->last_key);
@@ -224,12 +246,6 @@ void hudi_hfile_writer_free(hudi_hfile_writer *w) {
 }
 
 /* ---- data blocks ------------------------------------------------------- */
-
-static void kv_key(const hudi_hfile_writer *w, size_t i, const uint8_t **key, size_t *len) {
-  const uint8_t *p = w->block.data + w->kv_starts[i];
-  *len = hudi_be16(p + 8);
-  *key = p + 10;
-}
 
 static size_t kv_end(const hudi_hfile_writer *w, size_t i) {
   return i + 1 < w->n_kvs ? w->kv_starts[i + 1] : w->block.len;
@@ -251,10 +267,15 @@ static uint64_t java_bytes(uint64_t stored) {
 
 static uint64_t kv_size(const hudi_hfile_writer *w, size_t i) { return kv_end(w, i) - w->kv_starts[i]; }
 
-static int block_is_misread(const hudi_hfile_writer *w, size_t n, uint64_t stored) {
+/* The verdict from the last key-value's size alone. */
+static int misread_verdict(uint64_t last_kv_size, int gz, uint64_t stored) {
   uint64_t java = java_bytes(stored);
-  if (kv_size(w, n - 1) <= java) return 1;
-  return w->opts.compression == HUDI_HFILE_GZ && java != chunk_bytes(stored);
+  if (last_kv_size <= java) return 1;
+  return gz && java != chunk_bytes(stored);
+}
+
+static int block_is_misread(const hudi_hfile_writer *w, size_t n, uint64_t stored) {
+  return misread_verdict(kv_size(w, n - 1), w->opts.compression == HUDI_HFILE_GZ, stored);
 }
 
 /* ---- where to close a block (spec §3.9) ----------------------------------
@@ -573,6 +594,24 @@ static hudi_status choose_block(hudi_hfile_writer *w, int64_t prev, size_t *out_
   return HUDI_OK;
 }
 
+/* Appends a data block (encoded, prev_block_offset still to set) and its
+ * index entry; len bytes of key-values from kv, n of them. */
+static hudi_status put_block(hudi_hfile_writer *w, uint8_t *enc, size_t enc_len, const uint8_t *kv, size_t len,
+                             size_t n, hudi_error *err) {
+  /* Java gives the first block prevBlockOffset -1 and every later one its
+   * own start offset (it passes currentOffset when creating the block). */
+  uint64_t off = w->out.len;
+  hudi_put_be64(enc + 16, w->first_data_off < 0 ? UINT64_MAX : off);
+  HUDI_TRY(hudi_buf_append(&w->out, enc, enc_len, err));
+  if (w->first_data_off < 0) w->first_data_off = (int64_t)off;
+  w->last_data_off = (int64_t)off;
+  w->total_usw += len;
+  w->entries += n;
+  /* Index entry key: i16 length + the block's first row key. */
+  size_t klen = hudi_be16(kv + 8);
+  return hudi_hfile_index_writer_add(&w->index, &w->out, kv + 8, klen + 2, off, (uint32_t)enc_len, err);
+}
+
 static hudi_status flush_block(hudi_hfile_writer *w, hudi_error *err) {
   if (w->n_kvs == 0) return HUDI_OK;
   /* Java gives the first block prevBlockOffset -1 and every later one its
@@ -581,17 +620,8 @@ static hudi_status flush_block(hudi_hfile_writer *w, hudi_error *err) {
   size_t n = 0;
   HUDI_TRY(choose_block(w, prev, &n, err));
   size_t len = kv_end(w, n - 1);
-  uint64_t off = w->out.len;
-  HUDI_TRY(hudi_buf_append(&w->out, w->enc.data, w->enc.len, err));
-  if (w->first_data_off < 0) w->first_data_off = (int64_t)off;
-  w->last_data_off = (int64_t)off;
-  w->total_usw += len;
-  w->entries += n;
-  /* Index entry key: i16 length + the block's first row key. */
-  const uint8_t *key;
-  size_t klen;
-  kv_key(w, 0, &key, &klen);
-  HUDI_TRY(hudi_hfile_index_writer_add(&w->index, &w->out, key - 2, klen + 2, off, (uint32_t)w->enc.len, err));
+  w->blocks++;
+  HUDI_TRY(put_block(w, w->enc.data, w->enc.len, w->block.data, len, n, err));
   /* Key-values held back start the next block. */
   size_t rest = w->block.len - len;
   memmove(w->block.data, w->block.data + len, rest);
@@ -606,6 +636,189 @@ static hudi_status flush_block(hudi_hfile_writer *w, hudi_error *err) {
   return HUDI_OK;
 }
 
+/* ---- the pipeline ---------------------------------------------------------
+ * With compress_threads, a full block is queued (hudi_hfile_pipe) instead of
+ * encoded here, on the guess that it reads right as it is, which every
+ * block of a few KiB and nearly every one of 64 KiB does. Its encoder,
+ * on whatever thread, does what choose_block's first step does: encode
+ * the whole block (libdeflate, or zlib with java_exact_bytes) and judge it
+ * by spec §3.9. Blocks are written in queue order. A block judged mis-read
+ * means the guess was wrong from there on: the blocks queued after it were
+ * cut as if it had taken all its key-values. So its key-values go back
+ * into `block` and flush_block closes it early, exactly as without the
+ * pipeline, and every key-value queued after it is appended again
+ * (replayed) with blocks encoded here, until a block again takes all its
+ * key-values (last_cut = 0): from there the single-threaded writer starts
+ * each block afresh too, so queueing resumes. The bytes are thus those of
+ * the single-threaded writer whatever the threads' timing. */
+
+/* Decides the pipeline: worker count and when to start it. */
+static void pipe_plan(hudi_hfile_writer *w) {
+  int t = w->opts.compress_threads;
+  w->workers = 0;
+  if (t > 1) {
+    w->workers = t - 1;
+    w->pipe_after = 0;
+  } else if (t == 0 && w->opts.compression == HUDI_HFILE_GZ &&
+             w->opts.block_size <= HUDI_HFILE_PIPE_AUTO_MAX_BLOCK && hudi_cpu_count() >= 2) {
+    w->workers = 1;
+    w->pipe_after = HUDI_HFILE_PIPE_AUTO_BLOCKS;
+  }
+}
+
+/* The encoder of a queued block: choose_block's first step (see above). */
+static void encode_job(const void *ctx, hudi_hfile_pipe_job *j, hudi_fast_deflater *fast) {
+  const hudi_hfile_writer_options *o = ctx;
+  int gz = o->compression == HUDI_HFILE_GZ;
+  hudi_buf_reset(&j->enc);
+  j->misread = 0;
+  j->status = hudi_hfile_block_encode_fast(&j->enc, HUDI_HFILE_MAGIC_DATA, j->kv.data, j->kv.len, gz, 0, fast,
+                                           &j->err);
+  if (j->status != HUDI_OK || j->n < 2) return;
+  uint64_t stored = hudi_be32(j->enc.data + 29) - HUDI_HFILE_HEADER_SIZE;
+  j->misread = misread_verdict(j->kv.len - j->starts[j->n - 1], gz, stored);
+}
+
+static int pipelined(const hudi_hfile_writer *w) { return w->pipe && !w->replaying && !w->last_cut; }
+
+/* Starts the pipeline once the file is big enough; without it (no threads,
+ * no memory) the writer just goes on alone. */
+static void pipe_start(hudi_hfile_writer *w) {
+  if (w->pipe || w->workers == 0 || w->blocks < w->pipe_after) return;
+  int level = w->fast ? (w->opts.deflate_level ? w->opts.deflate_level : HUDI_HFILE_DEFAULT_DEFLATE_LEVEL) : 0;
+  size_t slots = 4 * ((size_t)w->workers + 1);
+  if (hudi_hfile_pipe_create(&w->pipe, w->workers, slots, level, HUDI_HFILE_MAX_BLOCK, encode_job, &w->opts,
+                             NULL) != HUDI_OK)
+    w->pipe = NULL;
+  w->workers = 0; /* one attempt */
+}
+
+static hudi_status kv_room(hudi_hfile_writer *w, hudi_error *err) {
+  if (w->n_kvs < w->kv_cap) return HUDI_OK;
+  size_t nc = w->kv_cap ? w->kv_cap * 2 : 256;
+  size_t *nv = hudi_realloc(w->kv_starts, hudi_mul_size(nc, sizeof *nv));
+  if (!nv) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for an HFile block");
+  w->kv_starts = nv;
+  w->kv_cap = nc;
+  return HUDI_OK;
+}
+
+/* Moves the waiting block into the pipeline's free slot (pump made one). */
+static void queue_block(hudi_hfile_writer *w) {
+  hudi_hfile_pipe_job *j = hudi_hfile_pipe_next(w->pipe);
+  hudi_buf b = j->kv;
+  j->kv = w->block;
+  w->block = b;
+  hudi_buf_reset(&w->block);
+  size_t *st = j->starts, cap = j->cap;
+  j->starts = w->kv_starts;
+  j->cap = w->kv_cap;
+  j->n = w->n_kvs;
+  w->kv_starts = st;
+  w->kv_cap = cap;
+  w->n_kvs = 0;
+  w->block_acc = 0;
+  w->blocks++;
+  hudi_hfile_pipe_submit(w->pipe);
+}
+
+static hudi_status before_kv(hudi_hfile_writer *w, size_t key_len, size_t value_len, int same, hudi_error *err);
+
+static hudi_status append_raw(hudi_hfile_writer *w, const uint8_t *kv, size_t len, hudi_error *err) {
+  HUDI_TRY(kv_room(w, err));
+  size_t start = w->block.len;
+  HUDI_TRY(hudi_buf_append(&w->block, kv, len, err));
+  w->kv_starts[w->n_kvs++] = start;
+  w->block_acc += (uint64_t)hudi_be16(kv + 8) + hudi_be32(kv + 4) + 9;
+  return HUDI_OK;
+}
+
+/* The queued block j (the oldest) must close early: see above. */
+static hudi_status recut(hudi_hfile_writer *w, hudi_hfile_pipe_job *j, hudi_error *err) {
+  hudi_hfile_pipe_cancel(w->pipe);
+  w->recuts++;
+  /* To replay: j's last key-value (only to compare keys with), then the
+   * later queued blocks' key-values and the block being filled. */
+  hudi_buf_reset(&w->replay);
+  size_t skip = j->kv.len - j->starts[j->n - 1];
+  hudi_status st = hudi_buf_append(&w->replay, j->kv.data + j->starts[j->n - 1], skip, err);
+  for (size_t i = 1; st == HUDI_OK && i < hudi_hfile_pipe_count(w->pipe); i++) {
+    hudi_hfile_pipe_job *later = hudi_hfile_pipe_at(w->pipe, i);
+    st = hudi_buf_append(&w->replay, later->kv.data, later->kv.len, err);
+  }
+  if (st == HUDI_OK) st = hudi_buf_append(&w->replay, w->block.data, w->block.len, err);
+  if (st != HUDI_OK) {
+    hudi_hfile_pipe_clear(w->pipe);
+    return st;
+  }
+  /* j's key-values become the waiting block again, as queue_block found it. */
+  hudi_buf_reset(&w->block);
+  w->n_kvs = 0;
+  w->block_acc = 0;
+  w->blocks--;
+  for (size_t i = 0; st == HUDI_OK && i < j->n; i++) {
+    size_t end = i + 1 < j->n ? j->starts[i + 1] : j->kv.len;
+    st = append_raw(w, j->kv.data + j->starts[i], end - j->starts[i], err);
+  }
+  hudi_hfile_pipe_clear(w->pipe);
+  HUDI_TRY(st);
+  HUDI_TRY(flush_block(w, err));
+  w->replaying = 1;
+  const uint8_t *prev = w->replay.data;
+  for (size_t at = skip; st == HUDI_OK && at < w->replay.len;) {
+    const uint8_t *kv = w->replay.data + at;
+    size_t kl = hudi_be16(kv + 8), vl = hudi_be32(kv + 4), len = 8 + (size_t)hudi_be32(kv) + vl + 1;
+    int same = hudi_be16(prev + 8) == kl && memcmp(prev + 10, kv + 10, kl) == 0;
+    st = before_kv(w, kl, vl, same, err);
+    if (st == HUDI_OK) st = append_raw(w, kv, len, err);
+    prev = kv;
+    at += len;
+  }
+  w->replaying = 0;
+  return st;
+}
+
+/* Writes the queued blocks already encoded, in order; waits for them
+ * (encoding meanwhile) while the queue is full, or with `all` until it is
+ * empty. A re-cut empties the queue. */
+static hudi_status pump(hudi_hfile_writer *w, bool all, hudi_error *err) {
+  for (;;) {
+    bool full = hudi_hfile_pipe_full(w->pipe);
+    hudi_hfile_pipe_job *j = hudi_hfile_pipe_head(w->pipe, all || full);
+    if (!j) return HUDI_OK;
+    if (j->status != HUDI_OK) {
+      if (err) *err = j->err;
+      return j->status;
+    }
+    if (j->misread) return recut(w, j, err);
+    HUDI_TRY(put_block(w, j->enc.data, j->enc.len, j->kv.data, j->kv.len, j->n, err));
+    hudi_hfile_pipe_pop(w->pipe);
+  }
+}
+
+/* Java's rule: close the block before a new key once the accounted size
+ * would pass the block size; equal keys stay together. */
+static int must_close(const hudi_hfile_writer *w, size_t key_len, size_t value_len, int same) {
+  return w->n_kvs > 0 && !same && w->block_acc + key_len + value_len + 9 > w->opts.block_size;
+}
+
+/* Closes the waiting block if the next key-value does not join it. */
+static hudi_status before_kv(hudi_hfile_writer *w, size_t key_len, size_t value_len, int same, hudi_error *err) {
+  if (!must_close(w, key_len, value_len, same)) return HUDI_OK;
+  if (!w->replaying) pipe_start(w);
+  if (pipelined(w)) {
+    uint64_t recuts = w->recuts;
+    HUDI_TRY(pump(w, false, err));
+    /* A re-cut replayed everything up to here: judge this key-value anew. */
+    if (w->recuts != recuts && !must_close(w, key_len, value_len, same)) return HUDI_OK;
+    if (pipelined(w)) {
+      queue_block(w);
+      return HUDI_OK;
+    }
+  }
+  return flush_block(w, err);
+}
+
 hudi_status hudi_hfile_writer_append(hudi_hfile_writer *w, const uint8_t *key, size_t key_len,
                                      const uint8_t *value, size_t value_len, hudi_error *err) {
   if (w->finished) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile writer already finished");
@@ -614,7 +827,7 @@ hudi_status hudi_hfile_writer_append(hudi_hfile_writer *w, const uint8_t *key, s
   if (value_len > HUDI_HFILE_MAX_BLOCK / 2)
     return hudi_err_set(err, HUDI_ERR_LIMIT, "HFile value of %zu bytes exceeds the cap", value_len);
   int same = 0;
-  if (w->entries + w->n_kvs > 0) {
+  if (w->has_key) {
     size_t n = w->last_key.len < key_len ? w->last_key.len : key_len;
     int c = n ? memcmp(w->last_key.data, key, n) : 0;
     if (c == 0) c = w->last_key.len < key_len ? -1 : w->last_key.len > key_len;
@@ -624,17 +837,8 @@ hudi_status hudi_hfile_writer_append(hudi_hfile_writer *w, const uint8_t *key, s
                           (int)(w->last_key.len > 200 ? 200 : w->last_key.len), (const char *)w->last_key.data);
     same = c == 0 && w->n_kvs > 0;
   }
-  /* Java's rule: close the block before a new key once the accounted
-   * size would pass the block size; equal keys stay together. */
-  if (w->n_kvs > 0 && !same && w->block_acc + key_len + value_len + 9 > w->opts.block_size)
-    HUDI_TRY(flush_block(w, err));
-  if (w->n_kvs == w->kv_cap) {
-    size_t nc = w->kv_cap ? w->kv_cap * 2 : 256;
-    size_t *nv = hudi_realloc(w->kv_starts, hudi_mul_size(nc, sizeof *nv));
-    if (!nv) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for an HFile block");
-    w->kv_starts = nv;
-    w->kv_cap = nc;
-  }
+  HUDI_TRY(before_kv(w, key_len, value_len, same, err));
+  HUDI_TRY(kv_room(w, err));
   /* i32 key length, i32 value length, i16 row length, row, family length 0,
    * timestamp Long.MAX_VALUE, type 4 (Put), value, mvcc 0. */
   uint8_t head[10], tail[10];
@@ -659,8 +863,11 @@ hudi_status hudi_hfile_writer_append(hudi_hfile_writer *w, const uint8_t *key, s
   w->total_key_len += key_len;
   w->total_value_len += value_len;
   hudi_buf_reset(&w->last_key);
+  w->has_key = 1;
   return hudi_buf_append(&w->last_key, key, key_len, err);
 }
+
+uint64_t hudi_hfile_writer_recuts(const hudi_hfile_writer *w) { return w->recuts; }
 
 hudi_status hudi_hfile_writer_add_file_info(hudi_hfile_writer *w, const char *name, const uint8_t *value,
                                             size_t value_len, hudi_error *err) {
@@ -788,7 +995,19 @@ hudi_status hudi_hfile_writer_finish(hudi_hfile_writer *w, uint8_t **out, size_t
   *out_len = 0;
   if (w->finished) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile writer already finished");
   w->finished = 1;
-  while (w->n_kvs > 0) HUDI_TRY(flush_block(w, err));
+  /* The last blocks; queued ones are written (or re-cut) as they come. */
+  for (;;) {
+    if (w->n_kvs > 0 && pipelined(w)) {
+      HUDI_TRY(pump(w, false, err));
+      if (w->n_kvs > 0 && pipelined(w)) queue_block(w);
+    } else if (w->n_kvs > 0) {
+      HUDI_TRY(flush_block(w, err));
+    } else if (w->pipe && hudi_hfile_pipe_count(w->pipe) > 0) {
+      HUDI_TRY(pump(w, true, err));
+    } else {
+      break;
+    }
+  }
   /* HBase's order: the last leaf index block, meta blocks, intermediate
    * index blocks, then load-on-open from the root index. */
   HUDI_TRY(hudi_hfile_index_writer_close_leaves(&w->index, &w->out, err));

@@ -358,13 +358,15 @@ static hudi_status apply_hfile_block(merge *g, const hudi_log_block *b, hudi_mdt
 /* A lookup in an HFILE_DATA block left on storage: the HFile reader
  * fetches its trailer, index and the data blocks of the keys only. */
 static hudi_status apply_hfile_block_ranged(merge *g, const hudi_log_block *b, const char *path,
-                                            hudi_mdt_read_stats *st) {
+                                            const uint8_t *tail, size_t tail_len, hudi_mdt_read_stats *st) {
   hudi_mdt_log_range x;
   hudi_hfile_source src;
   hudi_mdt_log_hfile_source(&src, &x, g->m->mdt->storage, path, b);
+  hudi_mdt_log_range_tail(&x, tail, tail_len); /* the walk's copy of the content's end */
   hudi_hfile_reader *r;
   hudi_status rc = hudi_hfile_reader_open(&r, &src, g->err);
   if (rc == HUDI_OK) {
+    hudi_mdt_hfile_coalesce(r, g->m->mdt->storage);
     rc = hfile_schema(g->m, r, b, &g->schema, g->where, g->err);
     g->st = HUDI_OK;
     if (rc == HUDI_OK) rc = hudi_hfile_reader_lookup(r, g->keys, g->n_slots, on_found, g, g->err);
@@ -514,7 +516,9 @@ static hudi_status merge_logs(merge *g, const hudi_file_slice *s, hudi_mdt_read_
       g->where = s->logs[l].path;
       if (logs[l].ranged && !blk->content)
         rc = blk->type == HUDI_LOG_BLOCK_DELETE ? apply_delete_block_ranged(g, blk, s->logs[l].path, st)
-                                                : apply_hfile_block_ranged(g, blk, s->logs[l].path, st);
+                                                : apply_hfile_block_ranged(g, blk, s->logs[l].path,
+                                                                           logs[l].walk.tails[b],
+                                                                           logs[l].walk.tail_lens[b], st);
       else
         rc = blk->type == HUDI_LOG_BLOCK_DELETE ? apply_delete_block(g, blk, st) : apply_hfile_block(g, blk, st);
     }
@@ -543,6 +547,7 @@ static hudi_status merge_base(merge *g, const hudi_file_slice *s, hudi_mdt_read_
   g->where = s->base->path;
   g->base_phase = true;
   HUDI_TRY(hudi_hfile_reader_open(&r, &src, g->err));
+  hudi_mdt_hfile_coalesce(r, g->m->mdt->storage);
   hudi_status rc = hfile_schema(g->m, r, NULL, &g->schema, g->where, g->err);
   g->st = HUDI_OK;
   if (rc == HUDI_OK && g->scan) {

@@ -10,13 +10,22 @@
  * Spark's carry the ~8 KB HoodieMetadataRecord schema in their header. */
 #define HEAD_FIRST ((size_t)12 << 10)
 
+/* The object-store backends, by name (the policy of mdt_reader_log.h). */
+static bool remote(const hudi_storage *s) {
+  const char *b = hudi_storage_backend_name(s);
+  return strcmp(b, "s3") == 0 || strcmp(b, "gcs") == 0 || strcmp(b, "azure") == 0;
+}
+
 void hudi_mdt_log_walk_free(hudi_mdt_log_walk *w) {
   for (size_t i = 0; i < w->n; i++) {
     hudi_log_block_free(&w->blocks[i]);
     hudi_free(w->owned[i]);
+    hudi_free(w->tails[i]);
   }
   hudi_free(w->blocks);
   hudi_free(w->owned);
+  hudi_free(w->tails);
+  hudi_free(w->tail_lens);
   memset(w, 0, sizeof *w);
 }
 
@@ -32,7 +41,15 @@ static hudi_status read_at(hudi_mdt_log_walk *w, hudi_storage *s, const char *pa
   return HUDI_OK;
 }
 
-static hudi_status push(hudi_mdt_log_walk *w, hudi_log_block *b, uint8_t *owned, hudi_error *err) {
+/* A parsed block, the copy its content points into and its tail copy;
+ * on success the walk owns them. */
+typedef struct walked {
+  hudi_log_block b;
+  uint8_t *owned, *tail;
+  size_t tail_len;
+} walked;
+
+static hudi_status push(hudi_mdt_log_walk *w, walked *k, hudi_error *err) {
   if (w->n == w->cap) {
     size_t cap = w->cap ? w->cap * 2 : 4;
     hudi_log_block *p = hudi_realloc(w->blocks, cap * sizeof *p);
@@ -41,10 +58,18 @@ static hudi_status push(hudi_mdt_log_walk *w, hudi_log_block *b, uint8_t *owned,
     uint8_t **o = hudi_realloc(w->owned, cap * sizeof *o);
     if (!o) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory walking a log file");
     w->owned = o;
+    o = hudi_realloc(w->tails, cap * sizeof *o);
+    if (!o) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory walking a log file");
+    w->tails = o;
+    size_t *l = hudi_realloc(w->tail_lens, cap * sizeof *l);
+    if (!l) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory walking a log file");
+    w->tail_lens = l;
     w->cap = cap;
   }
-  w->owned[w->n] = owned;
-  w->blocks[w->n++] = *b;
+  w->owned[w->n] = k->owned;
+  w->tails[w->n] = k->tail;
+  w->tail_lens[w->n] = k->tail_len;
+  w->blocks[w->n++] = k->b;
   return HUDI_OK;
 }
 
@@ -86,7 +111,9 @@ static hudi_status small_block(hudi_mdt_log_walk *w, hudi_storage *s, const char
 /* One block at pos: *ok false when it is not sound (or does not parse);
  * else *b parsed without content and *next past it. */
 static hudi_status walk_block(hudi_mdt_log_walk *w, hudi_storage *s, const char *path, uint64_t pos, hudi_buf *buf,
-                              hudi_log_block *b, uint8_t **owned, uint64_t *next, bool *ok, hudi_error *err) {
+                              walked *k, uint64_t *next, bool *ok, hudi_error *err) {
+  hudi_log_block *b = &k->b;
+  uint8_t **owned = &k->owned;
   uint64_t left = w->file_size - pos;
   size_t ask = left < HEAD_FIRST ? (size_t)left : HEAD_FIRST;
   HUDI_TRY(read_at(w, s, path, pos, ask, buf, ok, err));
@@ -136,12 +163,20 @@ static hudi_status walk_block(hudi_mdt_log_walk *w, hudi_storage *s, const char 
   if (stop <= pos + buf->len) {
     tail = buf->data + (tail_off - pos); /* a small block: the first read had it */
   } else {
-    st = read_at(w, s, path, tail_off, (size_t)(stop - tail_off), buf, ok, err);
+    /* On object stores, with the end of the content before it. */
+    size_t pre = 0;
+    if (remote(s)) pre = tail_off - b->content_offset < HUDI_MDT_LOG_TAIL_PREFETCH ? (size_t)(tail_off - b->content_offset)
+                                                                                : HUDI_MDT_LOG_TAIL_PREFETCH;
+    st = read_at(w, s, path, tail_off - pre, (size_t)(stop - tail_off) + pre, buf, ok, err);
     if (st != HUDI_OK || !*ok) {
       hudi_log_block_free(b);
       return st;
     }
-    tail = buf->data;
+    tail = buf->data + pre;
+    if (pre && (k->tail = hudi_malloc(pre)) != NULL) { /* no memory: the HFile reader reads it */
+      memcpy(k->tail, buf->data, pre);
+      k->tail_len = pre;
+    }
   }
   size_t tail_len = (size_t)(end - tail_off);
   bool sound = trailer_sound(tail + tail_len - 8, size, stop > end);
@@ -151,6 +186,9 @@ static hudi_status walk_block(hudi_mdt_log_walk *w, hudi_storage *s, const char 
   }
   if (!sound) {
     hudi_log_block_free(b);
+    hudi_free(k->tail);
+    k->tail = NULL;
+    k->tail_len = 0;
     return HUDI_OK;
   }
   *next = end;
@@ -167,21 +205,21 @@ hudi_status hudi_mdt_log_walk_file(hudi_mdt_log_walk *w, hudi_storage *s, const 
   if (fst.is_dir) return HUDI_OK;
   w->file_size = fst.size;
   hudi_buf buf;
-  hudi_buf_init(&buf, HUDI_LOG_HEAD_MAX + HEAD_FIRST);
+  hudi_buf_init(&buf, HUDI_LOG_HEAD_MAX + HEAD_FIRST + HUDI_MDT_LOG_TAIL_PREFETCH);
   hudi_status st = HUDI_OK;
   uint64_t pos = 0;
   bool ok = true;
   /* Fewer than 6 bytes left end the file (a torn tail), as in Java. */
   while (st == HUDI_OK && ok && w->file_size - pos >= HUDI_LOG_MAGIC_LEN) {
-    hudi_log_block b;
-    uint8_t *owned = NULL;
+    walked k = {0};
     uint64_t next = pos;
-    st = walk_block(w, s, path, pos, &buf, &b, &owned, &next, &ok, err);
+    st = walk_block(w, s, path, pos, &buf, &k, &next, &ok, err);
     if (st == HUDI_OK && ok) {
-      st = push(w, &b, owned, err);
+      st = push(w, &k, err);
       if (st != HUDI_OK) {
-        hudi_log_block_free(&b);
-        hudi_free(owned);
+        hudi_log_block_free(&k.b);
+        hudi_free(k.owned);
+        hudi_free(k.tail);
       }
     }
     pos = next;
@@ -199,6 +237,10 @@ hudi_status hudi_mdt_log_walk_file(hudi_mdt_log_walk *w, hudi_storage *s, const 
 
 static int read_range(void *ctx, uint64_t off, size_t len, uint8_t *dst) {
   hudi_mdt_log_range *x = ctx;
+  if (x->tail && off <= x->size && len <= x->size - off && off >= x->size - x->tail_len) {
+    memcpy(dst, x->tail + (off - (x->size - x->tail_len)), len);
+    return 0;
+  }
   if (hudi_storage_read_exact(x->s, x->path, x->base + off, dst, len, NULL) != HUDI_OK) return 1;
   x->bytes += len;
   return 0;
@@ -210,8 +252,23 @@ void hudi_mdt_log_hfile_source(hudi_hfile_source *src, hudi_mdt_log_range *ctx, 
   ctx->path = path;
   ctx->base = b->content_offset;
   ctx->bytes = 0;
+  ctx->size = b->content_len;
+  ctx->tail = NULL;
+  ctx->tail_len = 0;
   src->read_range = read_range;
   src->ctx = ctx;
   src->size = b->content_len;
   src->name = path;
+}
+
+void hudi_mdt_log_range_tail(hudi_mdt_log_range *ctx, const uint8_t *tail, size_t len) {
+  ctx->tail = len <= ctx->size ? tail : NULL;
+  ctx->tail_len = ctx->tail ? len : 0;
+}
+
+void hudi_mdt_hfile_coalesce(hudi_hfile_reader *r, const hudi_storage *s) {
+  /* Anything but an object store (local, test and wrapping backends)
+   * keeps the reader's default. */
+  if (remote(s))
+    hudi_hfile_reader_set_coalesce(r, HUDI_MDT_REMOTE_COALESCE_GAP, HUDI_MDT_REMOTE_COALESCE_MAX);
 }

@@ -32,9 +32,20 @@
  * on storage (content == NULL, owned[i] NULL). */
 #define HUDI_MDT_LOG_WHOLE_MAX ((size_t)48 << 10)
 
+/* On object stores the walk's read of a large block's tail (footer,
+ * trailing length, next magic) starts up to this many bytes earlier, so it
+ * also brings the end of the block's content: for an HFILE_DATA block the
+ * HFile trailer and load-on-open section (root index, file info with the
+ * ~8 KB schema), which a lookup's HFile reader then opens without two GETs
+ * of its own (hudi_mdt_log_range_tail). Local files: not done. */
+#define HUDI_MDT_LOG_TAIL_PREFETCH ((size_t)64 << 10)
+
 typedef struct hudi_mdt_log_walk {
   hudi_log_block *blocks;
   uint8_t **owned;
+  /* tails[i]: the last tail_lens[i] bytes of block i's content, or NULL. */
+  uint8_t **tails;
+  size_t *tail_lens;
   size_t n, cap;
   uint64_t file_size;
   uint64_t bytes_read; /* what the walk fetched */
@@ -53,9 +64,29 @@ typedef struct hudi_mdt_log_range {
   const char *path;
   uint64_t base;
   uint64_t bytes;
+  uint64_t size;       /* the content's length */
+  const uint8_t *tail; /* its last tail_len bytes, or NULL */
+  size_t tail_len;
 } hudi_mdt_log_range;
 
 void hudi_mdt_log_hfile_source(hudi_hfile_source *src, hudi_mdt_log_range *ctx, hudi_storage *s, const char *path,
                                const hudi_log_block *b);
+/* Serves reads of the last len bytes of the block's content from tail
+ * (borrowed: the walk's tails[i]) instead of storage. */
+void hudi_mdt_log_range_tail(hudi_mdt_log_range *ctx, const uint8_t *tail, size_t len);
+
+/* How a lookup in an MDT HFile on s merges its block reads
+ * (hudi_hfile_reader_set_coalesce). Local files and any other backend:
+ * the reader's default, adjacent blocks only (the same bytes in fewer
+ * reads). Object stores (s3, gcs, azure): a GET costs a round trip
+ * whatever its size (~20-50 ms on a cloud service, ~1-3 ms on loopback),
+ * so blocks up to HUDI_MDT_REMOTE_COALESCE_GAP apart are fetched together,
+ * in reads of at most HUDI_MDT_REMOTE_COALESCE_MAX: a 1k-key record-index
+ * lookup then reads each shard's data section in a few GETs instead of one
+ * GET per 4 KiB data block (issue 10), at most one gap of extra bytes per
+ * block the keys need. */
+#define HUDI_MDT_REMOTE_COALESCE_GAP ((uint64_t)1 << 20)
+#define HUDI_MDT_REMOTE_COALESCE_MAX ((uint64_t)8 << 20)
+void hudi_mdt_hfile_coalesce(hudi_hfile_reader *r, const hudi_storage *s);
 
 #endif
