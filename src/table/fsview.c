@@ -360,9 +360,10 @@ static hudi_status merge_pending(hudi_file_group *g, hudi_error *err) {
   m->logs = hudi_calloc(n + 1, sizeof *m->logs);
   if (!m->logs) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   m->cap_logs = n + 1;
+  /* Counted before the copy so a half-made copy is freed with the view. */
   for (size_t i = 0; i < n; i++) {
-    HUDI_TRY(copy_log(&m->logs[i], i < prev->n_logs ? &prev->logs[i] : &cur->logs[i - prev->n_logs], err));
     m->n_logs++;
+    HUDI_TRY(copy_log(&m->logs[i], i < prev->n_logs ? &prev->logs[i] : &cur->logs[i - prev->n_logs], err));
   }
   return HUDI_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/threadpool.h"
 #include "table/bloom.h"
 #include "table/compaction_plan.h"
 #include "table/mdt_column_stats.h"
@@ -380,11 +381,58 @@ static hudi_status add_stat(compact_ctx *c, const op *o, const char *rel, size_t
   return HUDI_OK;
 }
 
-static hudi_status compact_group(compact_ctx *c, const op *o, hudi_error *err) {
-  char name[512], rel[640], path[768];
+/* What one group's compaction produced, recorded in the commit metadata
+ * afterwards in plan order (groups run on pool threads). */
+typedef struct group_job {
+  size_t len;
+  uint64_t records;
+  hudi_mdt_merge_counts k;
+  char rel[640];
+} group_job;
+
+/* MDT handles for the pool threads. A handle's payload-schema cache is not
+ * thread-safe, so each running group borrows its own: the first is the
+ * compaction's own, the others are opened on demand (same MDT state: only
+ * the schema cache and the storage are used by the slice merge). */
+#define MDT_HANDLES_MAX 8
+typedef struct mdt_handles {
+  pthread_mutex_t mu;
+  hudi_table *t;
+  hudi_mdt *h[MDT_HANDLES_MAX];
+  bool busy[MDT_HANDLES_MAX];
+  size_t n;
+} mdt_handles;
+
+static hudi_status handle_take(mdt_handles *hs, size_t *slot, hudi_error *err) {
+  pthread_mutex_lock(&hs->mu);
+  size_t i = 0;
+  while (i < hs->n && hs->busy[i]) i++;
+  hudi_status st = HUDI_OK;
+  if (i == hs->n) {
+    if (hs->n == MDT_HANDLES_MAX)
+      st = hudi_err_set(err, HUDI_ERR_INTERNAL, "more than %d metadata compaction threads", MDT_HANDLES_MAX);
+    else if ((st = hudi_mdt_open(&hs->h[i], hs->t, err)) == HUDI_OK)
+      hs->n++;
+  }
+  if (st == HUDI_OK) {
+    hs->busy[i] = true;
+    *slot = i;
+  }
+  pthread_mutex_unlock(&hs->mu);
+  return st;
+}
+
+static void handle_give(mdt_handles *hs, size_t slot) {
+  pthread_mutex_lock(&hs->mu);
+  hs->busy[slot] = false;
+  pthread_mutex_unlock(&hs->mu);
+}
+
+static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group_job *j, hudi_error *err) {
+  char name[512], path[768];
   snprintf(name, sizeof name, "%s_%s_%s.hfile", o->g->file_id, HUDI_MDT_WRITE_TOKEN, c->instant);
-  snprintf(rel, sizeof rel, "%s/%s", o->g->partition, name);
-  snprintf(path, sizeof path, "%s/%s", HUDI_MDT_W_BASE, rel);
+  snprintf(j->rel, sizeof j->rel, "%s/%s", o->g->partition, name);
+  snprintf(path, sizeof path, "%s/%s", HUDI_MDT_W_BASE, j->rel);
   base_writer b;
   memset(&b, 0, sizeof b);
   b.schema = c->schema->root;
@@ -394,11 +442,11 @@ static hudi_status compact_group(compact_ctx *c, const op *o, hudi_error *err) {
   hudi_buf_init(&b.min_key, 1 << 16);
   hudi_buf_init(&b.max_key, 1 << 16);
   hudi_status st = hudi_bloom_init(&b.bloom, MDT_BLOOM_ENTRIES, MDT_BLOOM_FPP, HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err);
-  if (st == HUDI_OK) st = hudi_mdt_schema(c->m, c->schema_json, c->schema_len, &b.schema_node, err);
+  if (st == HUDI_OK) st = hudi_mdt_schema(m, c->schema_json, c->schema_len, &b.schema_node, err);
   if (st == HUDI_OK) st = hudi_mdt_w_hfile_open(&b.w, c->schema_json, c->schema_len, &c->wo, err);
   hudi_mdt_merge_counts k = {0};
   if (st == HUDI_OK)
-    st = hudi_mdt_slice_merge(c->m, o->slice->base, o->logs, o->n_logs, put_record, &b, &k, NULL, err);
+    st = hudi_mdt_slice_merge(m, o->slice->base, o->logs, o->n_logs, put_record, &b, &k, NULL, err);
   hudi_buf bloom_text;
   hudi_buf_init(&bloom_text, (size_t)1 << 30);
   if (st == HUDI_OK) st = hudi_bloom_serialize(&b.bloom, &bloom_text, err);
@@ -418,15 +466,10 @@ static hudi_status compact_group(compact_ctx *c, const op *o, hudi_error *err) {
    * records its merge drops. */
   k.written -= b.dropped;
   k.deletes += b.dropped;
-  if (st == HUDI_OK) st = add_stat(c, o, rel, len, &k, err);
-  if (st == HUDI_OK) {
-    c->res->file_groups++;
-    c->res->log_files += o->n_logs;
-    c->res->records += b.n;
-    c->res->bytes_written += len;
-  } else {
-    hudi_err_context(err, st, "compacting metadata file group %s/%s", o->g->partition, o->g->file_id);
-  }
+  j->len = len;
+  j->records = b.n;
+  j->k = k;
+  if (st != HUDI_OK) hudi_err_context(err, st, "compacting metadata file group %s/%s", o->g->partition, o->g->file_id);
   hudi_free(bytes);
   hudi_buf_free(&bloom_text);
   hudi_hfile_writer_free(b.w);
@@ -434,6 +477,63 @@ static hudi_status compact_group(compact_ctx *c, const op *o, hudi_error *err) {
   hudi_buf_free(&b.scratch);
   hudi_buf_free(&b.min_key);
   hudi_buf_free(&b.max_key);
+  return st;
+}
+
+typedef struct groups_run {
+  compact_ctx *c;
+  mdt_handles hs;
+  group_job *jobs;
+} groups_run;
+
+static hudi_status exec_group(void *ctx, size_t i, hudi_error *err) {
+  groups_run *r = ctx;
+  size_t slot;
+  HUDI_TRY(handle_take(&r->hs, &slot, err));
+  hudi_status st = compact_group(r->c, r->hs.h[slot], &r->c->ops[i], &r->jobs[i], err);
+  handle_give(&r->hs, slot);
+  return st;
+}
+
+/* Groups compacted at once: the cores, up to 4 (each holds one group's
+ * merged records and HFile); a record-index shard is independent of the
+ * others, so this divides the compaction's wall time by the cores. */
+static int group_threads(const hudi_mdt_compact_options *o, size_t n_ops) {
+  int v = o->parallelism > 0 ? o->parallelism : (hudi_cpu_count() < 4 ? hudi_cpu_count() : 4);
+  if (v > MDT_HANDLES_MAX) v = MDT_HANDLES_MAX;
+  if ((size_t)v > n_ops) v = n_ops ? (int)n_ops : 1;
+  return v;
+}
+
+static hudi_status compact_groups(compact_ctx *c, const hudi_mdt_compact_options *o, hudi_error *err) {
+  groups_run r;
+  memset(&r, 0, sizeof r);
+  r.c = c;
+  r.hs.t = c->t;
+  r.hs.h[0] = c->m;
+  r.hs.n = 1;
+  r.jobs = hudi_calloc(c->n_ops, sizeof *r.jobs);
+  if (!r.jobs) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory compacting the metadata table");
+  pthread_mutex_init(&r.hs.mu, NULL);
+  int threads = group_threads(o, c->n_ops);
+  /* The groups already use the cores: no compression thread per HFile. */
+  if (threads > 1) c->wo.hfile_compress_threads = 1;
+  /* The caller's thread is one of the workers. */
+  hudi_threadpool *pool = NULL;
+  hudi_status st = threads > 1 ? hudi_threadpool_create(&pool, threads - 1, err) : HUDI_OK;
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, c->n_ops, exec_group, &r, err);
+  hudi_threadpool_free(pool);
+  for (size_t i = 0; st == HUDI_OK && i < c->n_ops; i++) {
+    const group_job *j = &r.jobs[i];
+    st = add_stat(c, &c->ops[i], j->rel, j->len, &j->k, err);
+    c->res->file_groups++;
+    c->res->log_files += c->ops[i].n_logs;
+    c->res->records += j->records;
+    c->res->bytes_written += j->len;
+  }
+  for (size_t i = 1; i < r.hs.n; i++) hudi_mdt_free(r.hs.h[i]);
+  pthread_mutex_destroy(&r.hs.mu);
+  hudi_free(r.jobs);
   return st;
 }
 
@@ -495,7 +595,7 @@ static hudi_status run(compact_ctx *c, const hudi_mdt_compact_options *o, hudi_e
   HUDI_TRY(write_plan(c, err));
   HUDI_TRY(hudi_mdt_w_commit_metadata(&c->meta, "COMPACT", c->schema_json, err));
   c->meta->compacted = (hudi_tl_bool){1, 1};
-  for (size_t i = 0; i < c->n_ops; i++) HUDI_TRY(compact_group(c, &c->ops[i], err));
+  HUDI_TRY(compact_groups(c, o, err));
   char done[HUDI_INSTANT_TIME_BUF];
   HUDI_TRY(hudi_mdt_w_completion(t->storage, &c->wo, c->instant, done, err));
   hudi_buf avro;

@@ -44,9 +44,10 @@ typedef struct hudi_mdt_compact_options {
   bool force;                   /* compact whatever the count */
   size_t hfile_block_size;      /* 0 = HUDI_MDT_DEFAULT_HFILE_BLOCK_SIZE */
   int64_t hfile_create_time_ms; /* -1 = now */
+  int parallelism;              /* groups compacted at once; 0 = the cores, up to 4 */
 } hudi_mdt_compact_options;
 
-#define HUDI_MDT_COMPACT_OPTIONS_INIT {0, false, 0, -1}
+#define HUDI_MDT_COMPACT_OPTIONS_INIT {0, false, 0, -1, 0}
 
 typedef struct hudi_mdt_compact_result {
   char instant[HUDI_INSTANT_TIME_BUF]; /* "" when nothing was compacted */

@@ -505,6 +505,8 @@ static hudi_status commit_record_index(commit_ctx *c, hudi_error *err) {
   hudi_status st = HUDI_OK;
   if (cores > 1 && n_jobs > 1 && n >= PARALLEL_MIN_KEYS) st = hudi_threadpool_create(&pool, cores - 1, err);
   size_t width = pool ? (size_t)cores : 1;
+  /* The shards already use the cores: no compression thread per HFile. */
+  if (pool) c->o.hfile_compress_threads = 1;
   for (size_t a = 0; st == HUDI_OK && a < n_jobs; a += width) {
     size_t b = a + width < n_jobs ? a + width : n_jobs;
     shard_wave wave = {c, jobs + a};

@@ -88,9 +88,12 @@ typedef struct hudi_mdt_write_options {
    * Java writer produces (fixture comparisons); false: libdeflate, several
    * times faster (hudi_hfile_writer_options.java_exact_bytes). */
   bool hfile_java_exact_bytes;
+  /* hudi_hfile_writer_options.compress_threads of every HFile written
+   * (0 = auto); callers writing several HFiles at once on the cores set 1. */
+  int hfile_compress_threads;
 } hudi_mdt_write_options;
 
-#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, false}
+#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, false, 0}
 
 /* A file of the data table added or deleted by the commit. */
 typedef struct hudi_mdt_file_change {

@@ -147,6 +147,7 @@ hudi_status hudi_mdt_w_hfile_open(hudi_hfile_writer **out, const char *schema_js
   ho.block_size = opts->hfile_block_size;
   ho.create_time_ms = opts->hfile_create_time_ms;
   ho.java_exact_bytes = opts->hfile_java_exact_bytes;
+  ho.compress_threads = opts->hfile_compress_threads;
   HUDI_TRY(hudi_hfile_writer_create(out, &ho, err));
   hudi_status st = hudi_hfile_writer_add_file_info(*out, "schema", (const uint8_t *)schema_json, schema_len, err);
   if (st != HUDI_OK) {
