@@ -1,5 +1,5 @@
 /* hudi-c: table services. Compaction of Merge-on-Read tables, cleaning,
- * rollback and timeline archival, run on demand by these calls or
+ * rollback, savepoint and restore, and timeline archival, run on demand by these calls or
  * automatically by the writes (options below). Each section is owned by
  * the service it documents. */
 #ifndef HUDI_SERVICES_H
@@ -115,6 +115,87 @@ typedef struct hudi_rollback_result {
 /* Rolls back instant (a pending write, or the latest completed write). */
 HUDI_EXTERN hudi_status hudi_table_rollback(hudi_rollback_result *result, hudi_table *table, const char *instant,
                                             const hudi_option *options, size_t n_options, hudi_error *err);
+
+/* ---- savepoint and restore ----------------------------------------------- */
+
+typedef struct hudi_savepoint_result {
+  char instant[HUDI_SERVICE_TIME_MAX];         /* the savepointed commit = the savepoint's requested time */
+  char completion_time[HUDI_SERVICE_TIME_MAX]; /* of the savepoint instant */
+  int64_t num_partitions;
+  int64_t num_files; /* base and log files the savepoint keeps */
+} hudi_savepoint_result;
+
+/* Savepoints completed commit `instant` (NULL or "": the latest completed
+ * commit, deltacommit or replacecommit) as Apache Hudi 1.x does: the
+ * savepoint instant has the commit's requested time, T.savepoint.inflight
+ * (empty) then T_<completion>.savepoint holding HoodieSavepointMetadata
+ * (savepointedBy = user, savepointedAt = now in epoch ms, comments, and per
+ * partition the names of the base and log files of the latest file slices
+ * as of T). The cleaner never deletes those slices and archival stops
+ * before the first savepoint, so the table can be read as of T (time
+ * travel) and restored to T (hudi_table_restore) later. user and comment
+ * may be NULL (""). HUDI_ERR_INVALID_ARG when T is no completed commit, is
+ * savepointed already, or is older than the last clean's earliest commit
+ * to retain (its files may be gone). Takes the table lock. */
+HUDI_EXTERN hudi_status hudi_table_savepoint(hudi_savepoint_result *result, hudi_table *table, const char *instant,
+                                             const char *user, const char *comment, const hudi_option *options,
+                                             size_t n_options, hudi_error *err);
+
+/* Deletes savepoint `instant` as Hudi's deleteSavepoint does (the
+ * completed file first, then T.savepoint.inflight); the commit stays. Its
+ * files are then cleaned like any others, and the commit can be rolled
+ * back. HUDI_ERR_INVALID_ARG when there is no such completed savepoint.
+ * Takes the table lock. */
+HUDI_EXTERN hudi_status hudi_table_delete_savepoint(hudi_table *table, const char *instant,
+                                                    const hudi_option *options, size_t n_options, hudi_error *err);
+
+typedef struct hudi_savepoint_info {
+  char instant[HUDI_SERVICE_TIME_MAX];
+  char completion_time[HUDI_SERVICE_TIME_MAX];
+  char *user, *comments;  /* owned by the list */
+  int64_t savepointed_at; /* epoch ms (as written; Hudi writes ms) */
+  int64_t num_files;
+} hudi_savepoint_info;
+
+typedef struct hudi_savepoint_list {
+  hudi_savepoint_info *items; /* oldest first */
+  size_t count;
+} hudi_savepoint_list;
+
+/* The completed savepoints of the table's active timeline (re-read from
+ * storage). Free with hudi_savepoint_list_free. */
+HUDI_EXTERN hudi_status hudi_table_savepoints(hudi_savepoint_list *out, hudi_table *table, hudi_error *err);
+HUDI_EXTERN void hudi_savepoint_list_free(hudi_savepoint_list *list);
+
+typedef struct hudi_restore_result {
+  char requested_time[HUDI_SERVICE_TIME_MAX]; /* the restore instant */
+  char completion_time[HUDI_SERVICE_TIME_MAX];
+  int64_t num_instants_rolled_back;
+  int64_t num_files_deleted;
+} hudi_restore_result;
+
+/* Restores the table to savepoint `savepoint_instant` as Apache Hudi 1.x
+ * does: a restore instant R (R.restore.requested with HoodieRestorePlan:
+ * every write instant requested after the savepoint, pending or completed,
+ * newest first; R.restore.inflight), each of those rolled back in that
+ * order like hudi_table_rollback does it (files deleted, its metadata-table
+ * deltacommit rolled back), then R_<completion>.restore holding
+ * HoodieRestoreMetadata with the rollback metadata of every instant, and
+ * the rollback instants themselves removed from the timeline (Hudi keeps
+ * only the restore). Afterwards a snapshot read equals a read as of the
+ * savepoint; cleans and rollbacks after the savepoint stay on the
+ * timeline. Metadata-table compactions requested after the savepoint are
+ * rolled back first (each with an MDT rollback instant), so the MDT's
+ * log files are read again. A restore that stopped part way is finished
+ * by calling it again (a write in between is not refused yet: call it
+ * again first). HUDI_ERR_INVALID_ARG without that completed savepoint or
+ * while a restore to another savepoint is pending; HUDI_ERR_UNSUPPORTED
+ * when the metadata table was compacted and then cleaned after the
+ * savepoint (Hudi drops and rebuilds the metadata table then; hudi-c does
+ * not), and on timeline layout 1. Takes the table lock. */
+HUDI_EXTERN hudi_status hudi_table_restore(hudi_restore_result *result, hudi_table *table,
+                                           const char *savepoint_instant, const hudi_option *options,
+                                           size_t n_options, hudi_error *err);
 
 /* ---- archival ------------------------------------------------------------ */
 

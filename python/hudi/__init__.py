@@ -15,7 +15,15 @@ from hudi._hudi import (
     HudiUnsupportedError,
 )
 from hudi.read import HudiFileGroupReader, HudiFileSlice, HudiQueryType, HudiReadOptions, HudiRecordBatchStream
-from hudi.services import HudiArchiveResult, HudiCleanResult, HudiCompactResult, HudiRollbackResult
+from hudi.services import (
+    HudiArchiveResult,
+    HudiCleanResult,
+    HudiCompactResult,
+    HudiRestoreResult,
+    HudiRollbackResult,
+    HudiSavepointInfo,
+    HudiSavepointResult,
+)
 from hudi.table import HudiInstant, HudiTable, HudiTableBuilder, HudiTimeline
 from hudi.write import HudiWriteResult
 
@@ -43,5 +51,8 @@ __all__ = [
     "HudiCompactResult",
     "HudiCleanResult",
     "HudiRollbackResult",
+    "HudiRestoreResult",
+    "HudiSavepointInfo",
+    "HudiSavepointResult",
     "HudiArchiveResult",
 ]

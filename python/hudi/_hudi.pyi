@@ -153,6 +153,22 @@ def _rollback(table: Table, instant: str, options: Optional[Dict[str, str]] = No
     """Rolls back a pending write or the latest completed write (hudi_table_rollback): a dict with
     ``rolled_back_instant``, ``requested_time``, ``completion_time``, ``num_files_deleted``."""
 
+def _savepoint(table: Table, instant: Optional[str] = None, user: str = "", comment: str = "",
+               options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """Savepoints a completed commit (hudi_table_savepoint; None: the latest): a dict with
+    ``instant``, ``completion_time``, ``num_partitions``, ``num_files``."""
+
+def _delete_savepoint(table: Table, instant: str, options: Optional[Dict[str, str]] = None) -> None:
+    """Deletes savepoint ``instant`` (hudi_table_delete_savepoint); the commit stays."""
+
+def _savepoints(table: Table) -> List[Dict[str, Any]]:
+    """The completed savepoints (hudi_table_savepoints), oldest first: dicts with ``instant``,
+    ``completion_time``, ``user``, ``comments``, ``savepointed_at`` (epoch ms), ``num_files``."""
+
+def _restore(table: Table, instant: str, options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
+    """Restores the table to savepoint ``instant`` (hudi_table_restore): a dict with
+    ``requested_time``, ``completion_time``, ``num_instants_rolled_back``, ``num_files_deleted``."""
+
 def _archive(table: Table, options: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
     """Archives the timeline (hudi_table_archive): a dict with ``num_instants_archived``,
     ``num_files_compacted``, ``first_archived``, ``last_archived``."""

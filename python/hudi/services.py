@@ -65,6 +65,65 @@ def rollback(table: Any, instant: str, options: Optional[Dict[str, str]] = None)
 
 
 @dataclass(frozen=True)
+class HudiSavepointResult:
+    """What one savepoint did (``HudiTable.savepoint``)."""
+
+    instant: str
+    """The savepointed commit, also the savepoint instant's requested time."""
+    completion_time: str
+    num_partitions: int
+    num_files: int
+    """Base and log files the savepoint keeps (the latest file slices as of the commit)."""
+
+
+@dataclass(frozen=True)
+class HudiSavepointInfo:
+    """A completed savepoint (``HudiTable.savepoints``)."""
+
+    instant: str
+    completion_time: str
+    user: str
+    comments: str
+    savepointed_at: int
+    """Epoch milliseconds."""
+    num_files: int
+
+
+@dataclass(frozen=True)
+class HudiRestoreResult:
+    """What one restore did (``HudiTable.restore``)."""
+
+    requested_time: str
+    """The restore instant."""
+    completion_time: str
+    num_instants_rolled_back: int
+    num_files_deleted: int
+
+
+def savepoint(table: Any, instant: Optional[str] = None, user: str = "", comment: str = "",
+              options: Optional[Dict[str, str]] = None) -> HudiSavepointResult:
+    if instant is not None and (not isinstance(instant, str) or not instant):
+        raise ValueError("instant must be None or a non-empty instant time string")
+    return HudiSavepointResult(**_hudi._savepoint(table, instant, user or "", comment or "", dict(options or {})))
+
+
+def delete_savepoint(table: Any, instant: str, options: Optional[Dict[str, str]] = None) -> None:
+    if not isinstance(instant, str) or not instant:
+        raise ValueError("instant must be a non-empty savepoint instant time string")
+    _hudi._delete_savepoint(table, instant, dict(options or {}))
+
+
+def savepoints(table: Any) -> "list[HudiSavepointInfo]":
+    return [HudiSavepointInfo(**d) for d in _hudi._savepoints(table)]
+
+
+def restore(table: Any, instant: str, options: Optional[Dict[str, str]] = None) -> HudiRestoreResult:
+    if not isinstance(instant, str) or not instant:
+        raise ValueError("instant must be a non-empty savepoint instant time string")
+    return HudiRestoreResult(**_hudi._restore(table, instant, dict(options or {})))
+
+
+@dataclass(frozen=True)
 class HudiArchiveResult:
     """What one archival did (``HudiTable.archive``)."""
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from hudi.write import HudiWriteResult
     from hudi.services import HudiArchiveResult, HudiCleanResult, HudiCompactResult, HudiRollbackResult
+    from hudi.services import HudiRestoreResult, HudiSavepointInfo, HudiSavepointResult
 
 
 @dataclass(frozen=True)
@@ -245,6 +246,38 @@ class HudiTable:
         from hudi import services
 
         return services.rollback(self._table, instant, options)
+
+    def savepoint(self, instant: "Optional[str]" = None, user: str = "", comment: str = "",
+                  options: "Optional[Dict[str, str]]" = None) -> "HudiSavepointResult":
+        """Savepoints completed commit ``instant`` (default: the latest completed commit), as Apache Hudi
+        does: ``<instant>.savepoint`` on the timeline lists the files of the table as of that commit;
+        the cleaner keeps them and archival stops before the first savepoint, so the table can be
+        read as of the commit and restored to it (``restore``)."""
+        from hudi import services
+
+        return services.savepoint(self._table, instant, user, comment, options)
+
+    def delete_savepoint(self, instant: str, options: "Optional[Dict[str, str]]" = None) -> None:
+        """Deletes savepoint ``instant`` (the commit stays): its files are then cleaned like any
+        others, and the commit can be rolled back."""
+        from hudi import services
+
+        services.delete_savepoint(self._table, instant, options)
+
+    def savepoints(self) -> "List[HudiSavepointInfo]":
+        """The table's completed savepoints, oldest first."""
+        from hudi import services
+
+        return services.savepoints(self._table)
+
+    def restore(self, instant: str, options: "Optional[Dict[str, str]]" = None) -> "HudiRestoreResult":
+        """Restores the table to savepoint ``instant``: every write after it (completed or pending,
+        compactions and clusterings included) is rolled back, newest first, under one restore
+        instant, and the metadata table with it. Afterwards a snapshot read equals a read as of
+        ``instant``."""
+        from hudi import services
+
+        return services.restore(self._table, instant, options)
 
     def archive(self, options: "Optional[Dict[str, str]]" = None) -> "HudiArchiveResult":
         """Moves the oldest completed instants of the timeline into its LSM history

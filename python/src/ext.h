@@ -57,6 +57,12 @@ PyObject *hudi_py_wait_services(PyObject *self, PyObject *args, PyObject *kwargs
 PyObject *hudi_py_clean(PyObject *self, PyObject *args, PyObject *kwargs);
 /* rollback.c: _rollback(table, instant, options) -> dict. */
 PyObject *hudi_py_rollback(PyObject *self, PyObject *args, PyObject *kwargs);
+/* savepoint.c: _savepoint(table, instant, user, comment, options) -> dict,
+ * _savepoints(table) -> [dict], _restore(table, instant, options) -> dict. */
+PyObject *hudi_py_savepoint(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_savepoints(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_delete_savepoint(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *hudi_py_restore(PyObject *self, PyObject *args, PyObject *kwargs);
 /* archive.c: _archive(table, options) -> dict. */
 PyObject *hudi_py_archive(PyObject *self, PyObject *args, PyObject *kwargs);
 

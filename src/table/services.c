@@ -1,6 +1,8 @@
 /* The order in which the writes run the table services (see services.h). */
 #include "table/services.h"
 
+#include <string.h>
+
 #include "table/archive.h"
 #include "table/clean.h"
 #include "table/compact.h"
@@ -11,7 +13,21 @@
 #include "table/lock.h"
 #include "table/write.h"
 
+/* A restore left pending (a crash mid-restore) must be finished first: a
+ * write on the half-restored table would be rolled back by it or lost
+ * (hudi-write-semantics.md §7.3, as Hudi refuses). */
+static hudi_status refuse_pending_restore(const hudi_table *t, hudi_error *err) {
+  const hudi_timeline *tl = &t->timeline;
+  for (size_t i = 0; i < tl->count; i++)
+    if (tl->items[i].state != HUDI_INSTANT_COMPLETED && strcmp(tl->items[i].action, "restore") == 0)
+      return hudi_err_set(err, HUDI_ERR_CONFLICT,
+                          "restore %s is pending: run restore to its savepoint again before writing",
+                          tl->items[i].requested_time);
+  return HUDI_OK;
+}
+
 hudi_status hudi_services_before_write(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
+  HUDI_TRY(refuse_pending_restore(t, err));
   /* Failed writes first (EAGER): nothing below may plan around them. */
   HUDI_TRY(hudi_rollback_failed_writes(t, opts, n, NULL, err));
   return HUDI_OK;

@@ -52,10 +52,21 @@ static hudi_status merge_file(hudi_instant *e, const hudi_instant_file *f, const
  * of an instant starts with its (fixed-width) requested time, so it is
  * nearly always the last one; legacy tables mixing 14- and 17-digit times
  * fall back to a search. */
-static hudi_instant *find_entry(hudi_instant *items, size_t n, const char *requested_time) {
-  if (n && strcmp(items[n - 1].requested_time, requested_time) == 0) return &items[n - 1];
-  for (size_t j = 0; j + 1 < n; j++)
-    if (strcmp(items[j].requested_time, requested_time) == 0) return &items[j];
+static bool is_savepoint(const char *action) { return strcmp(action, "savepoint") == 0; }
+
+/* A savepoint shares the requested time of the commit it savepoints
+ * (Hudi's SavepointActionExecutor), so it is an entry of its own. */
+static bool same_entry(const hudi_instant *e, const char *requested_time, const char *action) {
+  return strcmp(e->requested_time, requested_time) == 0 && is_savepoint(e->requested_action) == is_savepoint(action);
+}
+
+static hudi_instant *find_entry(hudi_instant *items, size_t n, const char *requested_time, const char *action) {
+  for (size_t j = n; j-- > 0;) {
+    if (same_entry(&items[j], requested_time, action)) return &items[j];
+    if (j + 2 < n) break; /* nearly always the last or the one before it (sorted listing) */
+  }
+  for (size_t j = 0; j + 2 < n; j++)
+    if (same_entry(&items[j], requested_time, action)) return &items[j];
   return NULL;
 }
 
@@ -91,7 +102,7 @@ hudi_status hudi_timeline_load(hudi_timeline *out, hudi_storage *s, const char *
     const char *name = base_name(list.items[i].path);
     hudi_instant_file f;
     if (!hudi_instant_file_parse(&f, name, layout)) continue;
-    hudi_instant *e = find_entry(items, n, f.requested_time);
+    hudi_instant *e = find_entry(items, n, f.requested_time, f.action);
     if (!e) {
       e = &items[n++];
       strcpy(e->requested_time, f.requested_time);
@@ -120,9 +131,13 @@ size_t hudi_timeline_count_state(const hudi_timeline *t, hudi_instant_state stat
 }
 
 const hudi_instant *hudi_timeline_find(const hudi_timeline *t, const char *requested_time) {
+  const hudi_instant *sp = NULL; /* the savepoint of that time only when nothing else has it */
   for (size_t i = 0; i < t->count; i++)
-    if (strcmp(t->items[i].requested_time, requested_time) == 0) return &t->items[i];
-  return NULL;
+    if (strcmp(t->items[i].requested_time, requested_time) == 0) {
+      if (!is_savepoint(t->items[i].action)) return &t->items[i];
+      sp = &t->items[i];
+    }
+  return sp;
 }
 
 /* ---- the archived timeline (layout 2) --------------------------------------- */

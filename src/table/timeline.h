@@ -46,7 +46,8 @@ typedef struct hudi_timeline {
 /* Lists the timeline directory of the table in s (table base = "" unless
  * table_dir is given, e.g. ".hoodie/metadata" for the metadata table) and
  * builds the timeline. Two actions for one requested time is
- * HUDI_ERR_CORRUPT naming both files. */
+ * HUDI_ERR_CORRUPT naming both files, except a savepoint: it has its
+ * commit's requested time and is an entry of its own (after the commit). */
 HUDI_NODISCARD hudi_status hudi_timeline_load(hudi_timeline *out, hudi_storage *s, const char *table_dir,
                                               int layout, hudi_error *err);
 void hudi_timeline_free(hudi_timeline *t);
@@ -65,6 +66,8 @@ const hudi_instant *hudi_timeline_find_archived(const hudi_timeline *t, const ch
 
 /* Counts and finds; the returned pointer lives as long as t. */
 size_t hudi_timeline_count_state(const hudi_timeline *t, hudi_instant_state state);
+/* hudi_timeline_find returns the instant of requested_time that is not a
+ * savepoint (the savepoint only when it is alone). */
 const hudi_instant *hudi_timeline_find(const hudi_timeline *t, const char *requested_time);
 
 #endif

@@ -271,6 +271,59 @@ static const char SCHEMA_REQUESTED_REPLACE_V6[] =
     "\"avro.java.string\":\"String\"}],\"default\":null},{\"name\":\"version\",\"type\":[\"int\",\"null\""
     "],\"default\":1}]}";
 
+/* no fixture: T_C.savepoint, printed from the generated class of Hudi 1.0.2 and 1.2.0
+ * (identical; 689 bytes) */
+static const char SCHEMA_SAVEPOINT_METADATA[] =
+    "{\"type\":\"record\",\"name\":\"HoodieSavepointMetadata\",\"namespace\":\"org.apache.hudi.avro.m"
+    "odel\",\"fields\":[{\"name\":\"savepointedBy\",\"type\":{\"type\":\"string\",\"avro.java.string"
+    "\":\"String\"}},{\"name\":\"savepointedAt\",\"type\":\"long\"},{\"name\":\"comments\",\"type\":{"
+    "\"type\":\"string\",\"avro.java.string\":\"String\"}},{\"name\":\"partitionMetadata\",\"type\":{"
+    "\"type\":\"map\",\"values\":{\"type\":\"record\",\"name\":\"HoodieSavepointPartitionMetadata\","
+    "\"fields\":[{\"name\":\"partitionPath\",\"type\":{\"type\":\"string\",\"avro.java.string\":\"Str"
+    "ing\"}},{\"name\":\"savepointDataFile\",\"type\":{\"type\":\"array\",\"items\":{\"type\":\"strin"
+    "g\",\"avro.java.string\":\"String\"}}}]},\"avro.java.string\":\"String\"}},{\"name\":\"version\""
+    ",\"type\":[\"int\",\"null\"],\"default\":1}]}";
+
+/* no fixture: R.restore.requested, printed from the generated class of Hudi 1.0.2 and 1.2.0
+ * (identical; 557 bytes) */
+static const char SCHEMA_RESTORE_PLAN[] =
+    "{\"type\":\"record\",\"name\":\"HoodieRestorePlan\",\"namespace\":\"org.apache.hudi.avro.model\""
+    ",\"fields\":[{\"name\":\"instantsToRollback\",\"type\":{\"type\":\"array\",\"items\":{\"type\":"
+    "\"record\",\"name\":\"HoodieInstantInfo\",\"fields\":[{\"name\":\"commitTime\",\"type\":{\"type"
+    "\":\"string\",\"avro.java.string\":\"String\"}},{\"name\":\"action\",\"type\":{\"type\":\"string"
+    "\",\"avro.java.string\":\"String\"}}]},\"default\":null},\"default\":[]},{\"name\":\"version\","
+    "\"type\":[\"int\",\"null\"],\"default\":2},{\"name\":\"savepointToRestoreTimestamp\",\"type\":["
+    "\"null\",{\"type\":\"string\",\"avro.java.string\":\"String\"}],\"default\":null}]}";
+
+/* no fixture: R_C.restore, printed from the generated class of Hudi 1.0.2 and 1.2.0
+ * (identical; 2005 bytes) */
+static const char SCHEMA_RESTORE_METADATA[] =
+    "{\"type\":\"record\",\"name\":\"HoodieRestoreMetadata\",\"namespace\":\"org.apache.hudi.avro.mod"
+    "el\",\"fields\":[{\"name\":\"startRestoreTime\",\"type\":{\"type\":\"string\",\"avro.java.string"
+    "\":\"String\"}},{\"name\":\"timeTakenInMillis\",\"type\":\"long\"},{\"name\":\"instantsToRollbac"
+    "k\",\"type\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"avro.java.string\":\"String\"}"
+    "}},{\"name\":\"hoodieRestoreMetadata\",\"type\":{\"type\":\"map\",\"values\":{\"type\":\"array\""
+    ",\"items\":[\"null\",{\"type\":\"record\",\"name\":\"HoodieRollbackMetadata\",\"fields\":[{\"nam"
+    "e\":\"startRollbackTime\",\"type\":{\"type\":\"string\",\"avro.java.string\":\"String\"}},{\"nam"
+    "e\":\"timeTakenInMillis\",\"type\":\"long\"},{\"name\":\"totalFilesDeleted\",\"type\":\"int\"},{"
+    "\"name\":\"commitsRollback\",\"type\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"avro."
+    "java.string\":\"String\"}}},{\"name\":\"partitionMetadata\",\"type\":{\"type\":\"map\",\"values"
+    "\":{\"type\":\"record\",\"name\":\"HoodieRollbackPartitionMetadata\",\"fields\":[{\"name\":\"par"
+    "titionPath\",\"type\":{\"type\":\"string\",\"avro.java.string\":\"String\"}},{\"name\":\"success"
+    "DeleteFiles\",\"type\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"avro.java.string\":"
+    "\"String\"}}},{\"name\":\"failedDeleteFiles\",\"type\":{\"type\":\"array\",\"items\":{\"type\":"
+    "\"string\",\"avro.java.string\":\"String\"}}},{\"name\":\"rollbackLogFiles\",\"type\":[\"null\","
+    "{\"type\":\"map\",\"values\":\"long\",\"avro.java.string\":\"String\"}],\"default\":null},{\"nam"
+    "e\":\"logFilesFromFailedCommit\",\"type\":[\"null\",{\"type\":\"map\",\"values\":\"long\",\"avro"
+    ".java.string\":\"String\"}],\"default\":null}]},\"avro.java.string\":\"String\"}},{\"name\":\"ve"
+    "rsion\",\"type\":[\"int\",\"null\"],\"default\":1},{\"name\":\"instantsRollback\",\"type\":{\"ty"
+    "pe\":\"array\",\"items\":{\"type\":\"record\",\"name\":\"HoodieInstantInfo\",\"fields\":[{\"name"
+    "\":\"commitTime\",\"type\":{\"type\":\"string\",\"avro.java.string\":\"String\"}},{\"name\":\"ac"
+    "tion\",\"type\":{\"type\":\"string\",\"avro.java.string\":\"String\"}}]},\"default\":[]},\"defau"
+    "lt\":[]}]}],\"default\":null},\"avro.java.string\":\"String\"}},{\"name\":\"version\",\"type\":["
+    "\"int\",\"null\"],\"default\":1},{\"name\":\"restoreInstantInfo\",\"type\":{\"type\":\"array\","
+    "\"items\":\"HoodieInstantInfo\",\"default\":null},\"default\":[]}]}";
+
 static const struct {
   const char *json;
   size_t len;
@@ -285,6 +338,9 @@ static const struct {
     {SCHEMA_ROLLBACK_METADATA, sizeof SCHEMA_ROLLBACK_METADATA - 1, "HoodieRollbackMetadata"},
     {SCHEMA_REQUESTED_REPLACE, sizeof SCHEMA_REQUESTED_REPLACE - 1, "HoodieRequestedReplaceMetadata"},
     {SCHEMA_REQUESTED_REPLACE_V6, sizeof SCHEMA_REQUESTED_REPLACE_V6 - 1, "HoodieRequestedReplaceMetadata"},
+    {SCHEMA_SAVEPOINT_METADATA, sizeof SCHEMA_SAVEPOINT_METADATA - 1, "HoodieSavepointMetadata"},
+    {SCHEMA_RESTORE_PLAN, sizeof SCHEMA_RESTORE_PLAN - 1, "HoodieRestorePlan"},
+    {SCHEMA_RESTORE_METADATA, sizeof SCHEMA_RESTORE_METADATA - 1, "HoodieRestoreMetadata"},
 };
 
 const char *hudi_tl_schema_json(hudi_tl_schema_id id, size_t *len) {

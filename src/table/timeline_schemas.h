@@ -23,6 +23,9 @@ typedef enum hudi_tl_schema_id {
   HUDI_TL_ROLLBACK_METADATA,    /* HoodieRollbackMetadata */
   HUDI_TL_REQUESTED_REPLACE,    /* HoodieRequestedReplaceMetadata, Hudi 1.x */
   HUDI_TL_REQUESTED_REPLACE_V6, /* HoodieRequestedReplaceMetadata, Hudi 0.x (table version 6) */
+  HUDI_TL_SAVEPOINT_METADATA,   /* HoodieSavepointMetadata */
+  HUDI_TL_RESTORE_PLAN,         /* HoodieRestorePlan */
+  HUDI_TL_RESTORE_METADATA,     /* HoodieRestoreMetadata */
   HUDI_TL_SCHEMA_COUNT
 } hudi_tl_schema_id;
 

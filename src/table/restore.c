@@ -1,0 +1,447 @@
+#include "table/restore.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/instant.h"
+#include "table/lock.h"
+#include "table/mdt_rollback.h"
+#include "table/rollback.h"
+#include "table/savepoint.h"
+#include "table/write.h"
+
+#define RESTORE_FILE_MAX ((size_t)256 << 20)
+
+static bool is_write_action(const char *a) {
+  static const char *const W[] = {"commit", "deltacommit", "replacecommit", "compaction", "logcompaction",
+                                   "clustering"};
+  for (size_t i = 0; i < sizeof W / sizeof W[0]; i++)
+    if (!strcmp(a, W[i])) return true;
+  return false;
+}
+
+static hudi_status read_tl_file(hudi_buf *b, hudi_table *t, const char *name, hudi_error *err) {
+  char path[200];
+  snprintf(path, sizeof path, "%s/%s", t->timeline.dir, name);
+  hudi_buf_init(b, RESTORE_FILE_MAX);
+  return hudi_storage_read_all(t->storage, path, RESTORE_FILE_MAX, b, err);
+}
+
+static hudi_status read_plan(hudi_restore_plan **out, hudi_table *t, const char *r, hudi_error *err) {
+  char name[96];
+  snprintf(name, sizeof name, "%s.restore.requested", r);
+  hudi_buf b;
+  hudi_status st = read_tl_file(&b, t, name, err);
+  if (st == HUDI_OK) st = hudi_restore_plan_parse(out, b.data ? b.data : (const uint8_t *)"", b.len, name, err);
+  hudi_buf_free(&b);
+  return st;
+}
+
+/* Newest first: pending instants (by requested time), then completed ones
+ * by completion time (Hudi 1.x orders the write timeline by completion). */
+static int cmp_targets(const void *a, const void *b) {
+  const hudi_instant *x = *(const hudi_instant *const *)a, *y = *(const hudi_instant *const *)b;
+  bool xc = x->state == HUDI_INSTANT_COMPLETED, yc = y->state == HUDI_INSTANT_COMPLETED;
+  if (xc != yc) return xc ? 1 : -1;
+  return xc ? strcmp(y->completion_time, x->completion_time) : strcmp(y->requested_time, x->requested_time);
+}
+
+/* ---- the metadata table's compactions after S ---------------------------
+ * A data instant's MDT deltacommit can only be rolled back while no MDT
+ * compaction holds it (mdt_rollback.h). Hudi restores the MDT to S as
+ * well; here the MDT compactions requested after S are rolled back first,
+ * newest first (their base files deleted, their timeline files removed,
+ * an MDT rollback instant each), so the log files they merged are what
+ * the MDT reads again. That needs those log files: refused when the MDT
+ * was cleaned after such a compaction (Hudi then drops the MDT). */
+
+static bool mdt_compaction_after(const hudi_instant *c, const char *S) {
+  return c->state == HUDI_INSTANT_COMPLETED && !strcmp(c->action, "commit") &&
+         strlen(c->requested_time) == strlen(S) && strcmp(c->requested_time, S) > 0;
+}
+
+static hudi_status load_mdt(hudi_timeline *out, bool *has, hudi_table *t, hudi_error *err) {
+  memset(out, 0, sizeof *out);
+  HUDI_TRY(hudi_storage_exists(t->storage, HUDI_MDT_DIR "/.hoodie/hoodie.properties", has, err));
+  return *has ? hudi_timeline_load(out, t->storage, HUDI_MDT_DIR, 2, err) : HUDI_OK;
+}
+
+static hudi_status check_mdt(hudi_table *t, const char *S, hudi_error *err) {
+  hudi_timeline mdt;
+  bool has;
+  HUDI_TRY(load_mdt(&mdt, &has, t, err));
+  const char *first = NULL;
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; i < mdt.count && !first; i++)
+    if (mdt_compaction_after(&mdt.items[i], S)) first = mdt.items[i].requested_time;
+  for (size_t i = 0; first && st == HUDI_OK && i < mdt.count; i++) {
+    const hudi_instant *c = &mdt.items[i];
+    if (!strcmp(c->action, "clean") && strcmp(c->requested_time, first) > 0)
+      st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "cannot restore table %s to savepoint %s: its metadata table was compacted after it (%s) "
+                        "and then cleaned (%s); Hudi drops and rebuilds the metadata table then, hudi-c does not",
+                        t->base_uri, S, first, c->requested_time);
+  }
+  hudi_timeline_free(&mdt);
+  return st;
+}
+
+/* A generator past every time of both timelines (MDT-only instants). */
+static hudi_status mdt_gen(hudi_instant_gen *gen, hudi_table *t, const hudi_timeline *mdt, hudi_error *err) {
+  char unused[HUDI_INSTANT_TIME_BUF];
+  HUDI_TRY(hudi_write_pick_instant(gen, t, unused, err));
+  for (size_t i = 0; i < mdt->count; i++) {
+    const char *times[2] = {mdt->items[i].requested_time, mdt->items[i].completion_time};
+    for (int k = 0; k < 2; k++) {
+      int64_t ms;
+      if (strlen(times[k]) == 17 && hudi_instant_time_to_millis(&ms, times[k], 17, NULL) == HUDI_OK)
+        hudi_instant_gen_observe(gen, ms);
+    }
+  }
+  return HUDI_OK;
+}
+
+/* Rolls back (or finishes rolling back) one MDT compaction; *did says
+ * whether there was one left. */
+static hudi_status mdt_uncompact_one(bool *did, hudi_table *t, const char *S, hudi_error *err) {
+  *did = false;
+  hudi_timeline mdt;
+  bool has;
+  HUDI_TRY(load_mdt(&mdt, &has, t, err));
+  if (!has) return HUDI_OK;
+  hudi_rb_target x = {t->storage, HUDI_MDT_DIR, &mdt};
+  hudi_status st = HUDI_OK;
+  /* a pending MDT rollback of a compaction after S first (a restore that stopped) */
+  for (size_t i = 0; st == HUDI_OK && !*did && i < mdt.count; i++) {
+    const hudi_instant *r = &mdt.items[i];
+    if (r->state == HUDI_INSTANT_COMPLETED || strcmp(r->action, "rollback")) continue;
+    hudi_rollback_plan *plan = NULL;
+    st = hudi_rb_read_plan(&plan, &x, r, err);
+    const hudi_rollback_instant *ri = plan ? plan->instant_to_rollback : NULL;
+    if (st == HUDI_OK && ri && ri->commit_time && ri->action && !strcmp(ri->action, "commit") &&
+        strlen(ri->commit_time) == strlen(S) && strcmp(ri->commit_time, S) > 0) {
+      hudi_instant_gen gen;
+      char T[HUDI_INSTANT_TIME_MAX], rt[HUDI_INSTANT_TIME_MAX];
+      snprintf(T, sizeof T, "%s", ri->commit_time);
+      snprintf(rt, sizeof rt, "%s", r->requested_time);
+      st = mdt_gen(&gen, t, &mdt, err);
+      if (st == HUDI_OK)
+        st = hudi_rb_run(NULL, &x, T, "commit", hudi_timeline_find(&mdt, T), rt, plan, false, NULL, NULL, &gen, err);
+      *did = true;
+    }
+    hudi_rollback_plan_free(plan);
+  }
+  /* else the newest compaction after S */
+  const hudi_instant *c = NULL;
+  for (size_t i = 0; !*did && i < mdt.count; i++)
+    if (mdt_compaction_after(&mdt.items[i], S)) c = &mdt.items[i];
+  if (st == HUDI_OK && c) {
+    hudi_instant_gen gen;
+    char rt[HUDI_INSTANT_TIME_BUF];
+    st = mdt_gen(&gen, t, &mdt, err);
+    if (st == HUDI_OK) st = hudi_instant_gen_next(&gen, rt, NULL, err);
+    if (st == HUDI_OK)
+      st = hudi_rb_run(NULL, &x, c->requested_time, "commit", c, rt, NULL, false, NULL, NULL, &gen, err);
+    *did = true;
+  }
+  hudi_timeline_free(&mdt);
+  return st;
+}
+
+static hudi_status mdt_uncompact(hudi_table *t, const char *S, hudi_error *err) {
+  for (int i = 0; i < 100000; i++) {
+    bool did;
+    HUDI_TRY(mdt_uncompact_one(&did, t, S, err));
+    if (!did) return HUDI_OK;
+  }
+  return hudi_err_set(err, HUDI_ERR_INTERNAL, "metadata table compactions of %s do not go away", t->base_uri);
+}
+
+static hudi_status new_plan(hudi_restore_plan **out, hudi_table *t, const char *S, hudi_error *err) {
+  const hudi_timeline *tl = &t->timeline;
+  const hudi_instant **v = hudi_calloc(tl->count + 1, sizeof *v);
+  if (!v) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  size_t n = 0;
+  for (size_t i = 0; i < tl->count; i++) {
+    const hudi_instant *in = &tl->items[i];
+    if (strcmp(in->requested_time, S) > 0 && is_write_action(in->requested_action)) v[n++] = in;
+  }
+  qsort(v, n, sizeof *v, cmp_targets);
+  hudi_restore_plan *p = NULL;
+  hudi_status st = hudi_restore_plan_new(&p, err);
+  hudi_avro_arena *a = p ? &p->doc.arena : NULL;
+  if (st == HUDI_OK) {
+    p->instants_to_rollback.has = 1;
+    p->version = (hudi_tl_int){2, 1};
+    st = hudi_tl_strdup(a, S, &p->savepoint_to_restore_timestamp, err);
+  }
+  for (size_t i = 0; st == HUDI_OK && i < n; i++) {
+    hudi_rollback_instant *ri = NULL;
+    st = hudi_tl_list_push(&p->instants_to_rollback, a, sizeof *ri, (void **)&ri, err);
+    if (st == HUDI_OK) st = hudi_tl_strdup(a, v[i]->requested_time, &ri->commit_time, err);
+    if (st == HUDI_OK) st = hudi_tl_strdup(a, v[i]->action, &ri->action, err);
+  }
+  hudi_free(v);
+  if (st != HUDI_OK) {
+    hudi_restore_plan_free(p);
+    return st;
+  }
+  *out = p;
+  return HUDI_OK;
+}
+
+/* The completed rollback instant > r that rolled back `instant`, with its
+ * metadata, or NULL: a restore resumed reuses the rollbacks it finished. */
+static hudi_status find_done_rollback(hudi_rollback_metadata **out, hudi_table *t, const char *r, const char *instant,
+                                      hudi_error *err) {
+  *out = NULL;
+  const hudi_timeline *tl = &t->timeline;
+  for (size_t i = 0; i < tl->count; i++) {
+    const hudi_instant *in = &tl->items[i];
+    if (in->state != HUDI_INSTANT_COMPLETED || strcmp(in->action, "rollback") || strcmp(in->requested_time, r) <= 0)
+      continue;
+    hudi_buf b;
+    hudi_rollback_metadata *m = NULL;
+    hudi_status st = read_tl_file(&b, t, in->file_name, err);
+    if (st == HUDI_OK)
+      st = hudi_rollback_metadata_parse(&m, b.data ? b.data : (const uint8_t *)"", b.len, in->file_name, err);
+    hudi_buf_free(&b);
+    HUDI_TRY(st);
+    char *const *c = m->commits_rollback.items;
+    for (size_t k = 0; k < m->commits_rollback.n; k++)
+      if (!strcmp(c[k], instant)) {
+        *out = m;
+        return HUDI_OK;
+      }
+    hudi_rollback_metadata_free(m);
+  }
+  return HUDI_OK;
+}
+
+/* Deletes the timeline files of every rollback instant requested after
+ * restore r started and before it completed (at `done`): the restore's
+ * own. Hudi's finishRestore deletes the rollbacks after r. */
+static hudi_status drop_rollbacks(hudi_table *t, const char *r, const char *done, hudi_error *err) {
+  const hudi_timeline *tl = &t->timeline;
+  for (size_t i = 0; i < tl->count; i++) {
+    const hudi_instant *in = &tl->items[i];
+    if (strcmp(in->action, "rollback") || strcmp(in->requested_time, r) <= 0 || strcmp(in->requested_time, done) >= 0)
+      continue;
+    /* completed first: a crash in between leaves a pending rollback whose
+     * instant is gone, which the next write finishes harmlessly */
+    hudi_instant_state states[3] = {HUDI_INSTANT_COMPLETED, HUDI_INSTANT_INFLIGHT, HUDI_INSTANT_REQUESTED};
+    for (int k = 0; k < 3; k++) {
+      if (states[k] == HUDI_INSTANT_COMPLETED && in->state != HUDI_INSTANT_COMPLETED) continue;
+      char name[128], path[200];
+      if (hudi_instant_file_name(name, sizeof name, in->requested_time, in->completion_time, "rollback", states[k], 2) <
+          0)
+        return hudi_err_set(err, HUDI_ERR_INTERNAL, "rollback file name");
+      snprintf(path, sizeof path, "%s/%s", tl->dir, name);
+      HUDI_TRY(hudi_storage_delete(t->storage, path, HUDI_DELETE_MISSING_OK, err));
+    }
+  }
+  return HUDI_OK;
+}
+
+typedef struct run_state {
+  hudi_rollback_metadata **docs; /* kept until the restore file is written */
+  size_t n;
+} run_state;
+
+static void run_state_free(run_state *rs) {
+  for (size_t i = 0; i < rs->n; i++) hudi_rollback_metadata_free(rs->docs[i]);
+  hudi_free(rs->docs);
+}
+
+/* Rolls back every instant of the plan (or reuses its finished rollback). */
+static hudi_status run_plan(run_state *rs, hudi_restore_result *res, hudi_table *t, const char *r,
+                            const hudi_restore_plan *plan, hudi_error *err) {
+  size_t n = plan->instants_to_rollback.n;
+  const hudi_rollback_instant *ri = plan->instants_to_rollback.items;
+  rs->docs = hudi_calloc(n + 1, sizeof *rs->docs);
+  if (!rs->docs) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    const char *T = ri[i].commit_time;
+    if (!T) return hudi_err_set(err, HUDI_ERR_CORRUPT, "restore plan %s: instant %zu has no time", r, i);
+    hudi_rollback_metadata *m = NULL;
+    HUDI_TRY(find_done_rollback(&m, t, r, T, err));
+    if (!m) {
+      hudi_rollback_result rr;
+      HUDI_TRY(hudi_rollback_run_instant(&rr, t, T, err));
+      if (!*rr.requested_time) continue; /* nothing of T left */
+      HUDI_TRY(find_done_rollback(&m, t, r, T, err));
+      if (!m)
+        return hudi_err_set(err, HUDI_ERR_INTERNAL, "rollback %s of %s is not on the timeline", rr.requested_time, T);
+    }
+    rs->docs[rs->n++] = m;
+    res->num_instants_rolled_back++;
+    res->num_files_deleted += m->total_files_deleted.v;
+  }
+  return HUDI_OK;
+}
+
+static hudi_status build_metadata(hudi_restore_metadata **out, const char *r, int64_t took,
+                                  const hudi_restore_plan *plan, const run_state *rs, hudi_error *err) {
+  hudi_restore_metadata *m = NULL;
+  HUDI_TRY(hudi_restore_metadata_new(&m, err));
+  hudi_avro_arena *a = &m->doc.arena;
+  hudi_status st = hudi_tl_strdup(a, r, &m->start_restore_time, err);
+  m->time_taken_in_millis = hudi_tl_some_long(took > 0 ? took : 0);
+  m->instants_to_rollback.has = 1;
+  m->hoodie_restore_metadata.has = 1;
+  m->restore_instant_info.has = 1;
+  m->version = (hudi_tl_int){1, 1};
+  const hudi_rollback_instant *ri = plan->instants_to_rollback.items;
+  for (size_t i = 0; st == HUDI_OK && i < plan->instants_to_rollback.n; i++) {
+    const char *T = ri[i].commit_time;
+    hudi_rollback_metadata *rm = NULL;
+    for (size_t k = 0; k < rs->n && !rm; k++)
+      if (rs->docs[k]->commits_rollback.n && !strcmp(((char **)rs->docs[k]->commits_rollback.items)[0], T))
+        rm = rs->docs[k];
+    st = hudi_tl_strs_push(&m->instants_to_rollback, a, T, err);
+    hudi_rollback_instant *info = NULL;
+    if (st == HUDI_OK) st = hudi_tl_list_push(&m->restore_instant_info, a, sizeof *info, (void **)&info, err);
+    if (st == HUDI_OK) st = hudi_tl_strdup(a, T, &info->commit_time, err);
+    if (st == HUDI_OK) st = hudi_tl_strdup(a, ri[i].action ? ri[i].action : "commit", &info->action, err);
+    if (st != HUDI_OK || !rm) continue;
+    hudi_restore_rollbacks_entry *e = NULL;
+    st = hudi_tl_list_push(&m->hoodie_restore_metadata, a, sizeof *e, (void **)&e, err);
+    if (st == HUDI_OK) st = hudi_tl_strdup(a, T, &e->key, err);
+    hudi_rollback_metadata *slot = NULL;
+    if (st == HUDI_OK) st = hudi_tl_list_push(&e->value, a, sizeof *slot, (void **)&slot, err);
+    if (st == HUDI_OK) *slot = *rm; /* shallow: rm's document outlives the write */
+  }
+  if (st != HUDI_OK) {
+    hudi_restore_metadata_free(m);
+    return st;
+  }
+  *out = m;
+  return HUDI_OK;
+}
+
+/* After a restore the latest completed write is the savepointed commit
+ * (Hudi's validateSavepointRestore). */
+static hudi_status check_restored(hudi_table *t, const char *S, hudi_error *err) {
+  const hudi_timeline *tl = &t->timeline;
+  for (size_t i = 0; i < tl->count; i++) {
+    const hudi_instant *in = &tl->items[i];
+    if (strcmp(in->requested_time, S) > 0 && is_write_action(in->requested_action))
+      return hudi_err_set(err, HUDI_ERR_INTERNAL, "restore of table %s to %s left instant %s (%s)", t->base_uri, S,
+                          in->requested_time, in->action);
+  }
+  return HUDI_OK;
+}
+
+/* What a completed restore that stopped before dropping its rollback
+ * instants left behind goes now. */
+static hudi_status finish_completed(hudi_table *t, hudi_error *err) {
+  bool dropped = false;
+  for (size_t i = 0; i < t->timeline.count; i++) {
+    const hudi_instant *in = &t->timeline.items[i];
+    if (in->state != HUDI_INSTANT_COMPLETED || strcmp(in->action, "restore")) continue;
+    for (size_t k = 0; k < t->timeline.count && !dropped; k++) {
+      const hudi_instant *rb = &t->timeline.items[k];
+      dropped = !strcmp(rb->action, "rollback") && strcmp(rb->requested_time, in->requested_time) > 0 &&
+                strcmp(rb->requested_time, in->completion_time) < 0;
+    }
+    if (dropped) {
+      char r[HUDI_INSTANT_TIME_MAX], done[HUDI_INSTANT_TIME_MAX];
+      snprintf(r, sizeof r, "%s", in->requested_time);
+      snprintf(done, sizeof done, "%s", in->completion_time);
+      HUDI_TRY(drop_rollbacks(t, r, done, err));
+      HUDI_TRY(hudi_write_reload_timeline(t, err));
+      return finish_completed(t, err); /* the timeline changed under the loop */
+    }
+  }
+  return HUDI_OK;
+}
+
+static hudi_status restore_locked(hudi_restore_result *res, hudi_table *t, const char *S, hudi_error *err) {
+  HUDI_TRY(hudi_write_reload_timeline(t, err));
+  HUDI_TRY(finish_completed(t, err));
+  if (!hudi_savepoint_find(&t->timeline, S))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "table %s has no completed savepoint %s", t->base_uri, S);
+  int64_t start_ms = hudi_clock_realtime_ms(NULL);
+  char r[HUDI_INSTANT_TIME_MAX] = "";
+  bool requested_only = true;
+  hudi_restore_plan *plan = NULL;
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; i < t->timeline.count; i++) {
+    const hudi_instant *in = &t->timeline.items[i];
+    if (strcmp(in->action, "restore") || in->state == HUDI_INSTANT_COMPLETED) continue;
+    snprintf(r, sizeof r, "%s", in->requested_time);
+    requested_only = in->state == HUDI_INSTANT_REQUESTED;
+  }
+  if (*r) { /* a pending restore: finish it, if it is to S */
+    HUDI_TRY(read_plan(&plan, t, r, err));
+    const char *other = plan->savepoint_to_restore_timestamp;
+    if (!other || strcmp(other, S)) {
+      st = hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                        "table %s has a pending restore %s to savepoint %s: finish it first (restore to %s)",
+                        t->base_uri, r, other ? other : "?", other ? other : "it");
+      hudi_restore_plan_free(plan);
+      return st;
+    }
+  } else {
+    HUDI_TRY(check_mdt(t, S, err));
+    hudi_instant_gen gen;
+    HUDI_TRY(hudi_write_pick_instant(&gen, t, r, err));
+    HUDI_TRY(new_plan(&plan, t, S, err));
+    hudi_buf avro;
+    hudi_buf_init(&avro, HUDI_TL_MAX_FILE);
+    st = hudi_restore_plan_to_avro(plan, NULL, &avro, err);
+    if (st == HUDI_OK)
+      st = hudi_write_instant_file(t, r, "restore", "", HUDI_INSTANT_REQUESTED, avro.data, avro.len, err);
+    hudi_buf_free(&avro);
+  }
+  if (st == HUDI_OK && requested_only)
+    st = hudi_write_instant_file(t, r, "restore", "", HUDI_INSTANT_INFLIGHT, "", 0, err);
+  if (st == HUDI_OK) st = mdt_uncompact(t, S, err);
+  run_state rs = {0};
+  if (st == HUDI_OK) st = run_plan(&rs, res, t, r, plan, err);
+  hudi_restore_metadata *m = NULL;
+  if (st == HUDI_OK) st = build_metadata(&m, r, hudi_clock_realtime_ms(NULL) - start_ms, plan, &rs, err);
+  hudi_buf avro;
+  hudi_buf_init(&avro, HUDI_TL_MAX_FILE);
+  if (st == HUDI_OK) st = hudi_restore_metadata_to_avro(m, NULL, &avro, err);
+  char done[HUDI_INSTANT_TIME_BUF];
+  hudi_instant_gen gen;
+  if (st == HUDI_OK) st = hudi_write_reload_timeline(t, err);
+  if (st == HUDI_OK) st = hudi_write_pick_instant(&gen, t, done, err);
+  if (st == HUDI_OK)
+    st = hudi_write_instant_file(t, r, "restore", done, HUDI_INSTANT_COMPLETED, avro.data, avro.len, err);
+  if (st == HUDI_OK) st = drop_rollbacks(t, r, done, err);
+  if (st == HUDI_OK) st = hudi_write_reload_timeline(t, err);
+  if (st == HUDI_OK) st = check_restored(t, S, err);
+  if (st == HUDI_OK) {
+    snprintf(res->requested_time, sizeof res->requested_time, "%s", r);
+    snprintf(res->completion_time, sizeof res->completion_time, "%s", done);
+  }
+  hudi_buf_free(&avro);
+  hudi_restore_metadata_free(m);
+  run_state_free(&rs);
+  hudi_restore_plan_free(plan);
+  return st;
+}
+
+hudi_status hudi_table_restore(hudi_restore_result *result, hudi_table *table, const char *savepoint_instant,
+                               const hudi_option *options, size_t n_options, hudi_error *err) {
+  hudi_restore_result dummy;
+  hudi_restore_result *res = result ? result : &dummy;
+  memset(res, 0, sizeof *res);
+  if (!table || !savepoint_instant || !*savepoint_instant)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hudi_table_restore needs a table and a savepoint instant");
+  if (strlen(savepoint_instant) >= HUDI_INSTANT_TIME_MAX)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "'%.40s' is not an instant time", savepoint_instant);
+  if (table->layout != 2)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "table %s has timeline layout %d (table version %d); hudi-c restores table versions 8 and 9",
+                        table->base_uri, table->layout, table->version);
+  hudi_table_lock lock = {0};
+  HUDI_TRY(hudi_table_lock_acquire(&lock, table, options, options ? n_options : 0, err));
+  hudi_status st = restore_locked(res, table, savepoint_instant, err);
+  hudi_table_lock_release(&lock, table);
+  return st;
+}
