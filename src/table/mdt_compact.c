@@ -48,12 +48,6 @@ static size_t delta_commits_since(const hudi_timeline *tl) {
   return n;
 }
 
-static void observe(hudi_instant_gen *gen, const char *t) {
-  int64_t ms;
-  if (t && strlen(t) == HUDI_INSTANT_TIME_LEN && hudi_instant_time_to_millis(&ms, t, HUDI_INSTANT_TIME_LEN, NULL) == HUDI_OK)
-    hudi_instant_gen_observe(gen, ms);
-}
-
 /* The compaction instant (compactIfNecessary): the first data instant
  * pending on the data timeline but completed on the MDT, minus 1 ms; else
  * a new instant time after everything on both timelines. */
@@ -70,12 +64,8 @@ static hudi_status pick_instant(const hudi_table *data, const hudi_timeline *mdt
   }
   hudi_instant_gen gen;
   hudi_instant_gen_init(&gen, NULL, NULL);
-  const hudi_timeline *tls[2] = {&data->timeline, mdt};
-  for (int k = 0; k < 2; k++)
-    for (size_t i = 0; i < tls[k]->count; i++) {
-      observe(&gen, tls[k]->items[i].requested_time);
-      observe(&gen, tls[k]->items[i].completion_time);
-    }
+  hudi_timeline_observe_times(&data->timeline, &gen);
+  hudi_timeline_observe_times(mdt, &gen);
   return hudi_instant_gen_next(&gen, out, NULL, err);
 }
 

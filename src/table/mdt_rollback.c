@@ -9,17 +9,6 @@
 #include "table/mdt_instants.h"
 #include "table/rollback.h"
 
-static void observe(hudi_instant_gen *gen, const hudi_timeline *tl) {
-  for (size_t i = 0; i < tl->count; i++) {
-    const char *times[2] = {tl->items[i].requested_time, tl->items[i].completion_time};
-    for (int k = 0; k < 2; k++) {
-      int64_t ms;
-      if (strlen(times[k]) == 17 && hudi_instant_time_to_millis(&ms, times[k], 17, NULL) == HUDI_OK)
-        hudi_instant_gen_observe(gen, ms);
-    }
-  }
-}
-
 /* HoodieBackedTableMetadataWriter.validateRollback: a deltacommit that a
  * completed MDT compaction already folded into base files cannot be taken
  * out by deleting its log files. */
@@ -67,7 +56,7 @@ hudi_status hudi_mdt_rollback(hudi_storage *s, const char *instant, const char *
   hudi_timeline tl;
   memset(&tl, 0, sizeof tl);
   HUDI_TRY(hudi_timeline_load(&tl, s, HUDI_MDT_DIR, 2, err));
-  observe(gen, &tl);
+  hudi_timeline_observe_times(&tl, gen);
   hudi_status st = tl.count ? run_one(s, &tl, instant, rollback_time, gen, err) : HUDI_OK;
   hudi_timeline_free(&tl);
   return st;
@@ -115,7 +104,7 @@ hudi_status hudi_mdt_rollback_failed(hudi_storage *s, const hudi_timeline *data,
   hudi_timeline tl;
   memset(&tl, 0, sizeof tl);
   HUDI_TRY(hudi_timeline_load(&tl, s, HUDI_MDT_DIR, 2, err));
-  observe(gen, &tl);
+  hudi_timeline_observe_times(&tl, gen);
   hudi_status st = phase(s, &tl, data, gen, true, &done, err);
   if (st == HUDI_OK && done) { /* phase 1 changed the timeline */
     hudi_timeline_free(&tl);

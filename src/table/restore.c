@@ -92,14 +92,7 @@ static hudi_status check_mdt(hudi_table *t, const char *S, hudi_error *err) {
 static hudi_status mdt_gen(hudi_instant_gen *gen, hudi_table *t, const hudi_timeline *mdt, hudi_error *err) {
   char unused[HUDI_INSTANT_TIME_BUF];
   HUDI_TRY(hudi_write_pick_instant(gen, t, unused, err));
-  for (size_t i = 0; i < mdt->count; i++) {
-    const char *times[2] = {mdt->items[i].requested_time, mdt->items[i].completion_time};
-    for (int k = 0; k < 2; k++) {
-      int64_t ms;
-      if (strlen(times[k]) == 17 && hudi_instant_time_to_millis(&ms, times[k], 17, NULL) == HUDI_OK)
-        hudi_instant_gen_observe(gen, ms);
-    }
-  }
+  hudi_timeline_observe_times(mdt, gen);
   return HUDI_OK;
 }
 

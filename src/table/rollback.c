@@ -541,14 +541,7 @@ static hudi_status start_gen(hudi_instant_gen *gen, hudi_table *t, bool with_mdt
   hudi_timeline mdt;
   memset(&mdt, 0, sizeof mdt);
   HUDI_TRY(hudi_timeline_load(&mdt, t->storage, HUDI_MDT_DIR, 2, err));
-  for (size_t i = 0; i < mdt.count; i++) {
-    const char *times[2] = {mdt.items[i].requested_time, mdt.items[i].completion_time};
-    for (int k = 0; k < 2; k++) {
-      int64_t ms;
-      if (strlen(times[k]) == 17 && hudi_instant_time_to_millis(&ms, times[k], 17, NULL) == HUDI_OK)
-        hudi_instant_gen_observe(gen, ms);
-    }
-  }
+  hudi_timeline_observe_times(&mdt, gen);
   hudi_timeline_free(&mdt);
   return HUDI_OK;
 }

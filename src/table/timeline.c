@@ -9,6 +9,17 @@
 
 #define TIMELINE_MAX_INSTANTS 10000000
 
+void hudi_timeline_observe_times(const hudi_timeline *t, hudi_instant_gen *gen) {
+  for (size_t i = 0; i < t->count; i++) {
+    const char *times[2] = {t->items[i].requested_time, t->items[i].completion_time};
+    for (int k = 0; k < 2; k++) {
+      int64_t ms;
+      if (*times[k] && hudi_instant_time_to_millis(&ms, times[k], strlen(times[k]), NULL) == HUDI_OK)
+        hudi_instant_gen_observe(gen, ms);
+    }
+  }
+}
+
 void hudi_timeline_free(hudi_timeline *t) {
   hudi_free(t->items);
   t->items = NULL;

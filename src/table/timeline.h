@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/instant.h"
 #include "io/storage.h"
 #include "table/instant_file.h"
 
@@ -51,6 +52,11 @@ typedef struct hudi_timeline {
 HUDI_NODISCARD hudi_status hudi_timeline_load(hudi_timeline *out, hudi_storage *s, const char *table_dir,
                                               int layout, hudi_error *err);
 void hudi_timeline_free(hudi_timeline *t);
+
+/* Feeds every requested and completion time of t into gen, so the next
+ * instant it makes is later than all of them. Unparseable times are
+ * skipped. */
+void hudi_timeline_observe_times(const hudi_timeline *t, hudi_instant_gen *gen);
 
 /* Loads the archived instants from the history directory hist_dir
  * (relative to s; NULL: ".hoodie/timeline/history", see

@@ -452,16 +452,7 @@ static hudi_status write_instant(append_ctx *c, const char *completion, hudi_ins
 hudi_status hudi_write_pick_instant(hudi_instant_gen *gen, const hudi_table *t, char out[HUDI_INSTANT_TIME_BUF],
                                     hudi_error *err) {
   hudi_instant_gen_init(gen, NULL, NULL);
-  for (size_t i = 0; i < t->timeline.count; i++) {
-    const hudi_instant *in = &t->timeline.items[i];
-    const char *times[2] = {in->requested_time, in->completion_time};
-    for (int k = 0; k < 2; k++) {
-      int64_t ms;
-      if (!*times[k]) continue;
-      if (hudi_instant_time_to_millis(&ms, times[k], strlen(times[k]), NULL) == HUDI_OK)
-        hudi_instant_gen_observe(gen, ms);
-    }
-  }
+  hudi_timeline_observe_times(&t->timeline, gen);
   return hudi_instant_gen_next(gen, out, NULL, err);
 }
 
