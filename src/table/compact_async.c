@@ -12,6 +12,7 @@
 #include "hudi/services.h"
 #include "table/compact.h"
 #include "table/lock.h"
+#include "table/mdt_compact_async.h"
 #include "table/write.h"
 
 /* Writes wait at most this long for the thread to take the lock. */
@@ -32,6 +33,7 @@ typedef struct hudi_compact_async {
   char *base_uri;
   hudi_option *open_opts, *call_opts;
   size_t n_open, n_call;
+  struct hudi_mdt_compact_async *mdt; /* mdt_compact_async.h */
 } hudi_compact_async;
 
 static int64_t now_ms(void) {
@@ -249,9 +251,21 @@ hudi_status hudi_compact_async_after_commit(hudi_table *t, const hudi_option *op
   return HUDI_OK;
 }
 
+hudi_status hudi_compact_async_mdt_slot(struct hudi_mdt_compact_async ***out, hudi_table *t, hudi_error *err) {
+  hudi_compact_async *a = NULL;
+  HUDI_TRY(state(&a, t, err));
+  *out = &a->mdt;
+  return HUDI_OK;
+}
+
+struct hudi_mdt_compact_async *hudi_compact_async_mdt_peek(const hudi_table *t) {
+  return t->compact_async ? t->compact_async->mdt : NULL;
+}
+
 hudi_status hudi_compact_async_before_write(hudi_table *t, hudi_error *err) {
   hudi_compact_async *a = t->compact_async;
   if (!a) return HUDI_OK;
+  HUDI_TRY(hudi_mdt_compact_async_before_write(a->mdt, err));
   join(a, false);
   HUDI_TRY(take_error(a, err));
   if (!a->started) return HUDI_OK;
@@ -271,9 +285,15 @@ hudi_status hudi_compact_async_before_write(hudi_table *t, hudi_error *err) {
 hudi_status hudi_table_wait_services(hudi_table *table, hudi_error *err) {
   if (!table) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hudi_table_wait_services needs a table");
   hudi_compact_async *a = table->compact_async;
-  bool ran = a && a->started;
+  bool ran = a && a->started, mdt_ran = false;
   join(a, true);
-  HUDI_TRY(take_error(a, err));
+  hudi_error mdt_err = HUDI_ERROR_INIT;
+  hudi_status mdt_st = hudi_mdt_compact_async_wait(a ? a->mdt : NULL, &mdt_ran, &mdt_err);
+  ran |= mdt_ran;
+  hudi_status st = take_error(a, err);
+  if (st == HUDI_OK && mdt_st != HUDI_OK && err) *err = mdt_err;
+  else hudi_error_clear(&mdt_err);
+  HUDI_TRY(st != HUDI_OK ? st : mdt_st);
   /* The handle's reads see what its background work completed. */
   return ran ? hudi_write_reload_timeline(table, err) : HUDI_OK;
 }
@@ -281,6 +301,8 @@ hudi_status hudi_table_wait_services(hudi_table *table, hudi_error *err) {
 void hudi_compact_async_free(hudi_table *t) {
   hudi_compact_async *a = t->compact_async;
   if (!a) return;
+  hudi_mdt_compact_async_free(a->mdt);
+  a->mdt = NULL;
   join(a, true);
   pthread_cond_destroy(&a->cv);
   pthread_mutex_destroy(&a->mu);

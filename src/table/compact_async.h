@@ -51,6 +51,15 @@ HUDI_NODISCARD hudi_status hudi_compact_async_after_commit(hudi_table *t, const 
  * waits for the lock take it first. */
 HUDI_NODISCARD hudi_status hudi_compact_async_before_write(hudi_table *t, hudi_error *err);
 
+/* The handle's background metadata-table compaction (mdt_compact_async.h)
+ * lives in the same state: its slot, created on demand, and a peek that
+ * never allocates (NULL when there is none). hudi_compact_async_before_write,
+ * hudi_table_wait_services and hudi_compact_async_free serve both threads. */
+struct hudi_mdt_compact_async;
+HUDI_NODISCARD hudi_status hudi_compact_async_mdt_slot(struct hudi_mdt_compact_async ***out, hudi_table *t,
+                                                       hudi_error *err);
+struct hudi_mdt_compact_async *hudi_compact_async_mdt_peek(const hudi_table *t);
+
 /* hudi_table_free: joins the thread (its error is dropped: nobody is left
  * to report it to; the compaction stays pending) and frees the state. */
 void hudi_compact_async_free(hudi_table *t);

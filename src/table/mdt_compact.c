@@ -11,6 +11,7 @@
 #include "table/compaction_plan.h"
 #include "table/mdt_column_stats.h"
 #include "table/mdt_clean.h"
+#include "table/mdt_compact_async.h"
 #include "table/mdt_reader.h"
 #include "table/mdt_schema.h"
 #include "table/mdt_write_common.h"
@@ -506,8 +507,9 @@ static hudi_status compact_groups(compact_ctx *c, const hudi_mdt_compact_options
   if (!r.jobs) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory compacting the metadata table");
   pthread_mutex_init(&r.hs.mu, NULL);
   int threads = group_threads(o, c->n_ops);
-  /* The groups already use the cores: no compression thread per HFile. */
-  if (threads > 1) c->wo.hfile_compress_threads = 1;
+  /* The groups already use the cores: no compression thread per HFile
+   * (nor in the background, which leaves the cores to the writes). */
+  if (threads > 1 || o->single_core) c->wo.hfile_compress_threads = 1;
   /* The caller's thread is one of the workers. */
   hudi_threadpool *pool = NULL;
   hudi_status st = threads > 1 ? hudi_threadpool_create(&pool, threads - 1, err) : HUDI_OK;
@@ -527,10 +529,10 @@ static hudi_status compact_groups(compact_ctx *c, const hudi_mdt_compact_options
   return st;
 }
 
-static hudi_status run(compact_ctx *c, const hudi_mdt_compact_options *o, hudi_error *err) {
-  hudi_table *t = c->t;
-  HUDI_TRY(hudi_write_reload_timeline(t, err));
-  HUDI_TRY(hudi_mdt_open(&c->m, t, err));
+/* ---- the steps: prepare, schedule, execute, finish ---- */
+
+/* Whether the MDT is one compacted here (see run_inline). */
+static bool compactable(compact_ctx *c) {
   /* Only MDTs of the partitions hudi-c maintains: files, record_index,
    * and column_stats / partition_stats of the tables it keeps them for
    * (copy-on-write, version 9). There every record of one key that Java
@@ -544,34 +546,16 @@ static hudi_status run(compact_ctx *c, const hudi_mdt_compact_options *o, hudi_e
   const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
   for (size_t i = 0; i < n_groups; i++) {
     const char *p = groups[i].partition;
-    if (strcmp(p, "files") != 0 && strcmp(p, "record_index") != 0 && !(is_stats_partition(p) && hudi_cs_supported(t)))
-      return HUDI_OK;
+    if (strcmp(p, "files") != 0 && strcmp(p, "record_index") != 0 && !(is_stats_partition(p) && hudi_cs_supported(c->t)))
+      return false;
   }
   /* Table version 6 (timeline layout 1) names files after base instants
    * and keeps its timeline elsewhere: not compacted here. */
-  if (hudi_mdt_table(c->m)->layout != 2) return HUDI_OK;
-  const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
-  /* runAnyPendingCompactions: ours undoes a crashed one and plans anew. */
-  bool undone = false;
-  for (size_t i = 0; i < tl->count; i++)
-    if (!is_completed(&tl->items[i]) && strcmp(tl->items[i].action, "compaction") == 0) {
-      HUDI_TRY(undo_pending(t->storage, &tl->items[i], err));
-      undone = true;
-    }
-  if (undone) {
-    hudi_mdt_free(c->m);
-    c->m = NULL;
-    HUDI_TRY(hudi_mdt_open(&c->m, t, err));
-    tl = &hudi_mdt_table(c->m)->timeline;
-  }
-  c->res->delta_commits = delta_commits_since(tl);
-  int32_t max = o->max_delta_commits > 0 ? o->max_delta_commits : HUDI_MDT_DEFAULT_MAX_DELTA_COMMITS;
-  if (!o->force && c->res->delta_commits < (size_t)max) return HUDI_OK;
-  HUDI_TRY(pick_instant(t, tl, c->instant, err));
-  if (hudi_timeline_find(tl, c->instant)) return HUDI_OK; /* already there (compactIfNecessary) */
-  HUDI_TRY(plan_ops(c, err));
-  if (c->n_ops == 0) return HUDI_OK;
+  return hudi_mdt_table(c->m)->layout == 2;
+}
 
+/* The write options and schema of the new base files. */
+static hudi_status setup(compact_ctx *c, const hudi_mdt_compact_options *o, hudi_error *err) {
   int version = hudi_mdt_table(c->m)->version;
   c->wo.table_version = version == 9 ? 9 : 8;
   c->wo.hfile_block_size = o->hfile_block_size;
@@ -580,19 +564,79 @@ static hudi_status run(compact_ctx *c, const hudi_mdt_compact_options *o, hudi_e
   HUDI_TRY(hudi_mdt_w_resolve(&resolved, &c->wo, err));
   c->wo = resolved;
   c->schema_json = hudi_mdt_schema_json(c->wo.table_version, &c->schema_len);
-  HUDI_TRY(hudi_mdt_w_schema(&c->schema, c->wo.table_version, err));
+  return hudi_mdt_w_schema(&c->schema, c->wo.table_version, err);
+}
 
-  HUDI_TRY(write_plan(c, err));
+/* Reloads the timeline, opens the MDT and undoes pending compactions but
+ * keep's; *ok false when the MDT is not one compacted here, *kept true when
+ * keep is pending. */
+static hudi_status prepare(compact_ctx *c, const char *keep, bool *ok, bool *kept, hudi_error *err) {
+  hudi_table *t = c->t;
+  *ok = *kept = false;
+  HUDI_TRY(hudi_write_reload_timeline(t, err));
+  HUDI_TRY(hudi_mdt_open(&c->m, t, err));
+  if (!compactable(c)) return HUDI_OK;
+  *ok = true;
+  const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
+  /* runAnyPendingCompactions: ours undoes one a crash (or another
+   * process) left and plans anew; the one the handle's own background
+   * thread runs (keep) is left alone. */
+  bool undone = false;
+  for (size_t i = 0; i < tl->count; i++) {
+    const hudi_instant *x = &tl->items[i];
+    if (is_completed(x) || strcmp(x->action, "compaction") != 0) continue;
+    if (keep && keep[0] && !strcmp(x->requested_time, keep)) {
+      *kept = true;
+      continue;
+    }
+    HUDI_TRY(undo_pending(t->storage, x, err));
+    undone = true;
+  }
+  if (undone) {
+    hudi_mdt_free(c->m);
+    c->m = NULL;
+    HUDI_TRY(hudi_mdt_open(&c->m, t, err));
+  }
+  return HUDI_OK;
+}
+
+/* When due, picks C, plans and writes C.compaction.requested + inflight;
+ * c->instant stays "" otherwise. */
+static hudi_status schedule(compact_ctx *c, const hudi_mdt_compact_options *o, hudi_error *err) {
+  const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
+  c->res->delta_commits = delta_commits_since(tl);
+  int32_t max = o->max_delta_commits > 0 ? o->max_delta_commits : HUDI_MDT_DEFAULT_MAX_DELTA_COMMITS;
+  if (!o->force && c->res->delta_commits < (size_t)max) return HUDI_OK;
+  char instant[HUDI_INSTANT_TIME_BUF];
+  HUDI_TRY(pick_instant(c->t, tl, instant, err));
+  if (hudi_timeline_find(tl, instant)) return HUDI_OK; /* already there (compactIfNecessary) */
+  memcpy(c->instant, instant, sizeof instant);
+  HUDI_TRY(plan_ops(c, err));
+  if (c->n_ops == 0) {
+    c->instant[0] = '\0';
+    return HUDI_OK;
+  }
+  HUDI_TRY(setup(c, o, err));
+  return write_plan(c, err);
+}
+
+/* Merges the planned slices into the new base files (no lock needed: the
+ * plan's files never change). */
+static hudi_status execute(compact_ctx *c, const hudi_mdt_compact_options *o, hudi_error *err) {
   HUDI_TRY(hudi_mdt_w_commit_metadata(&c->meta, "COMPACT", c->schema_json, err));
   c->meta->compacted = (hudi_tl_bool){1, 1};
-  HUDI_TRY(compact_groups(c, o, err));
+  return compact_groups(c, o, err);
+}
+
+/* C_<completion>.commit. */
+static hudi_status finish(compact_ctx *c, hudi_error *err) {
   char done[HUDI_INSTANT_TIME_BUF];
-  HUDI_TRY(hudi_mdt_w_completion(t->storage, &c->wo, c->instant, done, err));
+  HUDI_TRY(hudi_mdt_w_completion(c->t->storage, &c->wo, c->instant, done, err));
   hudi_buf avro;
   hudi_buf_init(&avro, HUDI_BUF_DEFAULT_MAX);
   hudi_status st = hudi_commit_metadata_to_avro(c->meta, NULL, &avro, err);
   if (st == HUDI_OK)
-    st = hudi_mdt_w_instant_action(t->storage, c->instant, done, "compaction", HUDI_INSTANT_COMPLETED, avro.data,
+    st = hudi_mdt_w_instant_action(c->t->storage, c->instant, done, "compaction", HUDI_INSTANT_COMPLETED, avro.data,
                                    avro.len, err);
   hudi_buf_free(&avro);
   HUDI_TRY(st);
@@ -601,24 +645,225 @@ static hudi_status run(compact_ctx *c, const hudi_mdt_compact_options *o, hudi_e
   return HUDI_OK;
 }
 
-hudi_status hudi_mdt_compact(hudi_table *t, const hudi_mdt_compact_options *opts, hudi_mdt_compact_result *result,
-                             hudi_error *err) {
+static hudi_status run_inline(compact_ctx *c, const hudi_mdt_compact_options *o, const char *keep, hudi_error *err) {
+  bool ok, kept;
+  HUDI_TRY(prepare(c, keep, &ok, &kept, err));
+  /* While the handle's own background compaction is pending, nothing
+   * else is planned (its groups would plan nothing anyway). */
+  if (!ok || kept) return HUDI_OK;
+  HUDI_TRY(schedule(c, o, err));
+  if (!c->instant[0]) return HUDI_OK;
+  HUDI_TRY(execute(c, o, err));
+  return finish(c, err);
+}
+
+static void ctx_init(compact_ctx *c, hudi_table *t, hudi_mdt_compact_result *res) {
+  memset(c, 0, sizeof *c);
+  c->t = t;
+  c->res = res;
+  memset(c->res, 0, sizeof *c->res);
+  hudi_mdt_write_options wo = HUDI_MDT_WRITE_OPTIONS_INIT;
+  c->wo = wo;
+}
+
+static void ctx_free(compact_ctx *c) {
+  ops_free(c);
+  hudi_commit_metadata_free(c->meta);
+  hudi_avro_schema_free(c->schema);
+  hudi_mdt_free(c->m);
+  c->meta = NULL;
+  c->schema = NULL;
+  c->m = NULL;
+}
+
+static hudi_status compact_keeping(hudi_table *t, const hudi_mdt_compact_options *opts, const char *keep,
+                                   hudi_mdt_compact_result *result, hudi_error *err) {
   hudi_mdt_compact_result dummy;
   hudi_mdt_compact_options d = HUDI_MDT_COMPACT_OPTIONS_INIT;
   compact_ctx c;
-  memset(&c, 0, sizeof c);
-  c.t = t;
-  c.res = result ? result : &dummy;
-  memset(c.res, 0, sizeof *c.res);
+  ctx_init(&c, t, result ? result : &dummy);
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
-  hudi_mdt_write_options wo = HUDI_MDT_WRITE_OPTIONS_INIT;
-  c.wo = wo;
-  hudi_status st = run(&c, opts ? opts : &d, err);
-  ops_free(&c);
-  hudi_commit_metadata_free(c.meta);
-  hudi_avro_schema_free(c.schema);
-  hudi_mdt_free(c.m);
+  hudi_status st = run_inline(&c, opts ? opts : &d, keep, err);
+  ctx_free(&c);
   if (st != HUDI_OK) c.res->instant[0] = c.res->completion_time[0] = '\0';
+  return st;
+}
+
+hudi_status hudi_mdt_compact(hudi_table *t, const hudi_mdt_compact_options *opts, hudi_mdt_compact_result *result,
+                             hudi_error *err) {
+  return compact_keeping(t, opts, NULL, result, err);
+}
+
+/* ---- the steps of a background compaction (mdt_compact_async.h) ---- */
+
+struct hudi_mdt_compact_job {
+  compact_ctx c;
+  hudi_mdt_compact_options o;
+  hudi_mdt_compact_result res;
+};
+
+void hudi_mdt_compact_job_free(hudi_mdt_compact_job *j) {
+  if (!j) return;
+  ctx_free(&j->c);
+  hudi_free(j);
+}
+
+static hudi_status job_new(hudi_mdt_compact_job **out, hudi_table *t, const hudi_mdt_compact_options *o,
+                           hudi_error *err) {
+  hudi_mdt_compact_job *j = hudi_calloc(1, sizeof *j);
+  if (!j) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  ctx_init(&j->c, t, &j->res);
+  hudi_mdt_compact_options d = HUDI_MDT_COMPACT_OPTIONS_INIT;
+  j->o = o ? *o : d;
+  *out = j;
+  return HUDI_OK;
+}
+
+hudi_status hudi_mdt_compact_schedule(char instant[HUDI_INSTANT_TIME_BUF], hudi_table *t,
+                                      const hudi_mdt_compact_options *o, const char *keep, hudi_error *err) {
+  instant[0] = '\0';
+  if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
+  hudi_mdt_compact_job *j;
+  HUDI_TRY(job_new(&j, t, o, err));
+  bool ok, kept;
+  hudi_status st = prepare(&j->c, keep, &ok, &kept, err);
+  if (st == HUDI_OK && ok && !kept) st = schedule(&j->c, &j->o, err);
+  if (st == HUDI_OK) memcpy(instant, j->c.instant, HUDI_INSTANT_TIME_BUF);
+  hudi_mdt_compact_job_free(j);
+  return st;
+}
+
+/* The slice of group g the plan's operation x compacts, with the plan's
+ * log files, as an op. */
+static hudi_status op_from_plan(compact_ctx *c, const hudi_compaction_operation *x, hudi_error *err) {
+  size_t n_groups;
+  const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
+  const hudi_file_group *g = NULL;
+  for (size_t i = 0; i < n_groups && !g; i++)
+    if (x->partition_path && x->file_id && !strcmp(groups[i].partition, x->partition_path) &&
+        !strcmp(groups[i].file_id, x->file_id))
+      g = &groups[i];
+  const hudi_file_slice *s = g && x->base_instant_time ? hudi_file_group_slice_at(g, x->base_instant_time) : NULL;
+  if (!s)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "metadata compaction %s: no slice %s of file group %s/%s", c->instant,
+                        x->base_instant_time ? x->base_instant_time : "?", x->partition_path ? x->partition_path : "?",
+                        x->file_id ? x->file_id : "?");
+  const char *base = x->data_file_path;
+  if ((base != NULL) != (s->base != NULL) || (base && strcmp(base, file_name_of(s->base->path)) != 0))
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "metadata compaction %s: base file of %s/%s differs from its plan",
+                        c->instant, g->partition, g->file_id);
+  op *o = &c->ops[c->n_ops];
+  char **names = x->delta_file_paths.items;
+  size_t n = x->delta_file_paths.n;
+  o->logs = hudi_calloc(n ? n : 1, sizeof *o->logs);
+  if (!o->logs) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  c->n_ops++;
+  /* The plan's logs in the slice's (Hudi's) order. */
+  for (size_t k = 0; k < s->n_logs; k++)
+    for (size_t q = 0; q < n; q++)
+      if (names[q] && !strcmp(names[q], s->logs[k].file_name)) {
+        o->logs[o->n_logs++] = s->logs[k];
+        o->log_bytes += s->logs[k].size;
+        break;
+      }
+  if (o->n_logs != n)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "metadata compaction %s: %zu of the %zu log files of %s/%s planned are "
+                        "missing", c->instant, n - o->n_logs, n, g->partition, g->file_id);
+  o->g = g;
+  o->slice = s;
+  return HUDI_OK;
+}
+
+static hudi_status ops_from_plan(compact_ctx *c, hudi_error *err) {
+  char name[128], path[256];
+  if (hudi_instant_file_name(name, sizeof name, c->instant, "", "compaction", HUDI_INSTANT_REQUESTED, 2) < 0)
+    return hudi_err_set(err, HUDI_ERR_INTERNAL, "compaction instant file name for %s", c->instant);
+  snprintf(path, sizeof path, "%s/%s", HUDI_MDT_W_TIMELINE, name);
+  hudi_buf data;
+  hudi_buf_init(&data, (size_t)1 << 30);
+  hudi_compaction_plan *p = NULL;
+  hudi_status st = hudi_storage_read_all(c->t->storage, path, (size_t)1 << 30, &data, err);
+  if (st == HUDI_OK) st = hudi_compaction_plan_parse(&p, data.data, data.len, path, err);
+  hudi_buf_free(&data);
+  if (st == HUDI_OK) {
+    c->ops = hudi_calloc(p->operations.n ? p->operations.n : 1, sizeof *c->ops);
+    if (!c->ops) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  const hudi_compaction_operation *xs = p ? p->operations.items : NULL;
+  for (size_t i = 0; st == HUDI_OK && i < p->operations.n; i++) st = op_from_plan(c, &xs[i], err);
+  hudi_compaction_plan_free(p);
+  return st;
+}
+
+/* Whether C is still pending on the MDT timeline (requested or inflight,
+ * not completed): a crash recovery of another writer may have undone it,
+ * or a Java writer finished it itself. */
+static hudi_status still_pending(bool *out, hudi_table *t, const char *instant, hudi_error *err) {
+  hudi_file_list list = HUDI_FILE_LIST_INIT;
+  HUDI_TRY(hudi_storage_list(t->storage, HUDI_MDT_W_TIMELINE, 0, &list, err));
+  size_t n = strlen(instant);
+  bool pending = false, done = false;
+  for (size_t i = 0; i < list.count; i++) {
+    const char *name = file_name_of(list.items[i].path);
+    if (strncmp(name, instant, n) != 0) continue;
+    if (name[n] == '_') done = true;
+    else if (!strcmp(name + n, ".compaction.requested") || !strcmp(name + n, ".compaction.inflight")) pending = true;
+  }
+  hudi_file_list_free(&list);
+  *out = pending && !done;
+  return HUDI_OK;
+}
+
+hudi_status hudi_mdt_compact_begin(hudi_mdt_compact_job **out, hudi_table *t, const char *instant,
+                                   const hudi_mdt_compact_options *o, hudi_error *err) {
+  *out = NULL;
+  hudi_mdt_compact_job *j;
+  HUDI_TRY(job_new(&j, t, o, err));
+  compact_ctx *c = &j->c;
+  snprintf(c->instant, sizeof c->instant, "%s", instant);
+  bool pending = false;
+  hudi_status st = hudi_write_reload_timeline(t, err);
+  if (st == HUDI_OK) st = still_pending(&pending, t, instant, err);
+  if (st == HUDI_OK && pending) st = hudi_mdt_open(&c->m, t, err);
+  if (st == HUDI_OK && pending) st = ops_from_plan(c, err);
+  if (st == HUDI_OK && pending) st = setup(c, &j->o, err);
+  if (st != HUDI_OK || !pending) {
+    hudi_mdt_compact_job_free(j);
+    if (st != HUDI_OK) hudi_err_context(err, st, "starting metadata compaction %s", instant);
+    return st;
+  }
+  *out = j;
+  return HUDI_OK;
+}
+
+hudi_status hudi_mdt_compact_execute(hudi_mdt_compact_job *j, hudi_error *err) {
+  hudi_status st = execute(&j->c, &j->o, err);
+  if (st != HUDI_OK) hudi_err_context(err, st, "metadata compaction %s", j->c.instant);
+  return st;
+}
+
+/* The base files this compaction wrote, deleted (C was undone or
+ * finished by another writer meanwhile). */
+static hudi_status drop_outputs(compact_ctx *c, hudi_error *err) {
+  char suffix[64];
+  snprintf(suffix, sizeof suffix, "_%s_%s.hfile", HUDI_MDT_WRITE_TOKEN, c->instant);
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < c->n_ops; i++) {
+    char path[768];
+    snprintf(path, sizeof path, "%s/%s/%s%s", HUDI_MDT_W_BASE, c->ops[i].g->partition, c->ops[i].g->file_id, suffix);
+    st = hudi_storage_delete(c->t->storage, path, HUDI_DELETE_MISSING_OK, err);
+  }
+  return st;
+}
+
+hudi_status hudi_mdt_compact_finish(hudi_mdt_compact_job *j, hudi_mdt_compact_result *result, hudi_error *err) {
+  compact_ctx *c = &j->c;
+  bool pending;
+  hudi_status st = still_pending(&pending, c->t, c->instant, err);
+  if (st == HUDI_OK && !pending) st = drop_outputs(c, err);
+  else if (st == HUDI_OK) st = finish(c, err);
+  if (st != HUDI_OK) hudi_err_context(err, st, "completing metadata compaction %s", c->instant);
+  if (result) *result = st == HUDI_OK ? j->res : (hudi_mdt_compact_result){0};
   return st;
 }
 
@@ -646,22 +891,48 @@ static hudi_status int_option(const hudi_table *t, const hudi_option *opts, size
   return HUDI_OK;
 }
 
+hudi_status hudi_mdt_services_options_get(hudi_mdt_services_options *out, const hudi_table *t, const hudi_option *opts,
+                                      size_t n, hudi_error *err) {
+  hudi_mdt_clean_options co = HUDI_MDT_CLEAN_OPTIONS_INIT;
+  hudi_mdt_compact_options mo = HUDI_MDT_COMPACT_OPTIONS_INIT;
+  out->clean = co;
+  out->compact = mo;
+  HUDI_TRY(int_option(t, opts, n, "hoodie.clean.commits.retained", "hoodie.cleaner.commits.retained",
+                      &out->clean.data_commits_retained, err));
+  HUDI_TRY(int_option(t, opts, n, "hoodie.metadata.compact.max.delta.commits", NULL,
+                      &out->compact.max_delta_commits, err));
+  const char *policy = option(t, opts, n, "hoodie.clean.policy", "hoodie.cleaner.policy");
+  out->clean_enabled = !policy || !strcmp(policy, "KEEP_LATEST_COMMITS");
+  const char *a = option(t, opts, n, HUDI_MDT_COMPACT_ASYNC_OPTION, NULL);
+  out->async = a && !strcmp(a, "true");
+  int32_t par = 1; /* leave a core to the writer */
+  HUDI_TRY(int_option(t, opts, n, HUDI_MDT_COMPACT_ASYNC_PARALLELISM_OPTION, NULL, &par, err));
+  out->async_parallelism = par;
+  return HUDI_OK;
+}
+
+hudi_status hudi_mdt_services_clean(hudi_table *t, const hudi_mdt_services_options *so, bool *cleaned,
+                                    hudi_error *err) {
+  if (cleaned) *cleaned = false;
+  if (!so->clean_enabled) return HUDI_OK;
+  hudi_mdt_clean_result cr;
+  HUDI_TRY(hudi_mdt_clean(t, &so->clean, &cr, err));
+  if (cleaned) *cleaned = cr.instant[0] != '\0';
+  return HUDI_OK;
+}
+
 hudi_status hudi_mdt_table_services(hudi_table *t, const hudi_option *opts, size_t n,
                                     hudi_mdt_compact_result *compacted, bool *cleaned, hudi_error *err) {
   if (cleaned) *cleaned = false;
   if (compacted) memset(compacted, 0, sizeof *compacted);
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
-  hudi_mdt_clean_options co = HUDI_MDT_CLEAN_OPTIONS_INIT;
-  hudi_mdt_compact_options mo = HUDI_MDT_COMPACT_OPTIONS_INIT;
-  HUDI_TRY(int_option(t, opts, n, "hoodie.clean.commits.retained", "hoodie.cleaner.commits.retained",
-                      &co.data_commits_retained, err));
-  HUDI_TRY(int_option(t, opts, n, "hoodie.metadata.compact.max.delta.commits", NULL, &mo.max_delta_commits, err));
-  const char *policy = option(t, opts, n, "hoodie.clean.policy", "hoodie.cleaner.policy");
+  hudi_mdt_services_options so;
+  HUDI_TRY(hudi_mdt_services_options_get(&so, t, opts, n, err));
   HUDI_TRY(hudi_write_reload_timeline(t, err));
-  if (!policy || !strcmp(policy, "KEEP_LATEST_COMMITS")) {
-    hudi_mdt_clean_result cr;
-    HUDI_TRY(hudi_mdt_clean(t, &co, &cr, err));
-    if (cleaned) *cleaned = cr.instant[0] != '\0';
-  }
-  return hudi_mdt_compact(t, &mo, compacted, err);
+  HUDI_TRY(hudi_mdt_services_clean(t, &so, cleaned, err));
+  /* The compaction the handle's background thread runs is never undone. */
+  char keep[HUDI_INSTANT_TIME_BUF];
+  hudi_mdt_compact_async_running(keep, t);
+  if (so.async) return hudi_mdt_compact_async_after_commit(t, &so, opts, n, keep, err);
+  return compact_keeping(t, &so.compact, keep, compacted, err);
 }

@@ -22,10 +22,19 @@
  *     with minRecordKey/maxRecordKey, bloomFilterTypeCode DYNAMIC_V0 and the
  *     bloomFilter meta block (10000 entries, fpp 1e-9) as Hudi's HFile
  *     writer adds them; then C_<c>.commit (operation COMPACT).
- *   - A compaction left pending by a crash is undone first (its base files
- *     and plan deleted): the file-system view then slices as before it.
+ *   - A compaction left pending by a crash (or by another process) is
+ *     undone first (its base files and plan deleted): the file-system view
+ *     then slices as before it. The one the handle's own background thread
+ *     runs (mdt_compact_async.h) is never undone, and while it is pending
+ *     nothing else is scheduled.
  * Readers then read each group's new base file plus the logs completed
- * after C. */
+ * after C; while C is pending, the old base file, the old logs and the
+ * logs completed after C was requested (fsview.h's merged slice).
+ *
+ * With hoodie.metadata.compact.async=true the steps are split
+ * (mdt_compact_async.h): the write schedules C under its lock (the same
+ * requested and inflight files as inline), a background thread begins
+ * (lock), executes (no lock) and finishes (lock) it. */
 #ifndef HUDI_TABLE_MDT_COMPACT_H
 #define HUDI_TABLE_MDT_COMPACT_H
 
@@ -35,6 +44,7 @@
 
 #include "base/error.h"
 #include "base/instant.h"
+#include "table/mdt_clean.h"
 #include "table/table.h"
 
 #define HUDI_MDT_DEFAULT_MAX_DELTA_COMMITS 10
@@ -45,9 +55,10 @@ typedef struct hudi_mdt_compact_options {
   size_t hfile_block_size;      /* 0 = HUDI_MDT_DEFAULT_HFILE_BLOCK_SIZE */
   int64_t hfile_create_time_ms; /* -1 = now */
   int parallelism;              /* groups compacted at once; 0 = the cores, up to 4 */
+  bool single_core;             /* one compression thread per HFile (background runs) */
 } hudi_mdt_compact_options;
 
-#define HUDI_MDT_COMPACT_OPTIONS_INIT {0, false, 0, -1, 0}
+#define HUDI_MDT_COMPACT_OPTIONS_INIT {0, false, 0, -1, 0, false}
 
 typedef struct hudi_mdt_compact_result {
   char instant[HUDI_INSTANT_TIME_BUF]; /* "" when nothing was compacted */
@@ -68,10 +79,61 @@ typedef struct hudi_mdt_compact_result {
 HUDI_NODISCARD hudi_status hudi_mdt_compact(hudi_table *t, const hudi_mdt_compact_options *opts,
                                             hudi_mdt_compact_result *result, hudi_error *err);
 
+/* ---- a compaction in steps (the background thread, mdt_compact_async.h) ---- */
+
+typedef struct hudi_mdt_compact_job hudi_mdt_compact_job;
+
+/* Under the table lock: reloads t's timeline, undoes pending compactions
+ * other than keep (nullable), and when due (and keep is not pending)
+ * writes C.compaction.requested and C.compaction.inflight exactly as the
+ * inline path does. instant is C, or "" when nothing was scheduled. */
+HUDI_NODISCARD hudi_status hudi_mdt_compact_schedule(char instant[HUDI_INSTANT_TIME_BUF], hudi_table *t,
+                                                     const hudi_mdt_compact_options *o, const char *keep,
+                                                     hudi_error *err);
+
+/* Under the table lock: loads pending compaction instant from its plan
+ * (each operation's slice and planned log files, checked against the
+ * view). *job is NULL when instant is no longer pending. */
+HUDI_NODISCARD hudi_status hudi_mdt_compact_begin(hudi_mdt_compact_job **job, hudi_table *t, const char *instant,
+                                                  const hudi_mdt_compact_options *o, hudi_error *err);
+
+/* Without the lock: writes the new base HFiles (files named after C stay
+ * invisible until C completes). */
+HUDI_NODISCARD hudi_status hudi_mdt_compact_execute(hudi_mdt_compact_job *job, hudi_error *err);
+
+/* Under the table lock: C_<completion>.commit when C is still pending;
+ * when another writer undid or completed it meanwhile, the base files
+ * written are deleted instead (result->instant ""). */
+HUDI_NODISCARD hudi_status hudi_mdt_compact_finish(hudi_mdt_compact_job *job, hudi_mdt_compact_result *result,
+                                                   hudi_error *err);
+void hudi_mdt_compact_job_free(hudi_mdt_compact_job *job);
+
+/* ---- the post-commit services ---- */
+
+/* hudi-c's own keys (Hudi runs MDT compaction inline only). */
+#define HUDI_MDT_COMPACT_ASYNC_OPTION "hoodie.metadata.compact.async"
+#define HUDI_MDT_COMPACT_ASYNC_PARALLELISM_OPTION "hoodie.metadata.compact.async.parallelism"
+
+typedef struct hudi_mdt_services_options {
+  hudi_mdt_clean_options clean;
+  bool clean_enabled;
+  hudi_mdt_compact_options compact;
+  bool async;                /* hoodie.metadata.compact.async */
+  int32_t async_parallelism; /* groups at once in the background (default 1) */
+} hudi_mdt_services_options;
+
+/* The options below from opts, then the table's open options. */
+HUDI_NODISCARD hudi_status hudi_mdt_services_options_get(hudi_mdt_services_options *out, const hudi_table *t,
+                                                         const hudi_option *opts, size_t n, hudi_error *err);
+/* MDT clean when the policy cleans it (KEEP_LATEST_COMMITS). */
+HUDI_NODISCARD hudi_status hudi_mdt_services_clean(hudi_table *t, const hudi_mdt_services_options *so, bool *cleaned,
+                                                   hudi_error *err);
+
 /* The metadata-table services a write runs after its commit, in Hudi's
  * order (performTableServices): clean (mdt_clean.h), then compact when
  * due. Options (opts first, then the table's open options):
- * hoodie.metadata.compact.max.delta.commits, hoodie.clean.commits.retained
+ * hoodie.metadata.compact.max.delta.commits, hoodie.metadata.compact.async
+ * (then only scheduled here, mdt_compact_async.h), hoodie.clean.commits.retained
  * (alias hoodie.cleaner.commits.retained), hoodie.clean.policy (alias
  * hoodie.cleaner.policy; only KEEP_LATEST_COMMITS cleans the MDT).
  * compacted/cleaned (nullable) say what ran. */
