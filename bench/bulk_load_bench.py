@@ -6,13 +6,17 @@ payload columns) is written by
     snappy;
   - pyarrow.parquet.write_table of the same table, gzip and snappy (the floor: no meta columns,
     no sort, no bloom filter, no metadata table).
+With --data rag the table is instead the rag-chunks scenario's base table (bench/upsert/scenarios.py:
+~10 chunks per document, ~55-word texts, 384-float32 list<float32> embeddings; --rows counts chunks,
+approximately). Case names are pyarrow-CODEC or hudi-CODEC[-rli][-mor], CODEC one of gzip, snappy,
+zstd (e.g. hudi-zstd-rli-mor: a MOR table, record index on, zstd Parquet).
 Each case runs in a fresh subprocess (so one case's memory does not colour the next) and reports
 its process CPU time (user + sys, all threads) and wall time around the write alone; the data is
 generated before the clock starts. The 1-minute load average is printed with every line, since
 the machine may be shared.
 
 usage: python bench/bulk_load_bench.py [--rows 500000,2000000] [--cases all|hudi|pyarrow|NAME,...]
-                                      [--repeat 1] [--keep DIR]
+                                      [--repeat 1] [--keep DIR] [--data uuid|rag]
 """
 
 from __future__ import annotations
@@ -64,6 +68,17 @@ def uuid_table(n: int, seed: int = 303):
     })
 
 
+def rag_table(n: int):
+    """The rag-chunks scenario's base table with about n chunks (seeded like the scenario)."""
+    import numpy as np
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "upsert"))
+    import scenarios
+
+    rng = np.random.default_rng(scenarios.SEEDS["rag-chunks"])
+    return scenarios.gen_rag(n / 1_000_000, rng, None).base
+
+
 def cpu_seconds() -> float:
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
@@ -73,13 +88,16 @@ def dir_bytes(path: str) -> int:
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
 
 
-def run_case(case: str, rows: int, out: str) -> dict:
+def run_case(case: str, rows: int, out: str, data: str = "uuid") -> dict:
     """One measurement, in this process."""
     import pyarrow.parquet as pq
 
-    table = uuid_table(rows)
-    codec = "gzip" if "gzip" in case else "snappy"
-    if case.startswith("pyarrow"):
+    table = rag_table(rows) if data == "rag" else uuid_table(rows)
+    key = "chunk_id" if data == "rag" else "id"
+    codec = case.split("-")[1] if "-" in case else None
+    if case == "none":  # the data alone: subtract from whole-process counters (perf stat)
+        c0, w0 = c1, w1 = cpu_seconds(), time.perf_counter()
+    elif case.startswith("pyarrow"):
         os.makedirs(out, exist_ok=True)
         c0, w0 = cpu_seconds(), time.perf_counter()
         pq.write_table(table, os.path.join(out, "data.parquet"), compression=codec)
@@ -87,12 +105,12 @@ def run_case(case: str, rows: int, out: str) -> dict:
     else:
         import hudi
 
-        tbl = hudi.HudiTable.create(out, record_key="id", table_type="cow",
-                                    record_index_enabled=case.endswith("-rli"))
+        tbl = hudi.HudiTable.create(out, record_key=key, table_type="mor" if case.endswith("-mor") else "cow",
+                                    record_index_enabled="-rli" in case)
         c0, w0 = cpu_seconds(), time.perf_counter()
         tbl.append(table, {"hoodie.parquet.compression.codec": codec})
         c1, w1 = cpu_seconds(), time.perf_counter()
-    return {"case": case, "rows": rows, "cpu_s": round(c1 - c0, 3), "wall_s": round(w1 - w0, 3),
+    return {"case": case, "rows": table.num_rows, "cpu_s": round(c1 - c0, 3), "wall_s": round(w1 - w0, 3),
             "bytes": dir_bytes(out), "load1": round(os.getloadavg()[0], 2)}
 
 
@@ -102,10 +120,11 @@ def main() -> int:
     ap.add_argument("--cases", default="all")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--keep", default=None, help="write tables under DIR and keep them")
+    ap.add_argument("--data", choices=["uuid", "rag"], default="uuid")
     ap.add_argument("--one", nargs=3, metavar=("CASE", "ROWS", "OUT"), help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
-        print(json.dumps(run_case(a.one[0], int(a.one[1]), a.one[2])))
+        print(json.dumps(run_case(a.one[0], int(a.one[1]), a.one[2], a.data)))
         return 0
     if a.cases == "all":
         cases = CASES
@@ -114,20 +133,20 @@ def main() -> int:
     else:
         cases = a.cases.split(",")
     root = a.keep or tempfile.mkdtemp(prefix="bulk_load_bench_")
-    print(f"{'rows':>9} {'case':<16} {'cpu_s':>8} {'wall_s':>8} {'MB':>8} {'load1':>6}")
+    print(f"{'rows':>9} {'case':<20} {'cpu_s':>8} {'wall_s':>8} {'MB':>8} {'load1':>6}")
     try:
         for rows in (int(r) for r in a.rows.split(",")):
             for case in cases:
                 for rep in range(a.repeat):
                     out = os.path.join(root, f"{case}-{rows}-{rep}")
                     shutil.rmtree(out, ignore_errors=True)
-                    p = subprocess.run([sys.executable, __file__, "--one", case, str(rows), out],
+                    p = subprocess.run([sys.executable, __file__, "--data", a.data, "--one", case, str(rows), out],
                                        capture_output=True, text=True)
                     if p.returncode != 0:
-                        print(f"{rows:>9} {case:<16} FAILED: {p.stderr.strip()[-500:]}")
+                        print(f"{rows:>9} {case:<20} FAILED: {p.stderr.strip()[-500:]}")
                         continue
                     r = json.loads(p.stdout.strip().splitlines()[-1])
-                    print(f"{rows:>9} {case:<16} {r['cpu_s']:>8.2f} {r['wall_s']:>8.2f} "
+                    print(f"{r['rows']:>9} {case:<20} {r['cpu_s']:>8.2f} {r['wall_s']:>8.2f} "
                           f"{r['bytes'] / 1e6:>8.1f} {r['load1']:>6.2f}", flush=True)
                     if not a.keep:
                         shutil.rmtree(out, ignore_errors=True)

@@ -75,6 +75,16 @@ HUDI_NODISCARD hudi_status hudi_arrow_builder_append_view_range(hudi_arrow_build
                                                                 const hudi_arrow_view *v,
                                                                 int64_t start, int64_t n,
                                                                 hudi_error *err);
+/* Element rows[j] of views[j], for j in [0, m): a gather, each element
+ * possibly from a different view (rows in another order than stored, e.g.
+ * sorted by key). The same result as m calls of append_view; fixed-width
+ * and string/binary columns are copied without a call per element, and the
+ * input is prefetched ahead of the copy (a gather misses the cache on
+ * nearly every element). */
+HUDI_NODISCARD hudi_status hudi_arrow_builder_append_gather(hudi_arrow_builder *b,
+                                                            const hudi_arrow_view *const *views,
+                                                            const int64_t *rows, size_t m,
+                                                            hudi_error *err);
 
 /* Moves everything appended so far into *out and empties the builder,
  * which can then build the next array. On failure nothing is moved. */

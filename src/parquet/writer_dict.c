@@ -98,10 +98,21 @@ hudi_status hudi_pq_dict_insert(hudi_pq_dict *d, const uint8_t *data, const int3
                                 uint32_t *indices, hudi_error *err) {
   if (!d->slots) HUDI_TRY(grow(d, err));
   size_t w = (size_t)d->width;
+  /* The previous value: sorted or constant columns (Hudi's commit time,
+   * partition path and file name are one value per file) repeat it, and
+   * then need no hash or probe. */
+  const uint8_t *prev = NULL;
+  size_t prev_len = 0;
   for (size_t i = 0; i < n; i++) {
-    if ((d->n + 1) * 2 > d->mask + 1) HUDI_TRY(grow(d, err));
     const uint8_t *p = w ? data + i * w : data + offsets[i];
     size_t len = w ? w : (size_t)(offsets[i + 1] - offsets[i]);
+    if (prev && len == prev_len && memcmp(p, prev, len) == 0) {
+      indices[i] = indices[i - 1];
+      continue;
+    }
+    prev = p;
+    prev_len = len;
+    if ((d->n + 1) * 2 > d->mask + 1) HUDI_TRY(grow(d, err));
     uint64_t h = hash_of(p, len) & d->mask;
     for (;;) {
       uint32_t s = d->slots[h];

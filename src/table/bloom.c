@@ -87,6 +87,94 @@ hudi_status hudi_bloom_add(hudi_bloom *b, const void *key, size_t len, hudi_erro
   return HUDI_OK;
 }
 
+/* ---- several keys at once ---- */
+
+#define LANES 4
+#define LANE_WORDS 32 /* keys up to 128 bytes take the lane path */
+
+/* One key of the murmur2 (Hadoop, hudi_murmur2_hadoop) lanes: its mixed
+ * words do not depend on the seed, so they are computed once for all
+ * nb_hash hashes. */
+typedef struct lane {
+  uint32_t k[LANE_WORDS];
+  size_t words;
+  uint32_t len;
+  uint32_t tail; /* the tail bytes' xor, Java's order and sign extension */
+  bool has_tail;
+} lane;
+
+#define MURMUR_M 0x5bd1e995u
+
+static void lane_init(lane *l, const uint8_t *p, size_t len) {
+  l->words = len >> 2;
+  l->len = (uint32_t)len;
+  for (size_t i = 0; i < l->words; i++, p += 4) {
+    uint32_t k = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    k *= MURMUR_M;
+    k ^= k >> 24;
+    l->k[i] = k * MURMUR_M;
+  }
+  size_t left = len & 3;
+  l->has_tail = left != 0;
+  l->tail = 0;
+  if (left) {
+    const uint8_t *end = p + left;
+    if (left >= 3) l->tail ^= (uint32_t)(int32_t)(int8_t)end[-3] << 16;
+    if (left >= 2) l->tail ^= (uint32_t)(int32_t)(int8_t)end[-2] << 8;
+    l->tail ^= (uint32_t)(int32_t)(int8_t)end[-1];
+  }
+}
+
+static inline uint32_t lane_hash(const lane *l, uint32_t seed) {
+  uint32_t h = seed ^ l->len;
+  for (size_t i = 0; i < l->words; i++) h = h * MURMUR_M ^ l->k[i];
+  if (l->has_tail) h = (h ^ l->tail) * MURMUR_M;
+  h ^= h >> 13;
+  h *= MURMUR_M;
+  return h ^ (h >> 15);
+}
+
+/* Java's abs(h % n) for the int32 h whose bits are u. */
+static inline int32_t java_pos(uint32_t u, int32_t n) {
+  int32_t h = u <= INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) + INT32_MIN;
+  int32_t m = h % n;
+  return m < 0 ? -m : m;
+}
+
+hudi_status hudi_bloom_add_many(hudi_bloom *b, const char *const *keys, const size_t *lens, size_t n,
+                                hudi_error *err) {
+  if (b->nb_hash > 64) return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "bloom filter with %d hashes", b->nb_hash);
+  lane ls[LANES];
+  int32_t pos[LANES][64];
+  size_t i = 0;
+  while (i < n) {
+    size_t g = 0;
+    while (g < LANES && i + g < n && lens[i + g] <= LANE_WORDS * 4) {
+      lane_init(&ls[g], (const uint8_t *)keys[i + g], lens[i + g]);
+      g++;
+    }
+    if (g == 0) { /* a long key: the one-at-a-time path */
+      HUDI_TRY(hudi_bloom_add(b, keys[i], lens[i], err));
+      i++;
+      continue;
+    }
+    uint32_t h[LANES] = {0};
+    for (int32_t k = 0; k < b->nb_hash; k++)
+      for (size_t l = 0; l < g; l++) {
+        h[l] = lane_hash(&ls[l], h[l]);
+        pos[l][k] = java_pos(h[l], b->vector_size);
+      }
+    for (size_t l = 0; l < g; l++) {
+      uint8_t *row;
+      HUDI_TRY(active_row(b, &row, err));
+      for (int32_t k = 0; k < b->nb_hash; k++) row[pos[l][k] >> 3] |= (uint8_t)(1u << (pos[l][k] & 7));
+      b->current++;
+    }
+    i += g;
+  }
+  return HUDI_OK;
+}
+
 bool hudi_bloom_might_contain(const hudi_bloom *b, const void *key, size_t len) {
   int32_t pos[64];
   if (b->nb_hash > 64) return true;

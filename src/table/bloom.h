@@ -39,6 +39,13 @@ void hudi_bloom_free(hudi_bloom *b);
 /* Adds a key (its UTF-8 bytes). */
 HUDI_NODISCARD hudi_status hudi_bloom_add(hudi_bloom *b, const void *key, size_t len, hudi_error *err);
 
+/* Adds keys[0..n) in order, the same filter as n hudi_bloom_add calls.
+ * Each key takes nb_hash (30 by default) chained murmur hashes, a chain of
+ * dependent multiplies; several keys are hashed side by side so that
+ * their chains overlap. */
+HUDI_NODISCARD hudi_status hudi_bloom_add_many(hudi_bloom *b, const char *const *keys, const size_t *lens, size_t n,
+                                               hudi_error *err);
+
 /* True when the key may be in the filter. */
 bool hudi_bloom_might_contain(const hudi_bloom *b, const void *key, size_t len);
 

@@ -189,13 +189,18 @@ typedef struct chunk_src {
   const hudi_arrow_view **views; /* CHUNK_ROWS: the current column of each row's batch */
   int64_t *rows;                 /* CHUNK_ROWS: the row's index in that column */
   const hudi_arrow_view **batch; /* CHUNK_ROWS: each row's batch */
+  const char **keys;             /* CHUNK_ROWS: the chunk's record keys, for the bloom filter */
+  size_t *key_lens;
 } chunk_src;
 
 static hudi_status chunk_src_init(chunk_src *s, hudi_error *err) {
   s->views = hudi_malloc(CHUNK_ROWS * sizeof *s->views);
   s->rows = hudi_malloc(CHUNK_ROWS * sizeof *s->rows);
   s->batch = hudi_malloc(CHUNK_ROWS * sizeof *s->batch);
-  if (!s->views || !s->rows || !s->batch) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  s->keys = hudi_malloc(CHUNK_ROWS * sizeof *s->keys);
+  s->key_lens = hudi_malloc(CHUNK_ROWS * sizeof *s->key_lens);
+  if (!s->views || !s->rows || !s->batch || !s->keys || !s->key_lens)
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   return HUDI_OK;
 }
 
@@ -203,6 +208,8 @@ static void chunk_src_free(chunk_src *s) {
   hudi_free(s->views);
   hudi_free(s->rows);
   hudi_free(s->batch);
+  hudi_free(s->keys);
+  hudi_free(s->key_lens);
 }
 
 /* Starts loading element i of v into the cache: offsets or fixed-width
@@ -287,13 +294,15 @@ static hudi_status append_chunk(append_ctx *c, hudi_arrow_batch_builder *bb, chu
   for (int64_t k = 0; k < n_cols; k++) {
     for (size_t j = 0; j < m; j++) s->views[j] = &s->batch[j]->children[k];
     hudi_arrow_builder *cb = hudi_arrow_batch_builder_column(bb, HUDI_AVRO_N_META_FIELDS + k);
-    bool same = c->same[k];
+    if (c->same[k]) {
+      HUDI_TRY(hudi_arrow_builder_append_gather(cb, s->views, s->rows, m, err));
+      continue;
+    }
     for (size_t j = 0; j < m; j++) {
       if (j + PREFETCH_AHEAD < m) prefetch_element(s->views[j + PREFETCH_AHEAD], s->rows[j + PREFETCH_AHEAD], false);
       if (j + PREFETCH_AHEAD / 2 < m)
         prefetch_element(s->views[j + PREFETCH_AHEAD / 2], s->rows[j + PREFETCH_AHEAD / 2], true);
-      HUDI_TRY(same ? hudi_arrow_builder_append_view(cb, s->views[j], s->rows[j], err)
-                    : hudi_write_append_converted(cb, s->views[j], s->rows[j], err));
+      HUDI_TRY(hudi_write_append_converted(cb, s->views[j], s->rows[j], err));
     }
   }
   return hudi_arrow_batch_builder_end_rows(bb, (int64_t)m, err);
@@ -342,14 +351,13 @@ static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, h
     size_t m = to - a < CHUNK_ROWS ? to - a : CHUNK_ROWS;
     st = append_chunk(c, bb, &src, a, m, from, task, partition, file_name, err);
     for (size_t i = a; st == HUDI_OK && c->bloom && i < a + m; i++) {
-      size_t klen;
-      const char *key = hudi_write_rows_key(r, i, &klen);
-      st = hudi_bloom_add(&bloom, key, klen, err);
+      src.keys[i - a] = hudi_write_rows_key(r, i, &src.key_lens[i - a]);
       /* Rows are in Java key order within a partition; the comparisons
        * only guard that. */
-      if (st == HUDI_OK && hudi_write_rows_key_cmp(r, i, min_i) < 0) min_i = i;
-      if (st == HUDI_OK && hudi_write_rows_key_cmp(r, i, max_i) > 0) max_i = i;
+      if (hudi_write_rows_key_cmp(r, i, min_i) < 0) min_i = i;
+      if (hudi_write_rows_key_cmp(r, i, max_i) > 0) max_i = i;
     }
+    if (st == HUDI_OK && c->bloom) st = hudi_bloom_add_many(&bloom, src.keys, src.key_lens, m, err);
     if (st == HUDI_OK) {
       struct ArrowArray arr;
       st = hudi_arrow_batch_builder_finish(bb, &arr, err);

@@ -1,0 +1,252 @@
+/* hudi_arrow_builder_append_gather and the bulk path of append_view_range:
+ * the arrays they export must equal, buffer for buffer, what the same
+ * elements appended one at a time with append_view give (the per-element
+ * path the writers used before). Inputs are hand-built C Data arrays with
+ * offsets, nulls, two source views, 32- and 64-bit offsets, and types that
+ * take the per-element fallback (bool, dictionary). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "arrow/builder.h"
+#include "arrow_fixture.h"
+
+/* Exports b and checks it against the reference builder's export. */
+static void assert_same_arrays(hudi_arrow_builder *got, hudi_arrow_builder *want, int n_buffers, size_t width) {
+  hudi_error err = HUDI_ERROR_INIT;
+  struct ArrowArray a, e;
+  assert_int_equal(hudi_arrow_builder_finish(got, &a, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_builder_finish(want, &e, &err), HUDI_OK);
+  assert_int_equal(a.length, e.length);
+  assert_int_equal(a.null_count, e.null_count);
+  assert_int_equal(a.n_buffers, e.n_buffers);
+  size_t n = (size_t)a.length;
+  if (e.null_count > 0) assert_memory_equal(a.buffers[0], e.buffers[0], (n + 7) / 8);
+  else assert_int_equal(a.null_count, 0);
+  if (n_buffers == 2) assert_memory_equal(a.buffers[1], e.buffers[1], width ? n * width : (n + 7) / 8); /* 0: bits */
+  if (n_buffers == 3) {
+    assert_memory_equal(a.buffers[1], e.buffers[1], (n + 1) * width);
+    int64_t end = 0;
+    if (width == 4) {
+      int32_t x;
+      memcpy(&x, (const uint8_t *)e.buffers[1] + n * 4, 4);
+      end = x;
+    } else {
+      memcpy(&end, (const uint8_t *)e.buffers[1] + n * 8, 8);
+    }
+    if (end > 0) assert_memory_equal(a.buffers[2], e.buffers[2], (size_t)end);
+  }
+  a.release(&a);
+  e.release(&e);
+}
+
+static void check_gather(const char *format, hudi_arrow_view *const *views, const int64_t *rows, size_t m,
+                         int n_buffers, size_t width) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_arrow_field f;
+  assert_int_equal(hudi_arrow_field_init(&f, "c", format, ARROW_FLAG_NULLABLE, &err), HUDI_OK);
+  hudi_arrow_builder *got, *want;
+  assert_int_equal(hudi_arrow_builder_create(&got, &f, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_builder_create(&want, &f, &err), HUDI_OK);
+  /* A value already in both builders: the gather appends after it (its
+   * validity bits start mid-byte). */
+  assert_int_equal(hudi_arrow_builder_append_null(got, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_builder_append_null(want, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_builder_append_gather(got, (const hudi_arrow_view *const *)views, rows, m, &err),
+                   HUDI_OK);
+  for (size_t j = 0; j < m; j++)
+    assert_int_equal(hudi_arrow_builder_append_view(want, views[j], rows[j], &err), HUDI_OK);
+  assert_same_arrays(got, want, n_buffers, width);
+  hudi_arrow_builder_free(got);
+  hudi_arrow_builder_free(want);
+  hudi_arrow_field_clear(&f);
+}
+
+static void view_of(hudi_arrow_view *v, struct ArrowSchema *s, struct ArrowArray *a) {
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_arrow_view_init(v, s, a, &err), HUDI_OK);
+}
+
+/* int64 from two arrays (one with an offset and nulls), in a shuffled order
+ * longer than the prefetch distance. */
+static void gather_int64(void **state) {
+  (void)state;
+  int64_t va[40], vb[30];
+  for (int i = 0; i < 40; i++) va[i] = 1000 + i;
+  for (int i = 0; i < 30; i++) vb[i] = -i;
+  uint8_t valid_b[4] = {0xff, 0x5a, 0xff, 0x3f}; /* offset 2: some nulls */
+  const void *ba[2] = {NULL, va}, *bb[2] = {valid_b, vb};
+  struct ArrowSchema s = fx_schema("l", "c");
+  struct ArrowArray a = fx_array(40, 0, 0, 2, ba), b = fx_array(28, 2, -1, 2, bb);
+  hudi_arrow_view x, y;
+  view_of(&x, &s, &a);
+  view_of(&y, &s, &b);
+  hudi_arrow_view *views[100];
+  int64_t rows[100];
+  for (int j = 0; j < 100; j++) {
+    views[j] = j % 3 ? &x : &y;
+    rows[j] = j % 3 ? (j * 7) % 40 : (j * 11) % 28;
+  }
+  check_gather("l", views, rows, 100, 2, 8);
+  check_gather("l", views, rows, 0, 2, 8);
+  /* A row outside its view is refused. */
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_arrow_field f;
+  assert_int_equal(hudi_arrow_field_init(&f, "c", "l", ARROW_FLAG_NULLABLE, &err), HUDI_OK);
+  hudi_arrow_builder *bld;
+  assert_int_equal(hudi_arrow_builder_create(&bld, &f, &err), HUDI_OK);
+  rows[5] = 28;
+  views[5] = &y;
+  assert_int_equal(hudi_arrow_builder_append_gather(bld, (const hudi_arrow_view *const *)views, rows, 10, &err),
+                   HUDI_ERR_INVALID_ARG);
+  hudi_arrow_builder_free(bld);
+  hudi_arrow_field_clear(&f);
+  hudi_arrow_view_clear(&x);
+  hudi_arrow_view_clear(&y);
+}
+
+/* Strings (32-bit offsets, with an offset and a null) and large strings,
+ * each into its own builder type; a string view into a string builder. */
+static void gather_strings(void **state) {
+  (void)state;
+  const char *chars = "alphabetagammadeltaepsilon";
+  int32_t off[6] = {0, 5, 9, 14, 14, 26}; /* alpha beta gamma "" deltaepsilon */
+  int64_t loff[6] = {0, 5, 9, 14, 14, 26};
+  uint8_t valid[1] = {0x1d}; /* element 1 null */
+  const void *bs[3] = {valid, off, chars}, *bl[3] = {NULL, loff, chars};
+  struct ArrowSchema ss = fx_schema("u", "c"), sl = fx_schema("U", "c");
+  struct ArrowArray as = fx_array(4, 1, -1, 3, bs), al = fx_array(5, 0, 0, 3, bl);
+  hudi_arrow_view x, y;
+  view_of(&x, &ss, &as);
+  view_of(&y, &sl, &al);
+  hudi_arrow_view *views[50];
+  int64_t rows[50];
+  for (int j = 0; j < 50; j++) {
+    views[j] = &x;
+    rows[j] = (j * 3) % 4;
+  }
+  check_gather("u", views, rows, 50, 3, 4);
+  for (int j = 0; j < 50; j++) {
+    views[j] = &y;
+    rows[j] = (j * 3) % 5;
+  }
+  check_gather("U", views, rows, 50, 3, 8);
+  /* Mixed: large strings into a 32-bit string builder. */
+  for (int j = 0; j < 50; j += 2) views[j] = &x, rows[j] = j % 4;
+  check_gather("u", views, rows, 50, 3, 4);
+
+  uint8_t v0[16], v1[16];
+  fx_view(v0, "short", 0, 0);
+  fx_view(v1, "a string longer than twelve", 0, 0);
+  uint8_t vv[32];
+  memcpy(vv, v0, 16);
+  memcpy(vv + 16, v1, 16);
+  const char *longs = "a string longer than twelve";
+  int64_t sizes[1] = {(int64_t)strlen(longs)};
+  const void *bv[4] = {NULL, vv, longs, sizes};
+  struct ArrowSchema sv = fx_schema("vu", "c");
+  struct ArrowArray av = fx_array(2, 0, 0, 4, bv);
+  hudi_arrow_view z;
+  view_of(&z, &sv, &av);
+  for (int j = 0; j < 20; j++) views[j] = &z, rows[j] = j % 2;
+  check_gather("u", views, rows, 20, 3, 4);
+  hudi_arrow_view_clear(&x);
+  hudi_arrow_view_clear(&y);
+  hudi_arrow_view_clear(&z);
+}
+
+/* bool and dictionary-encoded strings take the per-element path. */
+static void gather_fallbacks(void **state) {
+  (void)state;
+  uint8_t bits[1] = {0x35}, valid[1] = {0xfb};
+  const void *bb[2] = {valid, bits};
+  struct ArrowSchema sb = fx_schema("b", "c");
+  struct ArrowArray ab = fx_array(8, 0, -1, 2, bb);
+  hudi_arrow_view x;
+  view_of(&x, &sb, &ab);
+  hudi_arrow_view *views[30];
+  int64_t rows[30];
+  for (int j = 0; j < 30; j++) views[j] = &x, rows[j] = (j * 5) % 8;
+  check_gather("b", views, rows, 30, 2, 0);
+
+  const char *chars = "redblue";
+  int32_t off[3] = {0, 3, 7};
+  const void *db[3] = {NULL, off, chars};
+  int32_t idx[4] = {1, 0, 1, 1};
+  const void *ib[2] = {NULL, idx};
+  struct ArrowSchema dict = fx_schema("u", NULL), si = fx_schema("i", "c");
+  si.dictionary = &dict;
+  struct ArrowArray da = fx_array(2, 0, 0, 3, db), ia = fx_array(4, 0, 0, 2, ib);
+  ia.dictionary = &da;
+  hudi_arrow_view y;
+  view_of(&y, &si, &ia);
+  for (int j = 0; j < 30; j++) views[j] = &y, rows[j] = j % 4;
+  check_gather("u", views, rows, 30, 3, 4);
+  hudi_arrow_view_clear(&x);
+  hudi_arrow_view_clear(&y);
+}
+
+/* list<float> (the embeddings' type): each element's child range is one
+ * copy; nulls inside the child take the per-value branch. */
+static void range_of_floats(void **state) {
+  (void)state;
+  hudi_error err = HUDI_ERROR_INIT;
+  float vals[24];
+  for (int i = 0; i < 24; i++) vals[i] = (float)i / 4;
+  uint8_t cvalid[3] = {0xff, 0xef, 0xff}; /* child value 12 null */
+  int32_t off[4] = {0, 8, 16, 24};
+  const void *cb[2] = {cvalid, vals}, *lb[2] = {NULL, off};
+  struct ArrowSchema item = fx_schema("f", "item"), ls = fx_schema("+l", "c");
+  struct ArrowSchema *kids[1] = {&item};
+  fx_schema_children(&ls, kids, 1);
+  struct ArrowArray ca = fx_array(24, 0, -1, 2, cb), la = fx_array(3, 0, 0, 2, lb);
+  struct ArrowArray *akids[1] = {&ca};
+  fx_array_children(&la, akids, 1);
+  hudi_arrow_view v;
+  view_of(&v, &ls, &la);
+  hudi_arrow_field f;
+  assert_int_equal(hudi_arrow_field_from_schema(&f, &ls, true, &err), HUDI_OK);
+  for (int withnull = 0; withnull < 2; withnull++) {
+    if (!withnull) cb[0] = NULL; else cb[0] = cvalid;
+    hudi_arrow_view_clear(&v);
+    view_of(&v, &ls, &la);
+    hudi_arrow_builder *got, *want;
+    assert_int_equal(hudi_arrow_builder_create(&got, &f, &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_builder_create(&want, &f, &err), HUDI_OK);
+    int64_t order[5] = {2, 0, 1, 1, 2};
+    hudi_arrow_view *views[5] = {&v, &v, &v, &v, &v};
+    assert_int_equal(hudi_arrow_builder_append_gather(got, (const hudi_arrow_view *const *)views, order, 5, &err),
+                     HUDI_OK);
+    /* The reference: every float appended on its own. */
+    hudi_arrow_builder *wc = hudi_arrow_builder_child(want, 0);
+    for (int j = 0; j < 5; j++) {
+      for (int64_t k = order[j] * 8; k < order[j] * 8 + 8; k++)
+        assert_int_equal(hudi_arrow_builder_append_view(wc, &v.children[0], k, &err), HUDI_OK);
+      assert_int_equal(hudi_arrow_builder_end_element(want, &err), HUDI_OK);
+    }
+    struct ArrowArray a, e;
+    assert_int_equal(hudi_arrow_builder_finish(got, &a, &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_builder_finish(want, &e, &err), HUDI_OK);
+    assert_memory_equal(a.buffers[1], e.buffers[1], 6 * 4);
+    assert_int_equal(a.children[0]->length, 40);
+    assert_int_equal(a.children[0]->null_count, e.children[0]->null_count);
+    assert_int_equal(a.children[0]->null_count, withnull ? 2 : 0);
+    assert_memory_equal(a.children[0]->buffers[1], e.children[0]->buffers[1], 40 * sizeof(float));
+    if (withnull) assert_memory_equal(a.children[0]->buffers[0], e.children[0]->buffers[0], 5);
+    a.release(&a);
+    e.release(&e);
+    hudi_arrow_builder_free(got);
+    hudi_arrow_builder_free(want);
+  }
+  hudi_arrow_field_clear(&f);
+  hudi_arrow_view_clear(&v);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(gather_int64), cmocka_unit_test(gather_strings),
+                                     cmocka_unit_test(gather_fallbacks), cmocka_unit_test(range_of_floats)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
