@@ -55,6 +55,14 @@ void hudi_hfile_pipe_submit(hudi_hfile_pipe *p);
  * !wait and it is not encoded yet. While waiting, the calling thread
  * encodes queued jobs itself. */
 hudi_hfile_pipe_job *hudi_hfile_pipe_head(hudi_hfile_pipe *p, bool wait);
+/* Asks an idle worker to pre-fault [addr, addr + len) (MADV_POPULATE_WRITE:
+ * the content stays as it is) so that the writer's copies into it do not
+ * take the page faults; replaces a request not yet started. Before the
+ * range is moved or freed, hudi_hfile_pipe_prefault_wait. A no-op where the
+ * kernel cannot (it then stops asking). */
+void hudi_hfile_pipe_prefault(hudi_hfile_pipe *p, uint8_t *addr, size_t len);
+/* Drops a request not yet started and waits for one running. */
+void hudi_hfile_pipe_prefault_wait(hudi_hfile_pipe *p);
 /* Frees the oldest job's slot. */
 void hudi_hfile_pipe_pop(hudi_hfile_pipe *p);
 /* No queued job starts any more; returns once the running ones ended.

@@ -58,6 +58,16 @@ static hudi_status chunk_add(hudi_hfile_chunk *c, const uint8_t *key, size_t key
 /* Size of the chunk in the non-root format (HBase getNonRootSize). */
 static uint64_t nonroot_bytes(const hudi_hfile_chunk *c) { return 4 + 4 * ((uint64_t)c->n + 1) + c->nonroot_size; }
 
+uint64_t hudi_hfile_index_writer_add_bound(const hudi_hfile_index_writer *w, size_t key_len) {
+  if (w->max_chunk == 0) return 0;
+  uint64_t payload = nonroot_bytes(&w->inline_chunk) + 4 + 12 + key_len;
+  /* zlib's compressBound (deflate never expands more), gzip framing, the
+   * header, 4 checksum bytes per 16 KiB, and the 256 bytes of room
+   * codec.c's deflate loop keeps free. */
+  uint64_t gz = payload + (payload >> 12) + (payload >> 14) + 13 + 18;
+  return HUDI_HFILE_HEADER_SIZE + gz + 4 * ((HUDI_HFILE_HEADER_SIZE + gz) / 16384 + 1) + 256;
+}
+
 /* Non-root format: i32 n, (n+1) x i32 entry offsets (from the first entry),
  * then n x (i64 offset, i32 on-disk size, key). */
 static hudi_status write_nonroot(const hudi_hfile_chunk *c, hudi_buf *p, hudi_error *err) {

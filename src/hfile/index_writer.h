@@ -56,6 +56,11 @@ void hudi_hfile_index_writer_free(hudi_hfile_index_writer *w);
 HUDI_NODISCARD hudi_status hudi_hfile_index_writer_add(hudi_hfile_index_writer *w, hudi_buf *out, const uint8_t *key,
                                                        size_t key_len, uint64_t off, uint32_t size, hudi_error *err);
 
+/* An upper bound of the bytes the next hudi_hfile_index_writer_add may
+ * append to out (a leaf index block holding the waiting entries and one
+ * more of key_len bytes), compressed or not. */
+uint64_t hudi_hfile_index_writer_add_bound(const hudi_hfile_index_writer *w, size_t key_len);
+
 /* After the last data block: writes the last leaf block, or, when no leaf
  * block was written, makes the entries the (single-level) root. */
 HUDI_NODISCARD hudi_status hudi_hfile_index_writer_close_leaves(hudi_hfile_index_writer *w, hudi_buf *out,

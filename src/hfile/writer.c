@@ -76,6 +76,7 @@ struct hudi_hfile_writer {
   uint64_t recuts;       /* times queued blocks were re-cut */
   int replaying;         /* re-cutting: blocks are encoded here */
   hudi_buf replay;       /* key-values being re-cut */
+  size_t prefaulted;     /* out's bytes below this were handed to be pre-faulted */
   int finished;
 };
 
@@ -217,9 +218,11 @@ hudi_status hudi_hfile_writer_create(hudi_hfile_writer **out, const hudi_hfile_w
   hudi_buf_init(&w->replay, HUDI_BUF_DEFAULT_MAX);
   pipe_plan(w);
   /* Java's constructor puts MAX_MEMSTORE_TS_KEY first (HashMap order
-   * depends on insertion order within a bucket). */
+   * depends on insertion order within a bucket). last_key gets room for
+   * the longest key now, so append copies into it without a check. */
   static const uint8_t zero8[8] = {0};
-  hudi_status st = named_put(&w->file_info, "MAX_MEMSTORE_TS_KEY", zero8, 8, err);
+  hudi_status st = hudi_buf_reserve(&w->last_key, MAX_KEY_LEN, err);
+  if (st == HUDI_OK) st = named_put(&w->file_info, "MAX_MEMSTORE_TS_KEY", zero8, 8, err);
   if (st != HUDI_OK) {
     hudi_hfile_writer_free(w);
     return st;
@@ -594,10 +597,41 @@ static hudi_status choose_block(hudi_hfile_writer *w, int64_t prev, size_t *out_
   return HUDI_OK;
 }
 
+/* The file buffer. First touches of its fresh pages cost 5-40% of what
+ * deflating the data does on this project's (virtual, shared) machine, so
+ * with the pipeline the workers pre-fault it ahead of the copies
+ * (hudi_hfile_pipe_prefault): PREFAULT_AHEAD bytes past the end, asked for
+ * again once half of it is used. (Transparent huge pages, MADV_HUGEPAGE,
+ * were no faster in the benchmark under load: direct compaction.)
+ * Growing the buffer may move it, so a pre-fault in progress is waited for
+ * first, and the growth is made large enough for the block, an index block
+ * after it and the rest of what put_block appends. */
+#define PREFAULT_AHEAD ((size_t)4 << 20)
+
+static hudi_status out_room(hudi_hfile_writer *w, size_t enc_len, size_t key_len, hudi_error *err) {
+  size_t need = enc_len + (size_t)hudi_hfile_index_writer_add_bound(&w->index, key_len + 2);
+  if (w->out.cap - w->out.len < need) {
+    if (w->pipe) hudi_hfile_pipe_prefault_wait(w->pipe);
+    size_t grow = need > w->out.len ? need : w->out.len; /* doubling, as hudi_buf does */
+    if (w->pipe && grow < PREFAULT_AHEAD) grow = PREFAULT_AHEAD;
+    if (w->out.cap - w->out.len < grow && hudi_buf_reserve(&w->out, grow, NULL) != HUDI_OK)
+      HUDI_TRY(hudi_buf_reserve(&w->out, need, err)); /* near the buffer's cap */
+    if (w->prefaulted > w->out.cap) w->prefaulted = w->out.cap;
+  }
+  if (w->pipe && w->prefaulted < w->out.len + PREFAULT_AHEAD / 2) {
+    size_t from = w->prefaulted > w->out.len ? w->prefaulted : w->out.len;
+    size_t to = w->out.len + PREFAULT_AHEAD < w->out.cap ? w->out.len + PREFAULT_AHEAD : w->out.cap;
+    if (to > from) hudi_hfile_pipe_prefault(w->pipe, w->out.data + from, to - from);
+    w->prefaulted = to;
+  }
+  return HUDI_OK;
+}
+
 /* Appends a data block (encoded, prev_block_offset still to set) and its
  * index entry; len bytes of key-values from kv, n of them. */
 static hudi_status put_block(hudi_hfile_writer *w, uint8_t *enc, size_t enc_len, const uint8_t *kv, size_t len,
                              size_t n, hudi_error *err) {
+  HUDI_TRY(out_room(w, enc_len, hudi_be16(kv + 8), err));
   /* Java gives the first block prevBlockOffset -1 and every later one its
    * own start offset (it passes currentOffset when creating the block). */
   uint64_t off = w->out.len;
@@ -652,6 +686,9 @@ static hudi_status flush_block(hudi_hfile_writer *w, hudi_error *err) {
  * each block afresh too, so queueing resumes. The bytes are thus those of
  * the single-threaded writer whatever the threads' timing. */
 
+#define PIPE_BYTES ((size_t)1 << 20)
+#define PIPE_MAX_SLOTS 256
+
 /* Decides the pipeline: worker count and when to start it. */
 static void pipe_plan(hudi_hfile_writer *w) {
   int t = w->opts.compress_threads;
@@ -686,7 +723,13 @@ static int pipelined(const hudi_hfile_writer *w) { return w->pipe && !w->replayi
 static void pipe_start(hudi_hfile_writer *w) {
   if (w->pipe || w->workers == 0 || w->blocks < w->pipe_after) return;
   int level = w->fast ? (w->opts.deflate_level ? w->opts.deflate_level : HUDI_HFILE_DEFAULT_DEFLATE_LEVEL) : 0;
-  size_t slots = 4 * ((size_t)w->workers + 1);
+  /* About PIPE_BYTES of key-values in flight (at least 4 blocks per
+   * thread): a deep queue rides out the moments a busy machine does not
+   * run one of the threads, which with 8 slots of 4 KiB (~120 us of work)
+   * sent the writer to compress blocks itself. */
+  size_t slots = PIPE_BYTES / w->opts.block_size, least = 4 * ((size_t)w->workers + 1);
+  if (slots < least) slots = least;
+  if (slots > PIPE_MAX_SLOTS) slots = PIPE_MAX_SLOTS;
   if (hudi_hfile_pipe_create(&w->pipe, w->workers, slots, level, HUDI_HFILE_MAX_BLOCK, encode_job, &w->opts,
                              NULL) != HUDI_OK)
     w->pipe = NULL;
@@ -841,30 +884,31 @@ hudi_status hudi_hfile_writer_append(hudi_hfile_writer *w, const uint8_t *key, s
   HUDI_TRY(kv_room(w, err));
   /* i32 key length, i32 value length, i16 row length, row, family length 0,
    * timestamp Long.MAX_VALUE, type 4 (Put), value, mvcc 0. */
-  uint8_t head[10], tail[10];
-  hudi_put_be32(head, (uint32_t)key_len + 12);
-  hudi_put_be32(head + 4, (uint32_t)value_len);
-  hudi_put_be16(head + 8, (uint16_t)key_len);
-  tail[0] = 0;
-  hudi_put_be64(tail + 1, UINT64_C(0x7fffffffffffffff));
-  tail[9] = 4;
-  size_t start = w->block.len;
-  hudi_status st = hudi_buf_append(&w->block, head, sizeof head, err);
-  if (st == HUDI_OK) st = hudi_buf_append(&w->block, key, key_len, err);
-  if (st == HUDI_OK) st = hudi_buf_append(&w->block, tail, sizeof tail, err);
-  if (st == HUDI_OK) st = hudi_buf_append(&w->block, value, value_len, err);
-  if (st == HUDI_OK) st = hudi_buf_append_byte(&w->block, 0, err);
-  if (st != HUDI_OK) {
-    w->block.len = start;
-    return st;
-  }
+  /* One reservation, then the bytes written in place (this runs once per
+   * key-value: five appends cost more than the copying). */
+  size_t start = w->block.len, kv_len = 21 + key_len + value_len;
+  HUDI_TRY(hudi_buf_reserve(&w->block, kv_len, err));
+  uint8_t *p = w->block.data + start;
+  hudi_put_be32(p, (uint32_t)key_len + 12);
+  hudi_put_be32(p + 4, (uint32_t)value_len);
+  hudi_put_be16(p + 8, (uint16_t)key_len);
+  if (key_len) memcpy(p + 10, key, key_len);
+  p += 10 + key_len;
+  p[0] = 0;
+  hudi_put_be64(p + 1, UINT64_C(0x7fffffffffffffff));
+  p[9] = 4;
+  if (value_len) memcpy(p + 10, value, value_len);
+  p[10 + value_len] = 0;
+  w->block.len = start + kv_len;
   w->kv_starts[w->n_kvs++] = start;
   w->block_acc += key_len + value_len + 9;
   w->total_key_len += key_len;
   w->total_value_len += value_len;
-  hudi_buf_reset(&w->last_key);
+  /* last_key has room for any key (reserved at create). */
+  if (key_len) memcpy(w->last_key.data, key, key_len);
+  w->last_key.len = key_len;
   w->has_key = 1;
-  return hudi_buf_append(&w->last_key, key, key_len, err);
+  return HUDI_OK;
 }
 
 uint64_t hudi_hfile_writer_recuts(const hudi_hfile_writer *w) { return w->recuts; }
@@ -1008,6 +1052,8 @@ hudi_status hudi_hfile_writer_finish(hudi_hfile_writer *w, uint8_t **out, size_t
       break;
     }
   }
+  /* No worker may touch the buffer from here on: it grows and is handed out. */
+  if (w->pipe) hudi_hfile_pipe_prefault_wait(w->pipe);
   /* HBase's order: the last leaf index block, meta blocks, intermediate
    * index blocks, then load-on-open from the root index. */
   HUDI_TRY(hudi_hfile_index_writer_close_leaves(&w->index, &w->out, err));

@@ -61,10 +61,14 @@ typedef struct run {
   uint64_t recuts;
 } run;
 
+/* hudi_hfile_writer_options.index_block_size of the runs (0: block size). */
+static size_t g_index_block_size;
+
 static run write_seq(shape sh, size_t n, size_t block_size, hudi_hfile_compression c, bool java_exact,
                      int threads) {
   hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
   o.block_size = block_size;
+  o.index_block_size = g_index_block_size;
   o.compression = c;
   o.java_exact_bytes = java_exact;
   o.create_time_ms = 1772922372542;
@@ -164,6 +168,33 @@ static void test_auto_identical(void **s) {
   hudi_free(aut.file);
 }
 
+/* Files of several MiB: the file buffer grows (and moves) many times while
+ * the workers pre-fault it ahead of the writer, the queue fills (the writer
+ * then encodes blocks too) and leaf index blocks are written between data
+ * blocks; 1, 2 and 3 threads, index blocks of 1 KiB (three levels), 4 KiB
+ * and one level. */
+static void test_large_identical(void **s) {
+  (void)s;
+  static const size_t index_sizes[] = {1024, 0, (size_t)64 << 20};
+  for (size_t i = 0; i < 3; i++) {
+    g_index_block_size = index_sizes[i];
+    run one = write_seq(RLI, 100000, 4096, HUDI_HFILE_GZ, false, 1);
+    assert_true(one.len > (size_t)6 << 20);
+    for (int t = 2; t <= 3; t++) {
+      run many = write_seq(RLI, 100000, 4096, HUDI_HFILE_GZ, false, t);
+      assert_int_equal(many.recuts, 0);
+      assert_int_equal(many.len, one.len);
+      if (memcmp(many.file, one.file, one.len) != 0)
+        fail_msg("%d threads, index blocks %zu: files differ", t, index_sizes[i]);
+      hudi_free(many.file);
+    }
+    hudi_free(one.file);
+  }
+  g_index_block_size = 0;
+  /* 64 KiB blocks: fewer, larger jobs; 16 slots. */
+  assert_int_equal(same_bytes(RLI, 100000, 64 << 10, HUDI_HFILE_GZ, false), 0);
+}
+
 /* Out-of-order keys are refused while the earlier blocks are still queued
  * (nothing is written yet); bad thread counts are refused. */
 static void test_rejects(void **s) {
@@ -228,7 +259,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rli_identical),   cmocka_unit_test(test_early_close_identical),
       cmocka_unit_test(test_auto_identical),  cmocka_unit_test(test_rejects),
-      cmocka_unit_test(test_alloc_failures),
+      cmocka_unit_test(test_alloc_failures),  cmocka_unit_test(test_large_identical),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
