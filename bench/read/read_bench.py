@@ -4,13 +4,15 @@ its own process, in the same run.
 
     # make the table with hudi-c (its `.venv`), then time the readers
     PYTHONPATH=/tmp/my-hudi-build .venv/bin/python bench/read/read_bench.py \\
-        --work /tmp/read-bench --rows 1000000 --kind mor --repeat 3
+        --work /tmp/read-bench --rows 1000000 --kind mor --rounds 5 --repeat 3
+
+(issue 5's table: 1M rows, 5 delta commits of 10k updates each on MOR)
 
 Per engine and round: wall and process CPU time (all threads) of opening
 the table and reading every row into a pyarrow Table, and of planning alone
 (the file slices). Every engine must return the same row count and the same
 sum of a column, else the run fails. Peak RSS is the engine process's
-high-water mark (ru_maxrss) over the rounds, next to its RSS after the
+high-water mark (VmHWM) over the rounds, next to its RSS after the
 imports ("base"). The load average is printed with the results. hudi-rs's interpreter: $HUDI_RS_PYTHON, else the interop setup's
 (~/.cache/hudi-c/interop.env).
 """
@@ -64,6 +66,19 @@ def make_table(path: Path, rows: int, kind: str, rounds: int, partitions: int) -
         HudiTable(str(path)).upsert(batch(np.sort(ids), 2 + r))
 
 
+def peak_rss_mb() -> float:
+    """This process's high-water RSS. VmHWM belongs to the address space
+    made at exec; ru_maxrss also counts the parent's RSS at fork (the
+    table-making parent's, on a first run), so it is only the fallback."""
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def run_engine(engine: str, table: str, repeat: int) -> dict:
     """Runs inside the engine's own interpreter."""
     import pyarrow as pa
@@ -74,7 +89,7 @@ def run_engine(engine: str, table: str, repeat: int) -> dict:
         from hudi import HudiTableBuilder  # noqa: F401  (imported before the base RSS)
     else:
         from hudi import HudiTable  # noqa: F401
-    out = {"engine": engine, "rounds": [], "base_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    out = {"engine": engine, "rounds": [], "base_rss_mb": peak_rss_mb()}
     for _ in range(repeat):
         w0, c0 = time.perf_counter(), time.process_time()
         if engine == "hudi-rs":
@@ -99,7 +114,7 @@ def run_engine(engine: str, table: str, repeat: int) -> dict:
                               "rows": tab.num_rows, "slices": n_slices,
                               "sum_v": int(pc.sum(tab["v"]).as_py() or 0)})
         del tab, batches  # one read's memory at a time
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["peak_rss_mb"] = peak_rss_mb()
     return out
 
 
@@ -108,7 +123,7 @@ def main() -> None:
     ap.add_argument("--work", default="/tmp/hudi-read-bench")
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--kind", choices=["cow", "mor"], default="mor")
-    ap.add_argument("--rounds", type=int, default=3, help="upsert rounds after the load")
+    ap.add_argument("--rounds", type=int, default=5, help="upsert rounds (1%% of the rows each) after the load")
     ap.add_argument("--partitions", type=int, default=8)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--engines", default=",".join(ENGINES))
@@ -118,7 +133,7 @@ def main() -> None:
     if a.engine:
         print(json.dumps(run_engine(a.engine, a.table, a.repeat)))
         return
-    table = Path(a.work) / f"t-{a.kind}-{a.rows}-p{a.partitions}"
+    table = Path(a.work) / f"t-{a.kind}-{a.rows}-p{a.partitions}-r{a.rounds}"
     if not (table / ".hoodie" / "hoodie.properties").exists():
         t0 = time.perf_counter()
         make_table(table, a.rows, a.kind, a.rounds, a.partitions)

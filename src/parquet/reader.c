@@ -101,7 +101,7 @@ static hudi_status select_columns(hudi_pq_reader *r, hudi_error *err) {
 static hudi_status make_field(hudi_pq_reader *r, hudi_error *err) {
   HUDI_TRY(hudi_pq_node_field(&r->field, &r->schema.root, r->selected, err));
   uint32_t n = r->meta.num_key_value;
-  if (n == 0) return HUDI_OK;
+  if (n == 0 || r->opts.skip_kv_metadata) return HUDI_OK;
   hudi_arrow_kv *kv = hudi_calloc(n, sizeof *kv);
   if (!kv) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   int32_t k = 0;
@@ -137,7 +137,10 @@ static hudi_status read_footer(hudi_pq_reader *r, hudi_error *err) {
   }
   if (r->size == tail_len && memcmp(tail, "PAR1", 4) != 0)
     return hudi_err_set(err, HUDI_ERR_CORRUPT, "no PAR1 magic at byte offset 0");
-  return hudi_pq_file_meta_decode(&r->meta, &r->arena, f, flen, foff, err);
+  hudi_status st = hudi_pq_file_meta_decode(&r->meta, &r->arena, f, flen, foff, err);
+  /* The decoded footer copies what it keeps into the arena. */
+  hudi_buf_free(&r->footer);
+  return st;
 }
 
 /* ---- per-thread spare buffers ----
@@ -147,8 +150,8 @@ static hudi_status read_footer(hudi_pq_reader *r, hudi_error *err) {
  * megabytes; freeing them at every file and growing them again costs page
  * faults and leaves fragmented heaps behind. So a freed reader leaves its
  * buffers to the next reader opened on the same thread with as many
- * leaves (up to SPARE_MAX bytes; they stay held until then, or until the
- * thread exits). */
+ * leaves (up to SPARE_MAX bytes; they stay held until then, until the
+ * thread exits, or until hudi_pq_reader_release_spare). */
 
 #define SPARE_MAX ((size_t)64 << 20)
 
@@ -196,7 +199,7 @@ static bool spare_take(hudi_pq_reader *r, uint32_t nl) {
 /* Leaves r's buffers to the thread (a previous spare is freed). */
 static bool spare_give(hudi_pq_reader *r) {
   uint32_t nl = r->schema.num_leaves;
-  if (!r->data || !r->raw || !r->dec || nl == 0) return false;
+  if (r->opts.lean || !r->data || !r->raw || !r->dec || nl == 0) return false;
   size_t bytes = 0;
   for (uint32_t i = 0; i < nl; i++) {
     const hudi_pq_column_data *d = &r->data[i];
@@ -216,6 +219,15 @@ static bool spare_give(hudi_pq_reader *r) {
   r->raw = NULL;
   r->dec = NULL;
   return true;
+}
+
+void hudi_pq_reader_release_spare(void) {
+  spare_set *s = tl_spare;
+  if (!s) return;
+  /* A spare exists only after spare_give, which made the key. */
+  tl_spare = NULL;
+  pthread_setspecific(spare_key, NULL);
+  spare_free(s);
 }
 
 static hudi_status reader_init(hudi_pq_reader *r, hudi_error *err) {
@@ -424,6 +436,14 @@ static size_t count_row_starts(const hudi_pq_leaf *leaf, const hudi_pq_column_da
   return k;
 }
 
+/* Lean readers: leaf i's pages are all decoded (what is left of the chunk
+ * is the entry count check, which reads no bytes), so its chunk bytes and
+ * page buffer go now rather than at the row group's end. */
+static void lean_release(hudi_pq_reader *r, uint32_t i) {
+  if (r->storage) hudi_buf_free(&r->raw[i]);
+  hudi_buf_free(&r->dec[i].page);
+}
+
 /* Makes leaf i's window of decoded entries hold n_rows whole rows from its
  * cursor (or everything left of the chunk). Before decoding another page
  * the entries already assembled are dropped, so the window holds at most
@@ -444,6 +464,7 @@ static hudi_status fill_window(hudi_pq_reader *r, uint32_t i, int64_t n_rows, hu
     size_t before = d->num_levels;
     HUDI_TRY(hudi_pq_chunk_decoder_next(&r->dec[i], d, &r->dec_done[i], err));
     rows += count_row_starts(leaf, d, before, d->num_levels);
+    if (r->opts.lean && r->dec[i].pos >= r->dec[i].len) lean_release(r, i);
   }
   return HUDI_OK;
 }

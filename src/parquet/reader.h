@@ -53,9 +53,19 @@ typedef struct hudi_pq_reader_options {
   hudi_pq_read_limits limits;
   size_t max_footer;        /* bytes; larger footers are HUDI_ERR_LIMIT */
   uint64_t file_size;       /* when known (listings, the metadata table): saves a stat; 0: stat */
+  /* The schema (hudi_pq_reader_schema) without the footer's key/values as
+   * metadata: saves a copy of them (a Hudi footer's bloom filter is ~1 MB)
+   * for callers that never look (hudi_pq_reader_kv still answers). */
+  bool skip_kv_metadata;
+  /* For the last file a thread reads: a chunk's bytes and page buffer are
+   * freed once its last page is decoded, and the freed reader leaves no
+   * spare buffers (see hudi_pq_reader_free). Less memory held beside the
+   * caller's output, at the cost of allocating them afresh. */
+  bool lean;
 } hudi_pq_reader_options;
 
-#define HUDI_PQ_READER_OPTIONS_INIT {0, NULL, 0, NULL, NULL, NULL, HUDI_PQ_READ_LIMITS_DEFAULT, (size_t)1 << 26, 0}
+#define HUDI_PQ_READER_OPTIONS_INIT \
+  {0, NULL, 0, NULL, NULL, NULL, HUDI_PQ_READ_LIMITS_DEFAULT, (size_t)1 << 26, 0, false, false}
 
 /* Opens path on storage s (which must outlive the reader). opts may be
  * NULL (defaults). *out is owned by the caller (hudi_pq_reader_free).
@@ -69,7 +79,16 @@ HUDI_NODISCARD hudi_status hudi_pq_reader_open_memory(hudi_pq_reader **out, cons
                                                       const char *name, const hudi_pq_reader_options *opts,
                                                       hudi_error *err);
 
+/* Frees r. Its per-leaf buffers (chunk bytes, decoders, decoded windows:
+ * megabytes) are left to the next reader opened on the same thread with
+ * as many leaves, up to 64 MiB, instead of being freed and grown again. */
 void hudi_pq_reader_free(hudi_pq_reader *r);
+
+/* Frees the buffers a freed reader left to the calling thread. A caller
+ * that opens no further readers on this thread calls it, so a finished
+ * read holds no decode buffers (they are otherwise kept until the next
+ * reader on the thread, or the thread's exit). */
+void hudi_pq_reader_release_spare(void);
 
 /* The decoded footer. */
 const hudi_pq_file_meta *hudi_pq_reader_meta(const hudi_pq_reader *r);

@@ -12,6 +12,7 @@
 #include "base/threadpool.h"
 #include "expr/ast.h"
 #include "hudi/read.h"
+#include "parquet/reader.h"
 #include "table/archive.h"
 #include "table/lsm_timeline.h"
 #include "table/read_plan.h"
@@ -592,7 +593,8 @@ static int rs_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
         out->release = NULL;
         return 0;
       }
-      st = hudi_slice_reader_open(&rs->cur, rs->plan, &rs->plan->slices[rs->next++], &err);
+      st = hudi_slice_reader_open_ex(&rs->cur, rs->plan, &rs->plan->slices[rs->next], rs->next + 1 >= rs->end, &err);
+      rs->next++;
       if (st != HUDI_OK) break;
     }
     bool eof = false;
@@ -601,6 +603,8 @@ static int rs_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
     if (!eof) return 0;
     hudi_slice_reader_free(rs->cur);
     rs->cur = NULL;
+    /* No further file on this thread for this read: its decode buffers go. */
+    if (rs->next >= rs->end) hudi_pq_reader_release_spare();
   }
   rs->failed = true;
   snprintf(rs->last_error, sizeof rs->last_error, "%s", err.message);
@@ -616,6 +620,7 @@ static void rs_release(struct ArrowArrayStream *s) {
   read_stream *rs = s->private_data;
   if (rs) {
     hudi_slice_reader_free(rs->cur);
+    if (!rs->pf) hudi_pq_reader_release_spare();
     hudi_slice_prefetch_free(rs->pf);
     if (rs->own_plan) plan_free(rs->plan);
     hudi_free(rs);

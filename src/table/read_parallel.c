@@ -2,17 +2,33 @@
  * of a few slices is read ahead on a thread pool, each slice into its own
  * queue of batches, and the queues are drained in slice order, so a
  * parallel read returns the same batches in the same order as a serial
- * one. Memory: at most n_slots slices' output batches are held at once. */
+ * one.
+ *
+ * Memory: at most n_slots slices' output batches are held at once, and
+ * only the pool's threads decode. The consumer waits for a slot on the
+ * prefetch's own condition rather than in hudi_task_group_wait, which
+ * would run a queued slice on the consumer's thread: a third reader (its
+ * decode buffers, ~17 MB for a 62k-row file) on a 2-thread read. Each
+ * thread's spare decode buffers (parquet/reader.h) are freed once it has
+ * read a slice of the last wave, so they are not held beside the
+ * finished output. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/threadpool.h"
+#include "parquet/reader.h"
 #include "table/read_plan.h"
 
 typedef struct pf_slot {
-  const hudi_read_plan *p;
+  hudi_slice_prefetch *pf;
   size_t slice;
   bool active; /* a slice was submitted to this slot and not yet drained */
+  bool last;   /* the slice is among the last n_slots: free the spare after */
+  bool done;   /* the task finished (under pf->mu) */
+  hudi_status status;
+  hudi_error error;
   hudi_task_group g;
   struct ArrowArray *batches;
   size_t n, cap, pos;
@@ -24,9 +40,12 @@ struct hudi_slice_prefetch {
   pf_slot *slots;
   size_t n_slots;
   size_t head;       /* the slot holding the next slice to return */
-  bool head_ready;   /* its task has been waited for */
+  bool head_ready;   /* its task has finished */
   bool started;      /* nothing is read before the first batch is asked for */
   size_t next, end;  /* slices [next, end) are not yet submitted */
+  atomic_bool cancel; /* being freed: tasks not started read nothing */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
 };
 
 static hudi_status push_batch(pf_slot *s, struct ArrowArray *a, hudi_error *err) {
@@ -44,11 +63,10 @@ static hudi_status push_batch(pf_slot *s, struct ArrowArray *a, hudi_error *err)
   return HUDI_OK;
 }
 
-/* Runs on a pool thread: reads one whole slice into the slot's queue. */
-static hudi_status read_slice_task(void *arg, hudi_error *err) {
-  pf_slot *s = arg;
+static hudi_status read_slice(pf_slot *s, hudi_error *err) {
+  const hudi_read_plan *p = s->pf->p;
   hudi_slice_reader *r = NULL;
-  HUDI_TRY(hudi_slice_reader_open(&r, s->p, &s->p->slices[s->slice], err));
+  HUDI_TRY(hudi_slice_reader_open_ex(&r, p, &p->slices[s->slice], s->last, err));
   hudi_status st = HUDI_OK;
   for (;;) {
     struct ArrowArray a;
@@ -61,6 +79,25 @@ static hudi_status read_slice_task(void *arg, hudi_error *err) {
   return st;
 }
 
+/* Runs on a pool thread: reads one whole slice into the slot's queue and
+ * reports to the consumer through the slot (the task itself never fails,
+ * so the group is only waited for when the prefetch is freed). */
+static hudi_status read_slice_task(void *arg, hudi_error *err) {
+  (void)err;
+  pf_slot *s = arg;
+  hudi_slice_prefetch *pf = s->pf;
+  hudi_error e = HUDI_ERROR_INIT;
+  hudi_status st = atomic_load(&pf->cancel) ? HUDI_OK : read_slice(s, &e);
+  if (s->last) hudi_pq_reader_release_spare();
+  pthread_mutex_lock(&pf->mu);
+  s->status = st;
+  s->error = e;
+  s->done = true;
+  pthread_cond_broadcast(&pf->cv);
+  pthread_mutex_unlock(&pf->mu);
+  return HUDI_OK;
+}
+
 static void slot_clear(pf_slot *s) {
   for (size_t i = s->pos; i < s->n; i++)
     if (s->batches[i].release) s->batches[i].release(&s->batches[i]);
@@ -71,8 +108,14 @@ static void slot_clear(pf_slot *s) {
 static hudi_status submit(hudi_slice_prefetch *pf, pf_slot *s, hudi_error *err) {
   if (pf->next >= pf->end) return HUDI_OK;
   s->slice = pf->next++;
+  s->last = s->slice + pf->n_slots >= pf->end;
   s->active = true;
-  return hudi_task_group_submit(&s->g, read_slice_task, s, err);
+  s->done = false;
+  s->status = HUDI_OK;
+  hudi_error_clear(&s->error);
+  hudi_status st = hudi_task_group_submit(&s->g, read_slice_task, s, err);
+  if (st != HUDI_OK) s->active = false;
+  return st;
 }
 
 hudi_status hudi_slice_prefetch_create(hudi_slice_prefetch **out, const hudi_read_plan *p, size_t from, size_t to,
@@ -84,6 +127,7 @@ hudi_status hudi_slice_prefetch_create(hudi_slice_prefetch **out, const hudi_rea
   pf->p = p;
   pf->next = from;
   pf->end = to;
+  atomic_init(&pf->cancel, false);
   /* One slice read ahead per thread, plus the one being returned. */
   pf->n_slots = (size_t)threads + 1;
   pf->slots = hudi_calloc(pf->n_slots, sizeof *pf->slots);
@@ -94,8 +138,10 @@ hudi_status hudi_slice_prefetch_create(hudi_slice_prefetch **out, const hudi_rea
     hudi_free(pf);
     return st;
   }
+  pthread_mutex_init(&pf->mu, NULL);
+  pthread_cond_init(&pf->cv, NULL);
   for (size_t i = 0; i < pf->n_slots; i++) {
-    pf->slots[i].p = p;
+    pf->slots[i].pf = pf;
     hudi_task_group_init(&pf->slots[i].g, pf->pool);
   }
   *out = pf;
@@ -115,7 +161,13 @@ hudi_status hudi_slice_prefetch_next(hudi_slice_prefetch *pf, struct ArrowArray 
       return HUDI_OK;
     }
     if (!pf->head_ready) {
-      HUDI_TRY(hudi_task_group_wait(&s->g, err));
+      pthread_mutex_lock(&pf->mu);
+      while (!s->done) pthread_cond_wait(&pf->cv, &pf->mu);
+      pthread_mutex_unlock(&pf->mu);
+      if (s->status != HUDI_OK) {
+        if (err) *err = s->error;
+        return s->status;
+      }
       pf->head_ready = true;
     }
     if (s->pos < s->n) {
@@ -133,9 +185,11 @@ hudi_status hudi_slice_prefetch_next(hudi_slice_prefetch *pf, struct ArrowArray 
 
 void hudi_slice_prefetch_free(hudi_slice_prefetch *pf) {
   if (!pf) return;
+  atomic_store(&pf->cancel, true);
   for (size_t i = 0; i < pf->n_slots; i++) {
     pf_slot *s = &pf->slots[i];
-    /* Tasks still running use the plan and the slot: let them finish. */
+    /* Tasks still running use the plan and the slot: let them finish
+     * (queued ones return at once, cancelled). */
     hudi_error ignored = HUDI_ERROR_INIT;
     if (hudi_task_group_wait(&s->g, &ignored) != HUDI_OK) hudi_error_clear(&ignored);
     slot_clear(s);
@@ -143,6 +197,10 @@ void hudi_slice_prefetch_free(hudi_slice_prefetch *pf) {
     hudi_task_group_destroy(&s->g);
   }
   hudi_threadpool_free(pf->pool);
+  /* A cancelled task may have run here, in the wait. */
+  hudi_pq_reader_release_spare();
+  pthread_cond_destroy(&pf->cv);
+  pthread_mutex_destroy(&pf->mu);
   hudi_free(pf->slots);
   hudi_free(pf);
 }

@@ -73,6 +73,11 @@ typedef struct hudi_slice_reader hudi_slice_reader;
 
 HUDI_NODISCARD hudi_status hudi_slice_reader_open(hudi_slice_reader **out, const hudi_read_plan *p,
                                                   const hudi_read_slice_ref *ref, hudi_error *err);
+/* The same; lean: the thread reads no further slice of this read, so the
+ * base file's decode buffers are freed as soon as they are used up and
+ * none are left for a next reader (hudi_pq_reader_options.lean). */
+HUDI_NODISCARD hudi_status hudi_slice_reader_open_ex(hudi_slice_reader **out, const hudi_read_plan *p,
+                                                     const hudi_read_slice_ref *ref, bool lean, hudi_error *err);
 /* The next non-empty output batch (out_schema shape) or *eof. */
 HUDI_NODISCARD hudi_status hudi_slice_reader_next(hudi_slice_reader *r, struct ArrowArray *out, bool *eof,
                                                   hudi_error *err);

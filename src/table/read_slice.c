@@ -56,6 +56,7 @@ struct hudi_slice_reader {
   struct ArrowSchema read_export; /* read_schema exported once, for views */
   /* streaming base file */
   hudi_pq_reader *pq;
+  bool lean; /* hudi_slice_reader_open_ex */
   /* queued output batches */
   struct ArrowArray *queue;
   size_t n_queue, pos_queue, cap_queue;
@@ -710,6 +711,7 @@ static hudi_status read_base_into(const hudi_slice_reader *r, merge_state *m, hu
   const hudi_file_slice *s = r->ref->slice;
   if (!s->base) return HUDI_OK;
   hudi_pq_reader_options o = HUDI_PQ_READER_OPTIONS_INIT;
+  o.skip_kv_metadata = true; /* conform reads columns only */
   o.batch_size = r->p->batch_size;
   hudi_pq_reader *pq = NULL;
   HUDI_TRY(hudi_pq_reader_open(&pq, r->p->t->storage, s->base->path, &o, err));
@@ -1007,6 +1009,8 @@ static hudi_status emit_base(hudi_slice_reader *r, struct ArrowArray *c, hudi_ar
 static hudi_status stream_base(hudi_slice_reader *r, merge_state *m, log_index *x, bool *fallback, hudi_error *err) {
   const hudi_read_plan *p = r->p;
   hudi_pq_reader_options o = HUDI_PQ_READER_OPTIONS_INIT;
+  o.skip_kv_metadata = true; /* conform reads columns only */
+  o.lean = r->lean;
   o.batch_size = p->batch_size;
   hudi_pq_reader *pq = NULL;
   HUDI_TRY(hudi_pq_reader_open(&pq, p->t->storage, r->ref->slice->base->path, &o, err));
@@ -1082,14 +1086,22 @@ static hudi_status run_merge_stream(hudi_slice_reader *r, hudi_error *err) {
 
 hudi_status hudi_slice_reader_open(hudi_slice_reader **out, const hudi_read_plan *p, const hudi_read_slice_ref *ref,
                                    hudi_error *err) {
+  return hudi_slice_reader_open_ex(out, p, ref, false, err);
+}
+
+hudi_status hudi_slice_reader_open_ex(hudi_slice_reader **out, const hudi_read_plan *p,
+                                      const hudi_read_slice_ref *ref, bool lean, hudi_error *err) {
   hudi_slice_reader *r = hudi_calloc(1, sizeof *r);
   if (!r) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   r->p = p;
   r->ref = ref;
+  r->lean = lean;
   hudi_status st = hudi_arrow_field_export(&r->read_export, &p->read_schema, err);
   bool base_only = p->read_optimized || ref->slice->n_logs == 0;
   if (st == HUDI_OK && base_only && ref->slice->base) {
     hudi_pq_reader_options o = HUDI_PQ_READER_OPTIONS_INIT;
+    o.skip_kv_metadata = true; /* conform reads columns only */
+    o.lean = lean;
     o.batch_size = p->batch_size;
     /* Statistics describe the base file only: prune by them only when no
      * log can change its rows. */
