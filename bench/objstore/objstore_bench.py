@@ -9,7 +9,10 @@ azurite with --backends s3,az), for COW and MOR. Then, on each copy:
   * the snapshot read again (MOR: now with log files to merge), --reps times.
 Every timing carries wall seconds, our process CPU seconds (all threads), the server's CPU seconds
 over the same interval (moto and azurite run on the same cores: their CPU is not our client's), the
-1-minute load average, and the HTTP requests the server logged, by method.
+1-minute load average, and the HTTP requests our client made, by method, with the body bytes
+received and sent (HUDI_OBJSTORE_TRACE: one line per attempt, the same for both servers); GETs
+are also counted for data files, metadata-table files and listings, and moto's own log of the
+requests it served is kept next to the client's count as a check.
 The oracle: the object-store copy reads back equal (sorted by key) to the local copy after every
 round, and both equal the expected table built with pyarrow alone.
 
@@ -102,27 +105,68 @@ class Server:
     def log_pos(self) -> int:
         return self.log.stat().st_size
 
-    def requests_since(self, pos: int) -> dict:
-        """Requests by method (and GETs of .parquet data files) logged after byte pos (moto only:
-        azurite's access log is not parsed)."""
+    def server_logged_since(self, pos: int) -> "int | None":
+        """Requests moto logged after byte pos (a check on the client's trace; azurite's access
+        log is not parsed)."""
         if self.kind != "s3":
-            return {}
+            return None
         with open(self.log, "rb") as f:
             f.seek(pos)
             text = ANSI.sub("", f.read().decode(errors="replace"))
-        out: dict = {}
-        for m in self.REQ.finditer(text):
-            method, path = m[1], m[2]
-            out[method] = out.get(method, 0) + 1
-            if method == "GET" and ".parquet" in path and "/.hoodie/" not in path:
-                out["GET data parquet"] = out.get("GET data parquet", 0) + 1
-            if method == "GET" and "list-type=2" in path:
-                out["GET list"] = out.get("GET list", 0) + 1
-        out["total"] = sum(v for k, v in out.items() if k in ("GET", "PUT", "POST", "HEAD", "DELETE"))
-        return out
+        return sum(1 for _ in self.REQ.finditer(text))
 
     def stop(self) -> None:
         ots._stop(self.proc)
+
+
+class Trace:
+    """Our HTTP client's request trace (HUDI_OBJSTORE_TRACE, set before any table is opened: the
+    client reads it at creation): "METHOD STATUS /path?query DOWN UP" per attempt."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.touch()
+        os.environ["HUDI_OBJSTORE_TRACE"] = str(path)
+
+    def pos(self) -> int:
+        return self.path.stat().st_size
+
+    def lines_since(self, pos: int) -> list:
+        with open(self.path, "rb") as f:
+            f.seek(pos)
+            return [ln.split(" ") for ln in f.read().decode(errors="replace").splitlines()]
+
+    def since(self, pos: int, watch: "set | None" = None) -> dict:
+        """Requests and bytes by kind; with watch (object paths, no query), also the GETs of
+        those objects ("GET watched", "GET watched bytes")."""
+        out: dict = {"total": 0, "bytes_down": 0, "bytes_up": 0}
+
+        def add(k, n=1):
+            out[k] = out.get(k, 0) + n
+
+        for method, status, target, down, up in self.lines_since(pos):
+            down, up = int(down), int(up)
+            out["total"] += 1
+            out["bytes_down"] += down
+            out["bytes_up"] += up
+            add(method)
+            if not 0 < int(status) < 500:
+                add("retried")
+            path, _, query = target.partition("?")
+            if method != "GET":
+                continue
+            if watch is not None and path in watch:
+                add("GET watched")
+                add("GET watched bytes", down)
+            if "list-type=2" in query or "comp=list" in query:
+                add("GET list")
+            elif "/.hoodie/metadata/" in path:
+                add("GET mdt")
+                add("GET mdt bytes", down)
+            elif ".parquet" in path and "/.hoodie/" not in path:
+                add("GET data parquet")
+                add("GET data bytes", down)
+        return out
 
 
 # ---------------------------------------------------------------- data
@@ -182,8 +226,9 @@ def canon(t: pa.Table) -> pa.Table:
 # ---------------------------------------------------------------- timing
 
 
-def timed(fn, server: "Server | None"):
+def timed(fn, server: "Server | None", trace: "Trace | None" = None, watch: "set | None" = None):
     pos = server.log_pos() if server else 0
+    tpos = trace.pos() if trace and server else 0
     scpu = server.cpu() if server else 0.0
     r0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
@@ -196,7 +241,11 @@ def timed(fn, server: "Server | None"):
     if server:
         time.sleep(0.05)  # the server's last log line and CPU tick
         m["server_cpu_seconds"] = round(server.cpu() - scpu, 3)
-        m["requests"] = server.requests_since(pos)
+        if trace:
+            m["requests"] = trace.since(tpos, watch)
+        logged = server.server_logged_since(pos)
+        if logged is not None:
+            m["server_logged_requests"] = logged
     return res, m
 
 
@@ -207,18 +256,20 @@ def read_all(uri: str, opts: dict) -> pa.Table:
 def fmt(m: dict) -> str:
     s = f"{m['seconds']:.3f}s cpu {m['cpu_seconds']:.2f}s load {m['load_1m']}"
     if "server_cpu_seconds" in m:
-        s += f" server-cpu {m['server_cpu_seconds']:.2f}s req {m.get('requests', {}).get('total', '?')}"
+        rq = m.get("requests", {})
+        s += (f" server-cpu {m['server_cpu_seconds']:.2f}s req {rq.get('total', '?')}"
+              f" GET {rq.get('GET', 0)} down {rq.get('bytes_down', 0) / 1e6:.1f}MB up {rq.get('bytes_up', 0) / 1e6:.1f}MB")
     return s
 
 
 def run_engine(kind: str, targets: list, base: pa.Table, plan: list, reps: int, res: dict,
-               compare_ra: bool = True) -> None:
+               compare_ra: bool = True, trace: "Trace | None" = None) -> None:
     """targets: [(name, uri, options, server or None)]."""
     for name, uri, opts, server in targets:
         r = res.setdefault(f"{kind}/{name}", {"uri": uri, "ops": []})
 
         def op(label, fn, **extra):
-            out, m = timed(fn, server)
+            out, m = timed(fn, server, trace)
             m.update(op=label, **extra)
             r["ops"].append(m)
             print(f"[{kind} {name}] {label:<12} {fmt(m)}", flush=True)
@@ -285,7 +336,9 @@ def markdown(rows: list) -> str:
         if x["op"] == "create":
             continue
         rq = x["requests"]
-        rqs = " ".join(f"{k} {v}" for k, v in rq.items() if k != "total") if rq else ""
+        rqs = " ".join(f"{k} {v}" for k, v in rq.items() if k != "total" and "bytes" not in k) if rq else ""
+        if rq:
+            rqs += f" ({rq['bytes_down'] / 1e6:.1f} MB down, {rq['bytes_up'] / 1e6:.1f} MB up)"
         out.append(f"| {x['engine']} | {x['op']} | {x['backend']} | {x['seconds']:.3f} | {x['min_seconds']:.3f} | "
                    f"{x['cpu_seconds']:.2f} | {x['server_cpu_seconds']:.2f} | {rqs} | {x.get('ratio_to_local', '')} | "
                    f"{x.get('min_ratio_to_local', '')} | {x.get('cpu_ratio_to_local', '')} |")
@@ -314,11 +367,13 @@ def main() -> int:
     Server.extra = dict(kv.split("=", 1) for kv in args.storage_option)
 
     work = Path(tempfile.mkdtemp(prefix="objstore-bench-", dir=args.work))
+    trace = Trace(work / "requests.trace")
     servers = {}
     rng = np.random.default_rng(args.seed)
     base = base_table(rng, args.rows)
     plan = rounds_of(rng, base, args.rounds, args.upsert, args.delete)
-    res: dict = {"rows": args.rows, "hudi": hudi.__version__, "note": args.note, "cpus": os.cpu_count(),
+    res: dict = {"rows": args.rows, "argv": sys.argv[1:],
+                 "env": {k: v for k, v in os.environ.items() if k.startswith("HUDI_") and k != "HUDI_OBJSTORE_TRACE"}, "hudi": hudi.__version__, "note": args.note, "cpus": os.cpu_count(),
                  "storage_options": Server.extra,
                  "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "load_at_start": os.getloadavg()}
     try:
@@ -329,7 +384,7 @@ def main() -> int:
             targets = [("local", str(work / f"local-{kind}" / "t"), {}, None)]
             for b, s in servers.items():
                 targets.append((b, s.uri(f"bench-{kind}-{os.getpid()}/t"), s.options(), s))
-            run_engine(kind, targets, base, plan, args.reps, res, not args.no_compare_read_ahead)
+            run_engine(kind, targets, base, plan, args.reps, res, not args.no_compare_read_ahead, trace)
         res["summary"] = summary(res)
         print(markdown(res["summary"]))
     finally:

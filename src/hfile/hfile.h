@@ -71,7 +71,7 @@ void hudi_hfile_reader_stats(const hudi_hfile_reader *r, hudi_hfile_stats *out);
 /* How a lookup reads the blocks it needs. Each level of the index (and the
  * data blocks) is planned before it is read: a run of needed blocks in
  * file order where at most `gap` bytes lie between one and the next is
- * fetched with one read_range of at most `max` bytes and at most 16 times
+ * fetched with one read_range of at most `max` bytes and at most 64 times
  * the bytes its blocks are expected to bring (an index block counts one
  * block of its size per key below it): the bytes between are read and
  * dropped, the blocks decoded from memory; a lone block is read alone.
@@ -81,7 +81,7 @@ void hudi_hfile_reader_stats(const hudi_hfile_reader *r, hudi_hfile_stats *out);
  * adjacent blocks: the same bytes as one read per block, in fewer reads.
  * For an object store, where a request costs a round trip whatever its
  * size, a gap of about what the link moves in one round trip (~1 MiB)
- * trades extra bytes (bounded by the gap per needed block and by the 16x
+ * trades extra bytes (bounded by the gap per needed block and by the 64x
  * density) for far fewer requests. max 0 turns merging off (open_buffer's default:
  * a copy per block costs what a merged copy does). */
 #define HUDI_HFILE_COALESCE_MAX_DEFAULT ((uint64_t)1 << 20)
@@ -168,8 +168,10 @@ typedef struct hudi_hfile_writer_options {
    * HUDI_HFILE_PIPE_AUTO_MAX_BLOCK bytes and the machine has 2+ cores.
    * The file's bytes never depend on it: blocks are cut on the caller's
    * thread by the same rules, and a block that spec §3.9 closes early makes
-   * the writer re-cut the blocks queued after it. At most 4 blocks per
-   * thread are in flight. */
+   * the writer re-cut the blocks queued after it. About 1 MiB of
+   * key-values is in flight (at least 4 blocks per thread, at most 256
+   * blocks); when the queue is full the calling thread encodes blocks too,
+   * and idle workers pre-fault the file buffer ahead of the writer. */
   int compress_threads;
 } hudi_hfile_writer_options;
 

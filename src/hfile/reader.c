@@ -23,7 +23,7 @@
 #define WINDOW_BUDGET ((uint64_t)16 << 20)
 /* A merged read spans at most this many times the bytes its blocks are
  * expected to bring (hfile.h): bytes stay proportional to the keys. */
-#define COALESCE_DENSITY 16
+#define COALESCE_DENSITY 64
 
 /* A block index entry; the row key lives in the reader's key arena. */
 typedef struct idx_entry {

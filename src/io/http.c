@@ -28,20 +28,27 @@ struct hudi_http_client {
   char *trace_path; /* HUDI_OBJSTORE_TRACE at creation, or NULL */
 };
 
-/* One line per attempt, "METHOD STATUS /path?query", appended to the file
- * HUDI_OBJSTORE_TRACE names (tests and bench/objstore count requests by
- * kind with it). O_APPEND keeps lines from threads and processes whole. */
+/* One line per attempt, "METHOD STATUS /path?query DOWN UP", appended to
+ * the file HUDI_OBJSTORE_TRACE names (tests and bench/objstore count
+ * requests and bytes by kind with it): DOWN the body bytes received
+ * (curl's count, so a ranged GET's range, or what arrived before a
+ * transfer failed or was stopped), UP the body bytes sent. The path is
+ * percent-encoded, so it holds no space. O_APPEND keeps lines from threads
+ * and processes whole. */
 static pthread_mutex_t g_trace_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void trace_attempt(const hudi_http_client *c, const hudi_http_request *req, long status,
+static void trace_attempt(const hudi_http_client *c, CURL *h, const hudi_http_request *req, long status,
                           CURLcode rc) {
   if (!c->trace_path) return;
+  curl_off_t down = 0;
+  if (curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &down) != CURLE_OK || down < 0) down = 0;
   const char *path = strstr(req->url, "://");
   path = path ? strchr(path + 3, '/') : NULL;
   pthread_mutex_lock(&g_trace_lock);
   FILE *f = fopen(c->trace_path, "a");
   if (f) {
-    fprintf(f, "%s %ld %s\n", req->method, rc == CURLE_OK ? status : -(long)rc, path ? path : "/");
+    fprintf(f, "%s %ld %s %lld %zu\n", req->method, rc == CURLE_OK ? status : -(long)rc, path ? path : "/",
+            (long long)down, req->body ? req->body_len : (size_t)0);
     fclose(f);
   }
   pthread_mutex_unlock(&g_trace_lock);
@@ -350,7 +357,7 @@ static hudi_status one_attempt(hudi_http_client *c, hudi_http_request *req, hudi
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
   curl_off_t cl = -1;
   if (curl_easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK) resp->content_length = cl;
-  trace_attempt(c, req, resp->status, rc);
+  trace_attempt(c, h, req, resp->status, rc);
   if (rc == CURLE_WRITE_ERROR && t.done_early) {
     rc = CURLE_OK; /* we stopped it on purpose; the connection is dropped */
     curl_easy_cleanup(h);

@@ -12,9 +12,10 @@
  * signature (and its date) are fresh on every attempt.
  *
  * With the environment variable HUDI_OBJSTORE_TRACE set to a file path when
- * a client is created, every attempt appends "METHOD STATUS /path?query"
- * to that file (STATUS is -curlcode for a transport failure): how tests and
- * bench/objstore count the requests an operation makes. */
+ * a client is created, every attempt appends "METHOD STATUS /path?query
+ * DOWN UP" to that file (STATUS is -curlcode for a transport failure; DOWN
+ * and UP the body bytes received and sent): how tests and bench/objstore
+ * count the requests and bytes an operation makes. */
 #ifndef HUDI_IO_HTTP_H
 #define HUDI_IO_HTTP_H
 

@@ -26,14 +26,14 @@ import pyarrow as pa
 import pytest
 
 from hudi import HudiTable
-from test_objstore_tables import BUCKET, batch, moto, s3_options  # noqa: F401  (moto: fixture)
+from test_objstore_tables import BUCKET, _helper, batch, moto, s3_options  # noqa: F401  (moto: fixture)
 
 NO_AUTO = {"hoodie.clean.automatic": "false", "hoodie.compact.inline": "false"}
 
 
 def kind_of(line: str, prefix: str) -> str:
     method, status, target = line.split(" ", 2)
-    path, _, query = target.strip().partition("?")
+    path, _, query = target.split(" ", 1)[0].partition("?")  # then the bytes down and up
     if "list-type=2" in query:
         m = re.search(r"prefix=([^&]*)", query)
         listed = (m[1] if m else "").replace("%2F", "/").replace("%3D", "=")
@@ -175,3 +175,66 @@ def test_requests_per_operation_are_bounded(moto, kind, tmp_path):  # noqa: F811
     print("read", len(kinds), "requests; bound", bound)
     assert rows(got) == rows(HudiTable(local, {}).read())
     assert rows(got) == rows(HudiTable(uri, {**opts, "request_cache": "false"}).read())
+
+
+def test_trace_reports_body_bytes(moto, tmp_path):  # noqa: F811
+    """The trace's byte fields ("... DOWN UP") against the objects as an independent client
+    (botocore) downloads them: the bytes our client sent for an object's last upload (one PUT, or
+    the parts of its last multipart upload: SMALL options make files over 4 KiB multipart) add up
+    to the object's size; a whole-object GET brings exactly its size, a ranged GET no more than
+    it; HEADs and DELETEs carry no body."""
+    prefix = f"trace-bytes-{os.getpid()}-{time.time_ns()}/t/"
+    uri = f"s3://{BUCKET}/{prefix}".rstrip("/")
+    opts = s3_options(moto)
+    path = tmp_path / "trace.txt"
+    os.environ["HUDI_OBJSTORE_TRACE"] = str(path)
+    try:
+        t = HudiTable.create(uri, "id", ordering_fields="ts", table_type="mor", partition_fields=["p"],
+                             record_index_enabled=True, storage_options=opts)
+        t.append(batch(range(300), [1] * 300, ["a", "b", "c"] * 100, list(range(300))))
+        HudiTable(uri, opts).upsert(batch(range(0, 300, 7), [2] * 43, ["a", "b", "c"] * 14 + ["a"],
+                                          [-i for i in range(43)]))
+        n_write = len(path.read_text().splitlines())
+        got = HudiTable(uri, opts).read()
+    finally:
+        del os.environ["HUDI_OBJSTORE_TRACE"]
+    assert pa.Table.from_batches(got).num_rows == 300
+    dest = tmp_path / "copy"
+    _helper(op="download", kind="s3", endpoint=moto, bucket=BUCKET, prefix=prefix, dest=str(dest))
+    size = {str(f.relative_to(dest)): f.stat().st_size for f in dest.rglob("*") if f.is_file()}
+    lines = [ln.split(" ") for ln in path.read_text().splitlines()]
+    assert all(len(f) == 5 for f in lines), lines[:3]
+    key_of = lambda target: target.partition("?")[0].replace("%3D", "=")[len(f"/{BUCKET}/{prefix}"):]  # noqa: E731
+
+    uploads: dict = {}  # key -> [upload id or "", bytes]: the last upload of each object
+    for method, status, target, down, up in lines[:n_write]:
+        if method != "PUT" or not 200 <= int(status) < 300:
+            continue
+        query = target.partition("?")[2]
+        upload = re.search(r"uploadId=([^&]*)", query)
+        upload = upload[1] if upload else ""
+        cur = uploads.get(key_of(target))
+        if cur is None or cur[0] != upload or not upload:
+            cur = uploads[key_of(target)] = [upload, 0]
+        cur[1] += int(up)
+    checked = [k for k in uploads if k in size]  # lock and heartbeat files are deleted again
+    assert sum(1 for k in checked if k.endswith(".parquet")) >= 3, sorted(uploads)
+    assert any(uploads[k][0] for k in checked), "no multipart upload was checked"
+    for k in checked:
+        assert uploads[k][1] == size[k], (k, uploads[k], size[k])
+
+    whole = 0
+    for method, status, target, down, up in lines:
+        if method in ("HEAD", "DELETE"):
+            assert down == "0" and up == "0", (method, target, down)
+        if method != "GET" or "list-type=2" in target or not 200 <= int(status) < 300:
+            continue
+        k = key_of(target)
+        if k not in size:
+            continue
+        assert up == "0"
+        assert 0 < int(down) <= size[k], (k, down, size[k])
+        whole += int(down) == size[k]
+    props = [ln for ln in lines[n_write:] if ln[0] == "GET" and key_of(ln[2]) == ".hoodie/hoodie.properties"]
+    assert props and all(int(ln[3]) == size[".hoodie/hoodie.properties"] for ln in props), props
+    assert whole > 0
