@@ -39,9 +39,22 @@ c_tests() { # build dir, extra cmake args...
     (cd "$dir" && ctest --output-on-failure -j "$JOBS" ${CTEST_EXCLUDE:+-E "$CTEST_EXCLUDE"})
 }
 
+# The Python package is built once, as a wheel, and installed into each virtual environment that
+# needs it (interop and Python tests: .venv; the benchmark smoke: .venv-bench).
+WHEEL_DIR="$LOGS/wheel"
+hudi_wheel() { # prints the wheel's path, building it on first use
+  if ! ls "$WHEEL_DIR"/*.whl >/dev/null 2>&1; then
+    .venv/bin/python -m pip wheel -q --no-deps --no-build-isolation -w "$WHEEL_DIR" . >&2 || return 1
+  fi
+  ls "$WHEEL_DIR"/*.whl
+}
+install_hudi() { # into .venv
+  local whl
+  whl=$(hudi_wheel) && .venv/bin/python -m pip install -q --force-reinstall --no-deps "$whl"
+}
+
 python_tests() {
-  .venv/bin/python -m pip install -q --no-build-isolation . &&
-    .venv/bin/python -m pytest -q tests/python
+  install_hudi && .venv/bin/python -m pytest -q tests/python
 }
 
 tier "C unit tests" c_tests build/release -DCMAKE_BUILD_TYPE=Release
@@ -67,7 +80,7 @@ tier "C unit tests (valgrind)" valgrind_tests
 # summary of tests/python stays the last line.
 interop_tests() {
   dev/setup-interop.sh &&
-    .venv/bin/python -m pip install -q --no-build-isolation . &&
+    install_hudi &&
     .venv/bin/python -m pytest -q -rs tests/interop
 }
 tier "Interop tests" interop_tests
@@ -75,7 +88,9 @@ tier "Interop tests" interop_tests
 # every scenario's commits and each end state is checked against a pyarrow oracle. Timings are
 # recorded, not asserted: performance lives in benchmarks, not tests.
 bench_smoke() {
-  bench/upsert/run.sh --with-hudi all --scale 0.01 --work-dir "$LOGS/bench" --results-dir "$LOGS/bench-results" --require-all
+  local whl
+  whl=$(hudi_wheel) || return 1
+  HUDI_BENCH_WHEEL="$whl" bench/upsert/run.sh --with-hudi all --scale 0.01 --work-dir "$LOGS/bench" --results-dir "$LOGS/bench-results" --require-all
 }
 tier "Benchmark smoke (correctness)" bench_smoke
 tier "Python tests" python_tests

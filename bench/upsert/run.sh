@@ -3,6 +3,7 @@
 #
 #   bench/upsert/run.sh SCENARIO|all [--scale S] [--engines a,b] [--keep-tables] [--work-dir DIR]
 #   bench/upsert/run.sh --with-hudi SCENARIO ...   also build and install hudi-c into .venv-bench
+#                                                  (HUDI_BENCH_WHEEL=path.whl: install that wheel instead)
 #   bench/upsert/run.sh --report [--scale S]       regenerate docs/benchmarks.md and the charts
 #
 # Scenarios: rag-chunks training-set uuid nyc-taxi tpcds-web-returns. --scale 0.01 is the smoke
@@ -29,8 +30,13 @@ if ! cmp -s "$req" "$stamp" 2>/dev/null; then
   cp "$req" "$stamp"
 fi
 if [ "$with_hudi" = 1 ]; then
-  echo "run.sh: building and installing hudi-c into $venv"
-  "$venv/bin/python" -m pip install -q "$repo"
+  if [ -n "${HUDI_BENCH_WHEEL:-}" ]; then
+    echo "run.sh: installing $HUDI_BENCH_WHEEL into $venv"
+    "$venv/bin/python" -m pip install -q --force-reinstall --no-deps "$HUDI_BENCH_WHEEL"
+  else
+    echo "run.sh: building and installing hudi-c into $venv"
+    "$venv/bin/python" -m pip install -q "$repo"
+  fi
 fi
 
 if [ "$1" = "--report" ]; then
