@@ -67,7 +67,17 @@ HUDI_EXTERN hudi_status hudi_table_compact(hudi_compact_result *result, hudi_tab
  * hudi_table_compact; the compaction stays pending and the next write with
  * async compaction, or hudi_table_compact, finishes it. hudi_table_compact
  * waits for the background compaction first. hudi_table_free waits too (an
- * error nobody asked for is dropped, the compaction left pending). */
+ * error nobody asked for is dropped, the compaction left pending).
+ *
+ * Metadata-table compaction runs the same way with
+ * hoodie.metadata.compact.async=true (hudi-c's own key; a write or table
+ * option, default false): the write that makes the metadata table due
+ * (hoodie.metadata.compact.max.delta.commits) writes the compaction plan
+ * under its lock, a background thread writes the new base HFiles without
+ * it (hoodie.metadata.compact.async.parallelism file groups at a time,
+ * default 1) and completes the compaction and the metadata table's clean
+ * under the lock. This call waits for it too. Use one writer process: a
+ * Java writer starting meanwhile runs the pending compaction itself. */
 HUDI_EXTERN hudi_status hudi_table_wait_services(hudi_table *table, hudi_error *err);
 
 /* ---- cleaning ------------------------------------------------------------ */

@@ -226,7 +226,10 @@ class HudiTable:
         write that makes a compaction due only schedules it and a background thread runs it while
         later writes go on. Raises the error of a failed background compaction (reported once, by
         this call or by the next write, which then writes nothing); the compaction stays pending
-        and the next such write, or ``compact()``, finishes it. Dropping the table waits too."""
+        and the next such write, or ``compact()``, finishes it. With
+        ``hoodie.metadata.compact.async=true`` the metadata table's compaction runs the same way:
+        the write that makes it due only schedules it, a background thread writes the new base
+        HFiles, and this call waits for it and raises its error. Dropping the table waits too."""
         _hudi._wait_services(self._table)
 
     def clean(self, options: "Optional[Dict[str, str]]" = None) -> "HudiCleanResult":
