@@ -407,35 +407,6 @@ static inline const uint8_t *var_bytes(const hudi_arrow_view *v, int64_t i, int6
   }
 }
 
-/* Starts loading element i of v into the cache: its offsets or value and
- * validity when !near, a string's bytes when near (its offsets were
- * fetched some elements earlier). */
-static inline void prefetch_element(const hudi_arrow_view *v, int64_t i, bool near) {
-  int64_t j = v->offset + i;
-  switch (v->type.id) {
-    case HUDI_ARROW_STRING:
-    case HUDI_ARROW_BINARY:
-      if (!near) __builtin_prefetch(v->values + j * 4);
-      else if (v->data) {
-        int32_t o;
-        memcpy(&o, v->values + j * 4, 4);
-        __builtin_prefetch(v->data + o);
-      }
-      break;
-    case HUDI_ARROW_LARGE_STRING:
-    case HUDI_ARROW_LARGE_BINARY:
-      if (!near) __builtin_prefetch(v->values + j * 8);
-      else if (v->data) {
-        int64_t o;
-        memcpy(&o, v->values + j * 8, 8);
-        __builtin_prefetch(v->data + o);
-      }
-      break;
-    default:
-      if (!near && v->byte_width > 0 && v->values) __builtin_prefetch(v->values + j * v->byte_width);
-  }
-  if (!near && v->validity) __builtin_prefetch(v->validity + (j >> 3));
-}
 
 /* How many elements ahead of the copy the input is prefetched. A fixed-width
  * element takes a few instructions, so the distance must cover a memory
@@ -455,7 +426,7 @@ static hudi_status gather_fixed(hudi_arrow_builder *b, const hudi_arrow_view *co
   uint8_t *dst = b->values.data + b->values.len, *bits = b->validity.data;
   int64_t base = b->length, nulls = 0;
   for (size_t j = 0; j < m; j++) {
-    if (j + PREFETCH_FIXED < m) prefetch_element(views[j + PREFETCH_FIXED], rows[j + PREFETCH_FIXED], false);
+    if (j + PREFETCH_FIXED < m) hudi_arrow_view_prefetch(views[j + PREFETCH_FIXED], rows[j + PREFETCH_FIXED], false);
     const hudi_arrow_view *v = views[j];
     int64_t i = rows[j];
     if (v->validity && !hudi_arrow_bit(v->validity, v->offset + i)) {
@@ -499,8 +470,8 @@ static hudi_status gather_var(hudi_arrow_builder *b, const hudi_arrow_view *cons
   HUDI_TRY(extend_bits(b, m, err));
   int64_t base = b->length, nulls = 0;
   for (size_t j = 0; j < m; j++) {
-    if (j + PREFETCH_VAR < m) prefetch_element(views[j + PREFETCH_VAR], rows[j + PREFETCH_VAR], false);
-    if (j + PREFETCH_VAR / 2 < m) prefetch_element(views[j + PREFETCH_VAR / 2], rows[j + PREFETCH_VAR / 2], true);
+    if (j + PREFETCH_VAR < m) hudi_arrow_view_prefetch(views[j + PREFETCH_VAR], rows[j + PREFETCH_VAR], false);
+    if (j + PREFETCH_VAR / 2 < m) hudi_arrow_view_prefetch(views[j + PREFETCH_VAR / 2], rows[j + PREFETCH_VAR / 2], true);
     const hudi_arrow_view *v = views[j];
     int64_t i = rows[j];
     if (v->validity && !hudi_arrow_bit(v->validity, v->offset + i)) {
@@ -537,8 +508,7 @@ hudi_status hudi_arrow_builder_append_gather(hudi_arrow_builder *b, const hudi_a
   if (kind == BULK_FIXED) return gather_fixed(b, views, rows, m, err);
   if (kind == BULK_VAR) return gather_var(b, views, rows, m, err);
   for (size_t j = 0; j < m; j++) {
-    if (j + PREFETCH_AHEAD < m && !views[j + PREFETCH_AHEAD]->dictionary)
-      prefetch_element(views[j + PREFETCH_AHEAD], rows[j + PREFETCH_AHEAD], false);
+    if (j + PREFETCH_AHEAD < m) hudi_arrow_view_prefetch(views[j + PREFETCH_AHEAD], rows[j + PREFETCH_AHEAD], false);
     HUDI_TRY(hudi_arrow_builder_append_view(b, views[j], rows[j], err));
   }
   return HUDI_OK;

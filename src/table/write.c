@@ -212,36 +212,6 @@ static void chunk_src_free(chunk_src *s) {
   hudi_free(s->key_lens);
 }
 
-/* Starts loading element i of v into the cache: offsets or fixed-width
- * values (and validity) at `far`, a string's bytes at `near` (its offsets
- * were fetched PREFETCH_AHEAD / 2 rows earlier). */
-static inline void prefetch_element(const hudi_arrow_view *v, int64_t i, bool near) {
-  if (v->dictionary || !v->values) return;
-  int64_t j = v->offset + i;
-  switch (v->type.id) {
-    case HUDI_ARROW_STRING:
-    case HUDI_ARROW_BINARY:
-      if (!near) __builtin_prefetch((const int32_t *)v->values + j);
-      else if (v->data) {
-        int32_t o;
-        memcpy(&o, v->values + j * 4, 4);
-        __builtin_prefetch(v->data + o);
-      }
-      break;
-    case HUDI_ARROW_LARGE_STRING:
-    case HUDI_ARROW_LARGE_BINARY:
-      if (!near) __builtin_prefetch((const int64_t *)v->values + j);
-      else if (v->data) {
-        int64_t o;
-        memcpy(&o, v->values + j * 8, 8);
-        __builtin_prefetch(v->data + o);
-      }
-      break;
-    default:
-      if (!near && v->byte_width > 0) __builtin_prefetch(v->values + j * v->byte_width);
-  }
-  if (!near && v->validity) __builtin_prefetch(v->validity + (j >> 3));
-}
 
 /* The decimal digits of v into out (no NUL); returns their count. */
 static size_t format_u64(char *out, uint64_t v) {
@@ -299,9 +269,9 @@ static hudi_status append_chunk(append_ctx *c, hudi_arrow_batch_builder *bb, chu
       continue;
     }
     for (size_t j = 0; j < m; j++) {
-      if (j + PREFETCH_AHEAD < m) prefetch_element(s->views[j + PREFETCH_AHEAD], s->rows[j + PREFETCH_AHEAD], false);
+      if (j + PREFETCH_AHEAD < m) hudi_arrow_view_prefetch(s->views[j + PREFETCH_AHEAD], s->rows[j + PREFETCH_AHEAD], false);
       if (j + PREFETCH_AHEAD / 2 < m)
-        prefetch_element(s->views[j + PREFETCH_AHEAD / 2], s->rows[j + PREFETCH_AHEAD / 2], true);
+        hudi_arrow_view_prefetch(s->views[j + PREFETCH_AHEAD / 2], s->rows[j + PREFETCH_AHEAD / 2], true);
       HUDI_TRY(hudi_write_append_converted(cb, s->views[j], s->rows[j], err));
     }
   }
