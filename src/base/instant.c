@@ -351,8 +351,8 @@ void hudi_instant_gen_observe(hudi_instant_gen *gen, int64_t epoch_ms) {
   }
 }
 
-hudi_status hudi_instant_gen_next(hudi_instant_gen *gen, char out[HUDI_INSTANT_TIME_BUF], int64_t *epoch_ms,
-                                  hudi_error *err) {
+/* max(clock, last+1) from one generator, no other coordination. */
+static hudi_status gen_next_raw(hudi_instant_gen *gen, int64_t *out_ms, hudi_error *err) {
   int64_t last = atomic_load(&gen->last_ms), next;
   do {
     int64_t now = gen->clock ? gen->clock(gen->clock_ctx) : hudi_clock_realtime_ms(NULL);
@@ -361,12 +361,31 @@ hudi_status hudi_instant_gen_next(hudi_instant_gen *gen, char out[HUDI_INSTANT_T
                           (long long)last);
     next = now > last ? now : last + 1;
   } while (!atomic_compare_exchange_weak(&gen->last_ms, &last, next));
-  HUDI_TRY(hudi_instant_time_format(out, next, err));
-  if (epoch_ms) *epoch_ms = next;
+  *out_ms = next;
   return HUDI_OK;
 }
 
 static hudi_instant_gen g_process_gen = {INT64_MIN, NULL, NULL};
+
+hudi_status hudi_instant_gen_next(hudi_instant_gen *gen, char out[HUDI_INSTANT_TIME_BUF], int64_t *epoch_ms,
+                                  hudi_error *err) {
+  int64_t next = 0;
+  if (gen->clock || gen == &g_process_gen) {
+    HUDI_TRY(gen_next_raw(gen, &next, err));
+  } else {
+    /* A system-clock generator seeded from one timeline (the data table's,
+     * the metadata table's) also goes through the process-wide one: two
+     * generators seeded from different timelines could otherwise hand out
+     * the same millisecond, e.g. a metadata-table compaction and the next
+     * data write, whose deltacommit lands on the same metadata timeline. */
+    hudi_instant_gen_observe(&g_process_gen, atomic_load(&gen->last_ms));
+    HUDI_TRY(gen_next_raw(&g_process_gen, &next, err));
+    hudi_instant_gen_observe(gen, next);
+  }
+  HUDI_TRY(hudi_instant_time_format(out, next, err));
+  if (epoch_ms) *epoch_ms = next;
+  return HUDI_OK;
+}
 
 hudi_status hudi_instant_time_now(char out[HUDI_INSTANT_TIME_BUF], int64_t *epoch_ms, hudi_error *err) {
   return hudi_instant_gen_next(&g_process_gen, out, epoch_ms, err);

@@ -75,7 +75,10 @@ void hudi_instant_gen_init(hudi_instant_gen *gen, hudi_clock_fn clock, void *clo
  * instant already on a timeline, written by a host whose clock runs ahead). */
 void hudi_instant_gen_observe(hudi_instant_gen *gen, int64_t epoch_ms);
 
-/* The next instant time; epoch_ms may be NULL. */
+/* The next instant time; epoch_ms may be NULL. A generator over the system
+ * clock (clock NULL) also draws from the process-wide generator below, so
+ * no two instant times handed out in one process are equal, whatever
+ * timeline each generator was seeded from. */
 HUDI_NODISCARD hudi_status hudi_instant_gen_next(hudi_instant_gen *gen, char out[HUDI_INSTANT_TIME_BUF],
                                                  int64_t *epoch_ms, hudi_error *err);
 
