@@ -34,9 +34,11 @@
 typedef struct hudi_pq_writer_options {
   int64_t row_group_rows;        /* rows per row group (pyarrow: 1Mi) */
   int64_t row_group_bytes;       /* also close a row group once its encoded chunks reach this (0: no limit) */
-  int64_t page_bytes;            /* target encoded size of a data page (pyarrow: 1 MiB) */
+  int64_t page_bytes;            /* target size of a data page (1 MiB): its levels plus its values'
+                                    PLAIN size, dictionary-encoded pages too, as parquet-java counts */
   int64_t dictionary_page_bytes; /* a dictionary past this falls back to PLAIN (pyarrow: 1 MiB) */
-  bool dictionary;               /* dictionary-encode columns (all but BOOLEAN) */
+  bool dictionary;               /* dictionary-encode columns (all but BOOLEAN) where it pays: a
+                                    chunk whose first page does not shrink is PLAIN (writer_column.h) */
   bool data_page_v2;             /* DataPageHeaderV2 instead of v1 */
   bool statistics;               /* min/max/null_count per column chunk */
   hudi_pq_codec codec;           /* UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4_RAW */

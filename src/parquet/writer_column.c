@@ -1,6 +1,7 @@
 /* Column chunk writer: pages, dictionary with PLAIN fallback, statistics. */
 #include "parquet/writer_column.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -15,6 +16,7 @@ static void reset_page(hudi_pq_colw *c) {
   c->offs.len = sizeof(int32_t); /* offsets[0] = 0 stays */
   c->page_levels = c->page_values = 0;
   c->page_rows = 0;
+  c->page_raw = 0;
 }
 
 hudi_status hudi_pq_colw_init(hudi_pq_colw *c, const hudi_pq_leaf_plan *plan, const hudi_pq_writer_options *opts,
@@ -76,9 +78,21 @@ static hudi_status start_streaming(hudi_pq_colw *c, hudi_error *err) {
   return HUDI_OK;
 }
 
-/* Encoded size of the open page, roughly (levels RLE-compress well). */
+/* Levels of the open page, roughly encoded (they RLE-compress well). */
+static int64_t levels_estimate(const hudi_pq_colw *c) {
+  return (int64_t)(c->def.len + c->rep.len) / 8;
+}
+
+/* What decides where a page ends: the open page's levels plus the PLAIN
+ * size of its values, whatever the encoding (parquet-java's raw size). */
+static int64_t page_size_estimate(const hudi_pq_colw *c) {
+  int64_t v = c->plan->type == HUDI_PQ_BOOLEAN ? (int64_t)c->page_values / 8 : c->page_raw;
+  return levels_estimate(c) + v;
+}
+
+/* Encoded size of the open page, roughly: what the chunk will hold. */
 static int64_t page_estimate(const hudi_pq_colw *c) {
-  int64_t levels = (int64_t)(c->def.len + c->rep.len) / 8;
+  int64_t levels = levels_estimate(c);
   if (c->dict_on) {
     int bw = hudi_pq_bit_width(c->dict.n ? c->dict.n - 1 : 0);
     return levels + (int64_t)(c->page_values * (size_t)(bw ? bw : 1) / 8) + 1;
@@ -90,12 +104,63 @@ static int64_t page_estimate(const hudi_pq_colw *c) {
 }
 
 int64_t hudi_pq_colw_buffered(const hudi_pq_colw *c) {
+  /* encoded bytes: the row-group size limit is about the file */
   return (int64_t)c->chunk.len + (int64_t)c->dict.plain_size + page_estimate(c);
+}
+
+/* The open page's values, held as dictionary indices, become PLAIN values
+ * again and the dictionary is dropped: it was never written, the chunk
+ * goes on PLAIN. */
+static hudi_status dict_abandon(hudi_pq_colw *c, hudi_error *err) {
+  const uint32_t *ix = (const uint32_t *)(const void *)c->idx.data;
+  size_t n = c->idx.len / sizeof(uint32_t);
+  const hudi_pq_dict *d = &c->dict;
+  if (c->plan->type == HUDI_PQ_BYTE_ARRAY) {
+    HUDI_TRY(hudi_buf_reserve(&c->offs, n * sizeof(int32_t), err));
+    int32_t *offs = (int32_t *)(void *)c->offs.data;
+    size_t base = c->offs.len / sizeof(int32_t) - 1;
+    for (size_t i = 0; i < n; i++) {
+      int32_t a = d->offsets[ix[i]], b = d->offsets[ix[i] + 1];
+      if ((int64_t)c->vals.len + (b - a) > INT32_MAX)
+        return hudi_err_set(err, HUDI_ERR_LIMIT, "column '%s': page too large", c->plan->name);
+      HUDI_TRY(hudi_buf_append(&c->vals, d->values.data + a, (size_t)(b - a), err));
+      offs[base + i + 1] = (int32_t)c->vals.len;
+    }
+    c->offs.len += n * sizeof(int32_t);
+  } else {
+    size_t w = (size_t)d->width;
+    HUDI_TRY(hudi_buf_reserve(&c->vals, n * w, err));
+    for (size_t i = 0; i < n; i++) memcpy(c->vals.data + c->vals.len + i * w, d->values.data + (size_t)ix[i] * w, w);
+    c->vals.len += n * w;
+  }
+  hudi_buf_reset(&c->idx);
+  hudi_pq_dict_reset(&c->dict);
+  c->dict_on = false;
+  c->dict_judged = true;
+  /* Streaming: nothing is held behind a dictionary page any more. */
+  if (c->sink && !c->streaming) HUDI_TRY(start_streaming(c, err));
+  return HUDI_OK;
+}
+
+/* parquet-java's first-page rule (DictionaryValuesWriter
+ * isCompressionSatisfying): the dictionary stays if the page's encoded
+ * indices plus the whole dictionary are smaller than the page's values
+ * PLAIN. */
+static hudi_status dict_judge_first_page(hudi_pq_colw *c, hudi_error *err) {
+  c->dict_judged = true;
+  if (c->page_values == 0) return dict_abandon(c, err); /* all null: nothing to gain */
+  hudi_buf_reset(&c->idx_tmp);
+  HUDI_TRY(hudi_pq_values_encode(&c->idx_tmp, HUDI_PQ_ENC_RLE_DICTIONARY, c->plan->type, c->plan->type_length,
+                                 c->idx.data, NULL, c->page_values, (uint32_t)c->dict.n, err));
+  int64_t encoded = (int64_t)c->idx_tmp.len + (int64_t)c->dict.plain_size;
+  if (encoded < c->page_raw) return HUDI_OK;
+  return dict_abandon(c, err);
 }
 
 static hudi_status flush_page(hudi_pq_colw *c, hudi_error *err) {
   if (c->page_levels == 0) return HUDI_OK;
   const hudi_pq_leaf_plan *p = c->plan;
+  if (c->dict_on && !c->dict_used && !c->dict_judged) HUDI_TRY(dict_judge_first_page(c, err));
   hudi_pq_page_input in = {.type = p->type, .type_length = p->type_length, .max_def = p->max_def,
                            .max_rep = p->max_rep, .num_levels = c->page_levels,
                            .def_levels = p->max_def ? (const int16_t *)(const void *)c->def.data : NULL,
@@ -125,7 +190,8 @@ static hudi_status flush_page(hudi_pq_colw *c, hudi_error *err) {
 }
 
 /* Dictionary mode: staged values -> indices; falls back to PLAIN once the
- * dictionary outgrows its limit (the open page keeps its indices). */
+ * dictionary outgrows its limit (the open page keeps its indices when
+ * earlier pages used the dictionary, else it turns PLAIN). */
 static hudi_status dict_encode_stage(hudi_pq_colw *c, size_t n, hudi_error *err) {
   if (n) {
     HUDI_TRY(hudi_buf_reserve(&c->idx, n * sizeof(uint32_t), err));
@@ -137,6 +203,9 @@ static hudi_status dict_encode_stage(hudi_pq_colw *c, size_t n, hudi_error *err)
   hudi_buf_reset(&c->stage);
   c->stage_offs.len = sizeof(int32_t);
   if ((int64_t)c->dict.plain_size > c->opts->dictionary_page_bytes) {
+    /* Before any page used it, the dictionary goes and the open page
+     * carries on PLAIN (parquet-java fallBackAllValuesTo). */
+    if (!c->dict_used) return dict_abandon(c, err);
     HUDI_TRY(flush_page(c, err));
     c->dict_on = false;
     if (c->sink && !c->streaming) HUDI_TRY(start_streaming(c, err));
@@ -144,14 +213,32 @@ static hudi_status dict_encode_stage(hudi_pq_colw *c, size_t n, hudi_error *err)
   return HUDI_OK;
 }
 
+/* The bytes-per-row estimate behind slice sizes: an average over the
+ * recent rows, weighted by rows (the few-row slices that top up a page
+ * are too noisy to steer the next page alone), raised at once when a
+ * slice of some size shows bigger rows, so pages overshoot little. */
+static void update_row_size(hudi_pq_colw *c, int64_t bytes, int64_t rows) {
+  if (bytes <= 0 || rows <= 0) return; /* the page was cut inside the slice */
+  c->seen_bytes += (double)bytes;
+  c->seen_rows += (double)rows;
+  if (c->seen_rows > 16384) {
+    c->seen_bytes *= 0.5;
+    c->seen_rows *= 0.5;
+  }
+  double avg = c->seen_bytes / c->seen_rows, last = (double)bytes / (double)rows;
+  c->bytes_per_row = rows >= 16 && last > avg ? last : avg;
+}
+
 hudi_status hudi_pq_colw_write(hudi_pq_colw *c, const hudi_arrow_view *top, int64_t row, int64_t n,
                                hudi_error *err) {
   int64_t end = row + n;
   int64_t page_bytes = c->opts->page_bytes > 0 ? c->opts->page_bytes : 1;
   while (row < end) {
-    /* Slices sized to fill about the rest of the page. */
-    int64_t room = page_bytes - page_estimate(c);
-    int64_t k = c->bytes_per_row > 0 ? (int64_t)((double)(room > 0 ? room : 1) / c->bytes_per_row) : 1024;
+    /* Slices sized to fill about the rest of the page; a small first
+     * slice measures the row size (a 1024-row probe of 3 KB embeddings
+     * would overshoot a 1 MiB page threefold). */
+    int64_t room = page_bytes - page_size_estimate(c);
+    int64_t k = c->bytes_per_row > 0 ? (int64_t)((double)(room > 0 ? room : 1) / c->bytes_per_row) : 16;
     if (k < 1) k = 1;
     if (k > 65536) k = 65536;
     if (k > end - row) k = end - row;
@@ -161,9 +248,13 @@ hudi_status hudi_pq_colw_write(hudi_pq_colw *c, const hudi_arrow_view *top, int6
     c->out_count = 0;
     size_t vals_before = c->vals.len, offs_before = c->offs.len / sizeof(int32_t) - 1;
     size_t levels_before = c->page_levels;
-    int64_t est_before = page_estimate(c);
+    int64_t est_before = page_size_estimate(c);
     HUDI_TRY(hudi_pq_shred(c, top, row, k, err));
     size_t nv = c->out_count;
+    if (c->plan->type == HUDI_PQ_BYTE_ARRAY)
+      c->page_raw += (int64_t)(dict ? c->stage.len : c->vals.len - vals_before) + 4 * (int64_t)nv;
+    else
+      c->page_raw += (int64_t)(nv * hudi_pq_value_size(c->plan->type, c->plan->type_length));
     c->stats.null_count += (int64_t)(c->page_levels - levels_before) - (int64_t)nv;
     if (c->stats.sort != HUDI_PQ_SORT_NONE && nv) {
       const uint8_t *data = dict ? c->stage.data : c->vals.data + (c->plan->type == HUDI_PQ_BYTE_ARRAY ? 0 : vals_before);
@@ -175,9 +266,8 @@ hudi_status hudi_pq_colw_write(hudi_pq_colw *c, const hudi_arrow_view *top, int6
     c->page_rows += k;
     c->rows += k;
     if (dict) HUDI_TRY(dict_encode_stage(c, nv, err));
-    int64_t est = page_estimate(c);
-    double per_row = (double)(est - est_before) / (double)k;
-    if (per_row > 0) c->bytes_per_row = c->bytes_per_row > 0 ? 0.5 * c->bytes_per_row + 0.5 * per_row : per_row;
+    int64_t est = page_size_estimate(c);
+    update_row_size(c, est - est_before, k);
     if (est >= page_bytes) HUDI_TRY(flush_page(c, err));
     row += k;
   }
@@ -256,6 +346,7 @@ hudi_status hudi_pq_colw_meta(hudi_pq_colw *c, hudi_pq_column_chunk *out, int64_
   hudi_pq_stats_reset(&c->stats);
   c->dict_on = c->opts->dictionary && p->dictionary_ok;
   c->dict_used = false;
+  c->dict_judged = false;
   c->data_uncompressed = c->data_compressed = c->dict_uncompressed = c->dict_compressed = 0;
   c->num_levels = c->rows = 0;
   c->n_dict_pages = c->n_dict_data_pages = c->n_plain_pages = 0;

@@ -1,8 +1,22 @@
 /* One leaf column of the row group being written: shreds Arrow arrays into
  * levels and values (writer_shred.c), cuts pages at the page size,
- * dictionary-encodes until the dictionary grows past its limit (then falls
- * back to PLAIN), gathers statistics, and keeps the chunk's compressed
- * pages until the row group is written out. */
+ * dictionary-encodes while that pays (then falls back to PLAIN), gathers
+ * statistics, and keeps the chunk's compressed pages until the row group is
+ * written out.
+ *
+ * Dictionary fallback follows parquet-java (FallbackValuesWriter,
+ * DictionaryValuesWriter), which wrote the Hudi files we must match:
+ *  - at the end of each chunk's first page, the dictionary is kept only if
+ *    encoded indices + PLAIN dictionary < PLAIN size of the page's values;
+ *    otherwise that page is written PLAIN, the dictionary dropped and the
+ *    rest of the chunk is PLAIN (all-unique keys, seqnos, free text);
+ *  - later, a dictionary past dictionary_page_bytes falls back to PLAIN
+ *    (pages already written keep their indices);
+ *  - each chunk decides afresh (parquet-java resets at row-group ends).
+ * Pages are cut on the PLAIN size of their values plus levels, in
+ * dictionary mode too (parquet-java's getBufferedSize is the raw size), so
+ * a page never grows past the page size when the dictionary falls back,
+ * and a reader's decoded page is bounded. */
 #ifndef HUDI_PARQUET_WRITER_COLUMN_H
 #define HUDI_PARQUET_WRITER_COLUMN_H
 
@@ -31,12 +45,14 @@ typedef struct hudi_pq_colw {
   hudi_buf idx;               /* dictionary indices (uint32) */
   size_t page_levels, page_values;
   int64_t page_rows;
+  int64_t page_raw;           /* PLAIN bytes of the open page's values (byte arrays: + 4 each) */
   /* where the shredder puts values: vals/offs, or the stage in dictionary mode */
   hudi_buf stage, stage_offs;
   hudi_buf *out_vals, *out_offs;
   size_t out_count;           /* values the shredder appended */
   /* dictionary */
   bool dict_on, dict_used;
+  bool dict_judged;           /* the first-page check ran for this chunk */
   hudi_pq_dict dict;
   hudi_buf idx_tmp;
   /* the chunk */
@@ -47,7 +63,8 @@ typedef struct hudi_pq_colw {
   int32_t n_dict_pages, n_dict_data_pages, n_plain_pages;
   int32_t plain_encoding;     /* PLAIN, or RLE for v2 booleans */
   hudi_pq_stats_acc stats;
-  double bytes_per_row;       /* running estimate for slice sizes */
+  double bytes_per_row;       /* estimate of page bytes per row, for slice sizes */
+  double seen_bytes, seen_rows; /* page bytes and rows of recent slices (decaying) */
   hudi_pq_page_scratch scratch; /* page building buffers, reused page after page */
   /* direct output (hudi_pq_colw_set_sink): pages go to the sink as soon as
    * nothing has to precede them, instead of into `chunk` */

@@ -183,6 +183,21 @@ def rag_rows(seed, n):
 
 
 # name -> (builder, options, batch split)
+def dict_rules_table(seed, n=5000):
+    """Columns for the dictionary rules: all-unique strings and int64s (the
+    first-page check drops the dictionary), a few repeated strings (kept),
+    and int64s repeated 4 times each (kept at the first page, then the
+    dictionary outgrows a small limit mid-chunk)."""
+    r = rng(seed)
+    uniq = ["%08x-%s" % (i, "k" * int(x)) for i, x in enumerate(r.integers(0, 20, n))]
+    return pa.table({
+        "uniq_s": pa.array(uniq, pa.string(), mask=nullmask(r, n, 0.05)),
+        "uniq_i": pa.array(r.permutation(n).astype(np.int64) * 7919),
+        "few_s": pa.array(["part=%d" % x for x in r.integers(0, 5, n)], pa.string(), mask=nullmask(r, n)),
+        "rep4": pa.array(np.arange(n, dtype=np.int64) // 4 * 1000003),
+    })
+
+
 def cases():
     base = {"codec": "snappy", "dictionary": 1, "v2": 0, "page_bytes": 1 << 20, "row_group_rows": 1 << 20,
             "dict_page_bytes": 1 << 20, "list_style": 3, "map_legacy": 0, "stats": 1, "sink": "buf", "last": 0}
@@ -201,6 +216,7 @@ def cases():
     c["flat_no_nulls_storage"] = (lambda: flat_table(6, nulls=False), o(sink="storage", last=1, row_group_rows=3000), [5000])
     c["flat_sliced"] = (lambda: flat_table(7).slice(777, 3001), o(row_group_rows=1000), [3001])
     c["flat_dict_fallback"] = (lambda: flat_table(8), o(dict_page_bytes=2000, page_bytes=5000), [700, 4300])
+    c["dict_rules"] = (lambda: dict_rules_table(23), o(dict_page_bytes=2000, page_bytes=5000), [1000, 4000])
     c["flat_nostats"] = (lambda: flat_table(9), o(stats=0), [5000])
     c["views_dicts"] = (lambda: view_dict_table(10), o(row_group_rows=1000, page_bytes=2000), [3000])
     c["views_dicts_plain_v2"] = (lambda: view_dict_table(11).slice(13), o(dictionary=0, v2=1, codec="zstd"), [2987])
@@ -651,17 +667,48 @@ def check_case(d, name, fixture_dir):
             expect(c["has_min_max"] == (len(with_mm) > 0 and all(
                 x.statistics.has_min_max or x.statistics.null_count == x.num_values for x in chunks)),
                 "summary has_min_max " + c["path"])
-    if name == "flat_dict_fallback":
-        # 5000 distinct int32 values against a 2000-byte dictionary limit: a small
-        # dictionary page, then PLAIN pages (the chunk is far larger than the dictionary)
-        c = fo.row_group(0).column(table.column_names.index("i32"))
-        expect(c.has_dictionary_page and c.data_page_offset - c.dictionary_page_offset < 4000
-               and c.total_uncompressed_size > 15000, "dictionary fallback did not happen")
+    if name in ("flat_dict_fallback", "dict_rules"):
+        check_dict_rules(ours, fo, table, o, expect)
     # key/value metadata and created_by
     kv = fo.metadata or {}
     expect(kv.get(b"hoodie_min_record_key") == b"key-\x00-min", "footer key/value: %r" % kv)
     expect(fo.created_by.startswith("hudi-c version"), "created_by " + fo.created_by)
     return errors
+
+
+def check_dict_rules(path, fo, table, o, expect):
+    """parquet-java's dictionary rules, read off the page headers
+    (pq_pages.py): which chunks keep a dictionary, which fall back and when,
+    and that no data page outgrows the page size."""
+    import pq_pages
+    allp = pq_pages.pages(path)
+    page_bytes = int(o["page_bytes"])
+
+    def kinds(col):
+        ps = allp[(0, table.column_names.index(col))]
+        return ps[0].type == pq_pages.DICTIONARY_PAGE, [p.encoding for p in ps if p.is_data]
+
+    if "i32" in table.column_names:
+        # 5000 distinct int32 values: the dictionary outgrows its 2000-byte limit before
+        # the first page ends, so it is never written (parquet-java fallBackAllValuesTo)
+        has_dict, encs = kinds("i32")
+        expect(not has_dict and set(encs) == {"PLAIN"} and len(encs) > 2, "i32: %s %s" % (has_dict, encs))
+        has_dict, encs = kinds("small_card")
+        expect(has_dict and set(encs) == {"RLE_DICTIONARY"}, "small_card: %s %s" % (has_dict, encs))
+    else:
+        for col in ("uniq_s", "uniq_i"):  # first page: indices + dictionary >= PLAIN size
+            has_dict, encs = kinds(col)
+            expect(not has_dict and set(encs) == {"PLAIN"} and len(encs) > 2, "%s: %s %s" % (col, has_dict, encs))
+        has_dict, encs = kinds("few_s")
+        expect(has_dict and set(encs) == {"RLE_DICTIONARY"} and len(encs) > 2, "few_s: %s %s" % (has_dict, encs))
+        # rep4 passes the first-page check, then its dictionary passes 2000 bytes
+        has_dict, encs = kinds("rep4")
+        expect(has_dict and encs[0] == "RLE_DICTIONARY" and encs[-1] == "PLAIN"
+               and encs == sorted(encs, key=lambda e: e == "PLAIN"), "rep4: %s %s" % (has_dict, encs))
+    for (g, j), ps in allp.items():
+        for p in ps:
+            expect(not p.is_data or p.uncompressed_size <= 1.25 * page_bytes,
+                   "row group %d column %d: a %d-byte page (page size %d)" % (g, j, p.uncompressed_size, page_bytes))
 
 
 def check(d, fixture_dir, names):
