@@ -1,7 +1,11 @@
 /* Levels + dense values -> Arrow arrays (see assemble.h). */
 #include "parquet/assemble.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "parquet/encoding.h"
@@ -71,8 +75,30 @@ static struct ArrowArray *arr_kid(struct ArrowArray *a, int64_t i) {
   return &((arr_priv *)a->private_data)->kids[i];
 }
 
-/* At least 8 bytes, so that empty arrays still get real buffers. */
-static void *alloc_buf(size_t n) { return hudi_malloc(n < 8 ? 8 : n); }
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+/* Set once the kernel has refused MADV_POPULATE_WRITE (before 5.14). */
+static atomic_int prefault_off;
+
+void hudi_pq_prefault(void *p, size_t n) {
+  if (!p || n < ((size_t)64 << 10) || atomic_load_explicit(&prefault_off, memory_order_relaxed)) return;
+  long page = sysconf(_SC_PAGESIZE);
+  uintptr_t mask = (uintptr_t)(page > 0 ? page : 4096) - 1;
+  uintptr_t lo = ((uintptr_t)p + mask) & ~mask, hi = ((uintptr_t)p + n) & ~mask;
+  /* Pages already resident are left as they are (no content changes). */
+  if (hi > lo && madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) != 0)
+    atomic_store_explicit(&prefault_off, 1, memory_order_relaxed);
+}
+
+/* At least 8 bytes, so that empty arrays still get real buffers. Every
+ * byte is written by the caller: large ones are faulted in at once. */
+static void *alloc_buf(size_t n) {
+  void *p = hudi_malloc(n < 8 ? 8 : n);
+  hudi_pq_prefault(p, n);
+  return p;
+}
 static void *calloc_buf(size_t n) { return hudi_calloc(1, n < 8 ? 8 : n); }
 
 hudi_status hudi_pq_struct_array(struct ArrowArray *out, struct ArrowArray *children, int64_t n, int64_t n_rows,
@@ -410,10 +436,17 @@ static hudi_status leaf_bytes_dict(asm_ctx *c, struct ArrowArray *out, const uin
   if (!data) return nomem(c->err);
   arr_set_buf(out, 2, data);
   const uint8_t *dict = d->dict_values->data;
+  size_t dict_len = d->dict_values->len;
   uint8_t *o = data;
+  uint8_t *end = data + total;
   for (size_t k = cur->value; k < j; k++) {
-    size_t l = (size_t)(doff[ids[k] + 1] - doff[ids[k]]);
-    if (l) memcpy(o, dict + doff[ids[k]], l);
+    size_t s = (size_t)doff[ids[k]];
+    size_t l = (size_t)doff[ids[k] + 1] - s;
+    /* Keys, file names and the like are short: a fixed 32-byte copy
+     * (its surplus overwritten by the next entry) where both buffers
+     * have the room, rather than a memcpy call per value. */
+    if (l <= 32 && dict_len - s >= 32 && (size_t)(end - o) >= 32) memcpy(o, dict + s, 32);
+    else if (l) memcpy(o, dict + s, l);
     o += l;
   }
   cur->value = j;

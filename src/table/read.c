@@ -403,7 +403,8 @@ static hudi_status build_view(hudi_read_plan *p, const hudi_fsview_options *fo, 
     snprintf(p->view_note, sizeof p->view_note, "table version %d: the metadata table is used from version 8",
              p->t->version);
   } else {
-    hudi_status st = hudi_mdt_open(m, p->t, err);
+    /* Within a write: its shared handle (mdt_reader.h), current. */
+    hudi_status st = hudi_mdt_acquire(m, p->t, err);
     if (st == HUDI_ERR_NOT_FOUND) {
       snprintf(p->view_note, sizeof p->view_note, "no metadata table: %.200s", err ? err->message : "");
       if (err) hudi_error_clear(err);
@@ -457,13 +458,13 @@ static hudi_status plan_slices(hudi_read_plan *p, hudi_error *err) {
   hudi_mdt *mdt = NULL;
   hudi_status vst = build_view(p, &fo, &mdt, err);
   if (vst != HUDI_OK) {
-    hudi_mdt_free(mdt);
+    hudi_mdt_release(p->t, mdt);
     return vst;
   }
   hudi_partition_spec spec;
   vst = hudi_partition_spec_init(&spec, &p->t->props, err);
   if (vst != HUDI_OK) {
-    hudi_mdt_free(mdt);
+    hudi_mdt_release(p->t, mdt);
     return vst;
   }
   hudi_hashmap replaced, touched;
@@ -491,7 +492,7 @@ static hudi_status plan_slices(hudi_read_plan *p, hudi_error *err) {
     p->n_slices++;
   }
   if (st == HUDI_OK) st = prune_by_column_stats(p, mdt, err);
-  hudi_mdt_free(mdt);
+  hudi_mdt_release(p->t, mdt);
   hudi_buf_free(&key);
   hudi_hashmap_free(&replaced);
   hudi_hashmap_free(&touched);

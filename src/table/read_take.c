@@ -43,10 +43,12 @@ static bool flat_supported(const hudi_arrow_view *c) {
   }
 }
 
-/* At least 8 bytes: no buffer pointer is NULL, even for no rows. */
+/* At least 8 bytes: no buffer pointer is NULL, even for no rows. Those
+ * not zeroed are filled whole by the caller: faulted in at once. */
 static void *buf(take_priv *p, int i, size_t n, bool zero) {
   p->bufs[i] = zero ? hudi_calloc(1, n < 8 ? 8 : n) : hudi_malloc(n < 8 ? 8 : n);
   p->ptrs[i] = p->bufs[i];
+  if (!zero) hudi_pq_prefault(p->bufs[i], n);
   return p->bufs[i];
 }
 
