@@ -80,10 +80,16 @@ typedef struct hudi_write_result {
 /* Bulk insert: writes every row of the stream into new file groups (base
  * files, also on MERGE_ON_READ tables) and commits them as one instant.
  * The stream is consumed and released in every case. Rows are sorted by
- * partition and record key; each partition's rows are split into files of
- * at most hoodie.parquet.max.file.size bytes (estimated from the Arrow
- * data). options: per-write Hudi options (hoodie.parquet.max.file.size,
- * hoodie.parquet.compression.codec, ...), may be NULL.
+ * partition and record key; each partition's rows are split evenly into
+ * ceil(estimate / hoodie.parquet.max.file.size) files, the estimate being
+ * the compressed size of a sample of the partition's first rows encoded
+ * with the write's Parquet options (as Hudi's writer sizes files by their
+ * written bytes): a partition above hoodie.parquet.small.file.limit gets no
+ * small file where an even split under the maximum avoids one. The files
+ * are written on hoodie.bulkinsert.shuffle.parallelism threads (default 2,
+ * capped by the cores and the files). options: per-write Hudi options
+ * (hoodie.parquet.max.file.size, hoodie.parquet.compression.codec, ...),
+ * may be NULL.
  * Errors before the commit completes leave the table as readers saw it;
  * bad input (a missing or null record key, an unknown partition field, a
  * type without a Hudi mapping) is reported before anything is written. */

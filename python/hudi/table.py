@@ -169,7 +169,12 @@ class HudiTable:
         return write.create(base_uri, record_key, **kwargs)
 
     def append(self, data: "Any", options: "Optional[Dict[str, str]]" = None) -> "HudiWriteResult":
-        """Bulk-inserts ``data`` (anything with ``__arrow_c_stream__`` or ``__arrow_c_array__``) as one commit."""
+        """Bulk-inserts ``data`` (anything with ``__arrow_c_stream__`` or ``__arrow_c_array__``) as one commit.
+
+        Each partition's rows, sorted by key, are split evenly into files of about
+        ``hoodie.parquet.max.file.size`` compressed bytes (estimated from a sample), written on
+        ``hoodie.bulkinsert.shuffle.parallelism`` threads (default 2).
+        """
         from hudi import write
 
         return write.append(self._table, data, options)

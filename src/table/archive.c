@@ -13,6 +13,7 @@
 #include "table/lock.h"
 #include "table/lsm_timeline.h"
 #include "table/mdt_clean.h"
+#include "table/mdt_reader.h"
 #include "table/properties.h"
 #include "table/timeline_record.h"
 
@@ -484,8 +485,28 @@ static hudi_status mdt_cfg(archive_cfg *m, const archive_cfg *data, const hudi_t
  * Hudi's metadata write client does after its commits: the same rules on
  * the MDT (a merge-on-read table) with its config (mdt_cfg), plus rule 5
  * of choose(). The history goes to .hoodie/metadata/.hoodie/timeline/history. */
+static hudi_status archive_mdt_with(hudi_archive_result *res, hudi_table *t, const archive_cfg *data_cfg,
+                                    const hudi_props *props, const hudi_option *opts, size_t n, hudi_error *err) {
+  const char *layout = hudi_props_get(props, "hoodie.timeline.layout.version");
+  if (!layout || strcmp(layout, "2") != 0) return HUDI_OK;
+  archive_cfg c;
+  hudi_status st = mdt_cfg(&c, data_cfg, t, opts, n, err);
+  archive_target tgt;
+  target_init(&tgt, t->storage, ".hoodie/metadata", props, true, false, &t->timeline);
+  hudi_archive_result r;
+  memset(&r, 0, sizeof r);
+  bool archived = false;
+  if (st == HUDI_OK) st = archive_timeline(&r, &tgt, &c, &archived, err);
+  if (st == HUDI_OK) res->mdt_instants_archived = r.num_instants_archived;
+  if (st != HUDI_OK) hudi_err_context(err, st, "archiving the metadata table's timeline");
+  return st;
+}
+
 static hudi_status archive_mdt(hudi_archive_result *res, hudi_table *t, const archive_cfg *data_cfg,
                                const hudi_option *opts, size_t n, hudi_error *err) {
+  /* Within a write, the properties its metadata-table handle read. */
+  const hudi_table *shared = hudi_mdt_shared_table(t);
+  if (shared) return archive_mdt_with(res, t, data_cfg, &shared->props, opts, n, err);
   hudi_buf text;
   hudi_buf_init(&text, HUDI_PROPS_MAX_BYTES);
   hudi_error tmp = HUDI_ERROR_INIT;
@@ -501,19 +522,7 @@ static hudi_status archive_mdt(hudi_archive_result *res, hudi_table *t, const ar
   if (st == HUDI_OK)
     st = hudi_props_parse(&props, (const char *)text.data, text.len, ".hoodie/metadata/.hoodie/hoodie.properties", err);
   hudi_buf_free(&text);
-  const char *layout = st == HUDI_OK ? hudi_props_get(&props, "hoodie.timeline.layout.version") : NULL;
-  archive_cfg c;
-  if (st == HUDI_OK && layout && !strcmp(layout, "2")) {
-    st = mdt_cfg(&c, data_cfg, t, opts, n, err);
-    archive_target tgt;
-    target_init(&tgt, t->storage, ".hoodie/metadata", &props, true, false, &t->timeline);
-    hudi_archive_result r;
-    memset(&r, 0, sizeof r);
-    bool archived = false;
-    if (st == HUDI_OK) st = archive_timeline(&r, &tgt, &c, &archived, err);
-    if (st == HUDI_OK) res->mdt_instants_archived = r.num_instants_archived;
-    if (st != HUDI_OK) hudi_err_context(err, st, "archiving the metadata table's timeline");
-  }
+  if (st == HUDI_OK) st = archive_mdt_with(res, t, data_cfg, &props, opts, n, err);
   hudi_props_free(&props);
   return st;
 }

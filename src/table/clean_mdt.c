@@ -14,6 +14,7 @@
 #include "table/log_writer.h"
 #include "table/mdt_column_stats.h"
 #include "table/mdt_payload.h"
+#include "table/mdt_reader.h"
 #include "table/mdt_schema.h"
 #include "table/mdt_shard.h"
 #include "table/mdt_write_common.h"
@@ -330,7 +331,10 @@ static hudi_status run(ctx *c, hudi_table *t, const hudi_mdt_file_change *delete
   for (size_t i = 0; i < n; i++)
     if (!deleted[i].partition || !deleted[i].name || !*deleted[i].name || strchr(deleted[i].name, '/'))
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "clean %s: deleted file %zu has no valid name", c->instant, i);
-  HUDI_TRY(mdt_version(c, err));
+  /* Within a write: the MDT's version as its shared handle read it. */
+  const hudi_table *shared = hudi_mdt_shared_table(t);
+  if (shared && (shared->version == 8 || shared->version == 9)) c->o.table_version = shared->version;
+  else HUDI_TRY(mdt_version(c, err));
   HUDI_TRY(hudi_mdt_w_schema(&c->schema, c->o.table_version, err));
   c->schema_json = hudi_mdt_schema_json(c->o.table_version, &c->schema_len);
   HUDI_TRY(build_records(c, deleted, n, err));
@@ -365,6 +369,7 @@ hudi_status hudi_clean_mdt_update(hudi_table *t, const char *instant, const hudi
   in.record_index_shards = -1;
   HUDI_TRY(hudi_mdt_w_resolve(&c.o, &in, err));
   hudi_status st = run(&c, t, deleted, n, err);
+  hudi_mdt_share_invalidate(t); /* the MDT changed (or may have, on failure) */
   for (size_t i = 0; i < c.n_recs; i++) {
     hudi_mdt_record_free(c.recs[i]);
     hudi_free(c.recs[i]);

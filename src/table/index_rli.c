@@ -13,7 +13,8 @@ typedef struct rli_batch {
 
 typedef struct rli_index {
   hudi_index base; /* first: the hudi_index * is this */
-  hudi_mdt *mdt;
+  hudi_mdt *mdt; /* the write's shared handle (mdt_reader.h), or owned */
+  bool owned;
   rli_batch *batches; /* every lookup's results: index.h lends them until free */
 } rli_index;
 
@@ -48,7 +49,7 @@ static void rli_free(hudi_index *ix) {
     hudi_rli_locations_free(b->locs, b->n);
     hudi_free(b);
   }
-  hudi_mdt_free(r->mdt);
+  if (r->owned) hudi_mdt_free(r->mdt);
   hudi_free(r);
 }
 
@@ -59,11 +60,14 @@ hudi_status hudi_index_rli_create(hudi_index **out, hudi_table *t, hudi_error *e
   rli_index *r = hudi_calloc(1, sizeof *r);
   if (!r) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   r->base.ops = &RLI_OPS;
-  hudi_status st = hudi_mdt_open(&r->mdt, t, err);
+  /* Within a write, the handle its file slicing opened (looked up before
+   * the write's own commit, so as fresh as an opening here). */
+  hudi_status st = hudi_mdt_acquire(&r->mdt, t, err);
+  r->owned = st == HUDI_OK && r->mdt != t->shared_mdt;
   if (st == HUDI_OK && !hudi_mdt_has_record_index(r->mdt))
     st = hudi_err_set(err, HUDI_ERR_NOT_FOUND, "table %s has no record-level index", t->base_uri);
   if (st != HUDI_OK) {
-    hudi_mdt_free(r->mdt);
+    if (r->owned) hudi_mdt_free(r->mdt);
     hudi_free(r);
     return st;
   }

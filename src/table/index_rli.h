@@ -9,7 +9,9 @@
  * each lookup is one batched read of the record_index shards
  * (mdt_record_index.h). The index is global, as Hudi's RECORD_INDEX. Fails
  * with HUDI_ERR_NOT_FOUND when t has no metadata table or no record index
- * (callers then fall back to hudi_index_bloom_create). */
+ * (callers then fall back to hudi_index_bloom_create). Within a write that
+ * shares its metadata-table handle (mdt_reader.h), the index uses that
+ * handle and does not free it. */
 HUDI_NODISCARD hudi_status hudi_index_rli_create(hudi_index **out, hudi_table *t, hudi_error *err);
 
 #endif

@@ -219,7 +219,8 @@ static hudi_status new_instant(const hudi_table *data, const hudi_timeline *mdt,
 }
 
 static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error *err) {
-  HUDI_TRY(hudi_mdt_open(&c->m, c->t, err));
+  /* Within a write: its handle, refreshed after the write's commit. */
+  HUDI_TRY(hudi_mdt_acquire(&c->m, c->t, err));
   if (hudi_mdt_table(c->m)->layout != 2) return HUDI_OK; /* table version 6: not cleaned here */
   const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
   size_t retained;
@@ -287,7 +288,9 @@ hudi_status hudi_mdt_clean(hudi_table *t, const hudi_mdt_clean_options *opts, hu
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
   hudi_status st = run(&c, opts ? opts : &d, err);
   hudi_free(c.v.items);
-  hudi_mdt_free(c.m);
+  hudi_mdt_release(t, c.m);
+  /* A clean planned (even one that failed halfway) changed the MDT. */
+  if (c.instant[0]) hudi_mdt_share_invalidate(t);
   if (st != HUDI_OK) c.res->instant[0] = '\0';
   return st;
 }

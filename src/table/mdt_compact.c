@@ -383,8 +383,9 @@ typedef struct group_job {
 
 /* MDT handles for the pool threads. A handle's payload-schema cache is not
  * thread-safe, so each running group borrows its own: the first is the
- * compaction's own, the others are opened on demand (same MDT state: only
- * the schema cache and the storage are used by the slice merge). */
+ * compaction's own, the others are its siblings made on demand (same MDT
+ * state, read-only: only the schema cache and the storage, which is
+ * thread-safe, are used by the slice merge). */
 #define MDT_HANDLES_MAX 8
 typedef struct mdt_handles {
   pthread_mutex_t mu;
@@ -402,7 +403,7 @@ static hudi_status handle_take(mdt_handles *hs, size_t *slot, hudi_error *err) {
   if (i == hs->n) {
     if (hs->n == MDT_HANDLES_MAX)
       st = hudi_err_set(err, HUDI_ERR_INTERNAL, "more than %d metadata compaction threads", MDT_HANDLES_MAX);
-    else if ((st = hudi_mdt_open(&hs->h[i], hs->t, err)) == HUDI_OK)
+    else if ((st = hudi_mdt_open_sibling(&hs->h[i], hs->h[0], err)) == HUDI_OK)
       hs->n++;
   }
   if (st == HUDI_OK) {
@@ -574,7 +575,8 @@ static hudi_status prepare(compact_ctx *c, const char *keep, bool *ok, bool *kep
   hudi_table *t = c->t;
   *ok = *kept = false;
   HUDI_TRY(hudi_write_reload_timeline(t, err));
-  HUDI_TRY(hudi_mdt_open(&c->m, t, err));
+  /* Within a write: its handle, refreshed when anything moved since. */
+  HUDI_TRY(hudi_mdt_acquire(&c->m, t, err));
   if (!compactable(c)) return HUDI_OK;
   *ok = true;
   const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
@@ -593,9 +595,10 @@ static hudi_status prepare(compact_ctx *c, const char *keep, bool *ok, bool *kep
     undone = true;
   }
   if (undone) {
-    hudi_mdt_free(c->m);
+    hudi_mdt_share_invalidate(t);
+    hudi_mdt_release(t, c->m);
     c->m = NULL;
-    HUDI_TRY(hudi_mdt_open(&c->m, t, err));
+    HUDI_TRY(hudi_mdt_acquire(&c->m, t, err));
   }
   return HUDI_OK;
 }
@@ -670,7 +673,7 @@ static void ctx_free(compact_ctx *c) {
   ops_free(c);
   hudi_commit_metadata_free(c->meta);
   hudi_avro_schema_free(c->schema);
-  hudi_mdt_free(c->m);
+  hudi_mdt_release(c->t, c->m); /* the write's shared handle stays */
   c->meta = NULL;
   c->schema = NULL;
   c->m = NULL;
@@ -684,6 +687,7 @@ static hudi_status compact_keeping(hudi_table *t, const hudi_mdt_compact_options
   ctx_init(&c, t, result ? result : &dummy);
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
   hudi_status st = run_inline(&c, opts ? opts : &d, keep, err);
+  if (c.instant[0]) hudi_mdt_share_invalidate(t); /* a plan or a commit was written */
   ctx_free(&c);
   if (st != HUDI_OK) c.res->instant[0] = c.res->completion_time[0] = '\0';
   return st;
@@ -729,6 +733,7 @@ hudi_status hudi_mdt_compact_schedule(char instant[HUDI_INSTANT_TIME_BUF], hudi_
   hudi_status st = prepare(&j->c, keep, &ok, &kept, err);
   if (st == HUDI_OK && ok && !kept) st = schedule(&j->c, &j->o, err);
   if (st == HUDI_OK) memcpy(instant, j->c.instant, HUDI_INSTANT_TIME_BUF);
+  if (j->c.instant[0]) hudi_mdt_share_invalidate(t);
   hudi_mdt_compact_job_free(j);
   return st;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/hash.h"
 #include "base/hashmap.h"
 #include "table/log_delete_block.h"
 #include "table/log_reader.h"
@@ -30,6 +31,14 @@ struct hudi_mdt {
   hudi_mdt_instants valid;
   cached_schema schemas[MAX_SCHEMAS];
   size_t n_schemas;
+  /* The shared handle of a write (hudi_mdt_share_begin): the data timeline
+   * its valid instants were built from, and whether the MDT was written
+   * since (hudi_mdt_share_invalidate). */
+  uint64_t data_timeline_hash;
+  bool stale;
+  /* A sibling (hudi_mdt_open_sibling): mdt, view and valid are another
+   * handle's, not freed here. */
+  bool borrowed;
 };
 
 bool hudi_mdt_instant_valid(const hudi_mdt *m, const char *instant) {
@@ -61,6 +70,24 @@ static hudi_status open_mdt_table(hudi_mdt *m, hudi_error *err) {
   return st;
 }
 
+/* A fingerprint of a timeline's state (its instants, their states and
+ * completion times), to tell whether it moved since a handle was built. */
+static uint64_t hash_str(uint64_t h, const char *s) { return hudi_xxh64(s, strlen(s) + 1, h); }
+
+static uint64_t timeline_hash(const hudi_timeline *tl) {
+  uint64_t h = hudi_xxh64(&tl->count, sizeof tl->count, 0);
+  for (size_t i = 0; i < tl->count; i++) {
+    const hudi_instant *x = &tl->items[i];
+    int32_t state = (int32_t)x->state;
+    h = hash_str(h, x->requested_time);
+    h = hash_str(h, x->completion_time);
+    h = hash_str(h, x->action);
+    h = hash_str(h, x->file_name);
+    h = hudi_xxh64(&state, sizeof state, h);
+  }
+  return h;
+}
+
 hudi_status hudi_mdt_open(hudi_mdt **out, hudi_table *t, hudi_error *err) {
   *out = NULL;
   hudi_mdt *m = hudi_calloc(1, sizeof *m);
@@ -73,6 +100,7 @@ hudi_status hudi_mdt_open(hudi_mdt **out, hudi_table *t, hudi_error *err) {
   }
   if (st == HUDI_OK)
     st = hudi_mdt_instants_build(&m->valid, m->data->storage, &m->data->timeline, &m->mdt->timeline, err);
+  m->data_timeline_hash = timeline_hash(&t->timeline);
   if (st != HUDI_OK) {
     hudi_err_context(err, st, "opening the metadata table of %s", t->base_uri);
     hudi_mdt_free(m);
@@ -88,10 +116,105 @@ void hudi_mdt_free(hudi_mdt *m) {
     hudi_free(m->schemas[i].json);
     hudi_avro_schema_free(m->schemas[i].schema);
   }
-  hudi_mdt_instants_free(&m->valid);
-  hudi_fsview_free(&m->view);
-  if (m->mdt) hudi_table_free(m->mdt);
+  if (!m->borrowed) {
+    hudi_mdt_instants_free(&m->valid);
+    hudi_fsview_free(&m->view);
+    if (m->mdt) hudi_table_free(m->mdt);
+  }
   hudi_free(m);
+}
+
+hudi_status hudi_mdt_open_sibling(hudi_mdt **out, const hudi_mdt *of, hudi_error *err) {
+  *out = NULL;
+  hudi_mdt *m = hudi_calloc(1, sizeof *m);
+  if (!m) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  m->data = of->data;
+  m->mdt = of->mdt;
+  m->view = of->view;
+  m->valid = of->valid;
+  m->data_timeline_hash = of->data_timeline_hash;
+  m->borrowed = true;
+  *out = m;
+  return HUDI_OK;
+}
+
+hudi_status hudi_mdt_refresh(hudi_mdt *m, hudi_error *err) {
+  if (m->borrowed) return hudi_err_set(err, HUDI_ERR_INTERNAL, "a sibling metadata-table handle is not refreshed");
+  hudi_timeline tl;
+  memset(&tl, 0, sizeof tl);
+  hudi_fsview view;
+  memset(&view, 0, sizeof view);
+  hudi_mdt_instants valid;
+  memset(&valid, 0, sizeof valid);
+  hudi_status st = hudi_timeline_load(&tl, m->mdt->storage, "", m->mdt->layout, err);
+  if (st == HUDI_OK) {
+    hudi_fsview_options o = {NULL, m->mdt->version};
+    st = hudi_fsview_build_from_listing(&view, m->mdt->storage, &tl, &o, err);
+  }
+  if (st == HUDI_OK) st = hudi_mdt_instants_build(&valid, m->data->storage, &m->data->timeline, &tl, err);
+  if (st != HUDI_OK) {
+    hudi_fsview_free(&view);
+    hudi_timeline_free(&tl);
+    return hudi_err_context(err, st, "refreshing the metadata table of %s", m->data->base_uri);
+  }
+  /* Swapped in whole: the schema cache stays (its nodes may be lent out). */
+  hudi_timeline_free(&m->mdt->timeline);
+  m->mdt->timeline = tl;
+  hudi_fsview_free(&m->view);
+  m->view = view;
+  hudi_mdt_instants_free(&m->valid);
+  m->valid = valid;
+  m->data_timeline_hash = timeline_hash(&m->data->timeline);
+  m->stale = false;
+  return HUDI_OK;
+}
+
+/* ---- one handle per write ---- */
+
+void hudi_mdt_share_begin(hudi_table *t) {
+  hudi_mdt_share_end(t);
+  t->mdt_sharing = true;
+}
+
+void hudi_mdt_share_end(hudi_table *t) {
+  hudi_mdt_free(t->shared_mdt);
+  t->shared_mdt = NULL;
+  t->mdt_sharing = false;
+}
+
+void hudi_mdt_share_invalidate(hudi_table *t) {
+  if (t->shared_mdt) t->shared_mdt->stale = true;
+}
+
+hudi_status hudi_mdt_acquire(hudi_mdt **out, hudi_table *t, hudi_error *err) {
+  *out = NULL;
+  if (!t->mdt_sharing) return hudi_mdt_open(out, t, err);
+  hudi_mdt *m = t->shared_mdt;
+  if (!m) {
+    HUDI_TRY(hudi_mdt_open(&m, t, err));
+    t->shared_mdt = m;
+  } else if (m->stale || m->data_timeline_hash != timeline_hash(&t->timeline)) {
+    /* Written since (this write's deltacommit, a service) or the data
+     * timeline moved: what a fresh open would see, without the
+     * hoodie.properties GET. A failed refresh drops the handle: the next
+     * acquire opens anew. */
+    hudi_status st = hudi_mdt_refresh(m, err);
+    if (st != HUDI_OK) {
+      hudi_mdt_free(m);
+      t->shared_mdt = NULL;
+      return st;
+    }
+  }
+  *out = m;
+  return HUDI_OK;
+}
+
+void hudi_mdt_release(hudi_table *t, hudi_mdt *m) {
+  if (m && m != t->shared_mdt) hudi_mdt_free(m);
+}
+
+const hudi_table *hudi_mdt_shared_table(const hudi_table *t) {
+  return t->mdt_sharing && t->shared_mdt ? t->shared_mdt->mdt : NULL;
 }
 
 const hudi_table *hudi_mdt_table(const hudi_mdt *m) { return m->mdt; }

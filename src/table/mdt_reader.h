@@ -55,6 +55,48 @@ typedef struct hudi_mdt_read_stats {
 HUDI_NODISCARD hudi_status hudi_mdt_open(hudi_mdt **out, hudi_table *t, hudi_error *err);
 void hudi_mdt_free(hudi_mdt *m);
 
+/* A handle for another thread over the same state as `of` (its MDT table,
+ * view and valid instants, borrowed read-only: `of` must outlive it and
+ * not be refreshed meanwhile) with a schema cache of its own, the only
+ * part a lookup or merge changes. Reads nothing. */
+HUDI_NODISCARD hudi_status hudi_mdt_open_sibling(hudi_mdt **out, const hudi_mdt *of, hudi_error *err);
+
+/* Reloads the MDT's timeline, relists its files and rebuilds the valid
+ * instants from the data table's current timeline: what hudi_mdt_open
+ * would see now, without reading hoodie.properties again (its version
+ * and layout do not change under the write lock). On failure m is as it
+ * was. */
+HUDI_NODISCARD hudi_status hudi_mdt_refresh(hudi_mdt *m, hudi_error *err);
+
+/* ---- one handle per write ----
+ *
+ * A write (upsert, delete, ...) shares one handle among its file slicing,
+ * record-index lookup, metadata writer and the services it runs, instead
+ * of each opening the MDT (on object stores each opening is a
+ * hoodie.properties GET, a timeline LIST and a file LIST).
+ *
+ * hudi_mdt_share_begin(t), after the write lock is taken and the timeline
+ * reloaded, turns sharing on; hudi_mdt_share_end(t), before the lock is
+ * released, frees the handle. While on, hudi_mdt_acquire opens the handle
+ * on first use and afterwards returns it, refreshed (hudi_mdt_refresh)
+ * when the MDT was written since (hudi_mdt_share_invalidate, which every
+ * writer of the MDT calls after writing) or t's data timeline changed
+ * since it was built (a commit, a service, a reload): so a caller sees
+ * what opening the MDT at that moment would have shown. Without sharing,
+ * acquire is hudi_mdt_open. Either way, release with hudi_mdt_release
+ * (frees only a handle that is not the shared one), and keep the handle
+ * only until the next acquire on t (a refresh replaces its view). */
+void hudi_mdt_share_begin(hudi_table *t);
+void hudi_mdt_share_end(hudi_table *t);
+void hudi_mdt_share_invalidate(hudi_table *t);
+HUDI_NODISCARD hudi_status hudi_mdt_acquire(hudi_mdt **out, hudi_table *t, hudi_error *err);
+void hudi_mdt_release(hudi_table *t, hudi_mdt *m);
+
+/* The MDT (as a table: its hoodie.properties, version, layout) of t's
+ * shared handle when one is open, else NULL: writers take the MDT's
+ * properties from it instead of reading them again. */
+const hudi_table *hudi_mdt_shared_table(const hudi_table *t);
+
 /* The MDT as a table (its properties, storage and timeline), and the
  * data table it belongs to. */
 const hudi_table *hudi_mdt_table(const hudi_mdt *m);

@@ -522,6 +522,7 @@ static hudi_status commit_record_index(commit_ctx *c, hudi_error *err) {
 
 /* Checks the MDT exists; takes its table version unless one was given. */
 static hudi_status mdt_version(commit_ctx *c, hudi_error *err) {
+  if (c->o.table_version_known && (c->o.table_version == 8 || c->o.table_version == 9)) return HUDI_OK;
   hudi_buf text;
   hudi_buf_init(&text, HUDI_PROPS_MAX_BYTES);
   hudi_status st = hudi_storage_read_all(c->s, HUDI_MDT_W_PROPS, HUDI_PROPS_MAX_BYTES, &text, err);

@@ -91,9 +91,13 @@ typedef struct hudi_mdt_write_options {
   /* hudi_hfile_writer_options.compress_threads of every HFile written
    * (0 = auto); callers writing several HFiles at once on the cores set 1. */
   int hfile_compress_threads;
+  /* commit only: table_version is the MDT's own, taken from its
+   * hoodie.properties by the caller's handle (mdt_reader.h
+   * hudi_mdt_shared_table): the commit does not read them again. */
+  bool table_version_known;
 } hudi_mdt_write_options;
 
-#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, false, 0}
+#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, false, 0, false}
 
 /* A file of the data table added or deleted by the commit. */
 typedef struct hudi_mdt_file_change {

@@ -39,6 +39,7 @@
 #include "table/log_format.h"
 #include "table/log_parquet_block.h"
 #include "table/log_writer.h"
+#include "table/mdt_reader.h"
 #include "table/merge_write.h"
 #include "table/services.h"
 #include "table/requested_replace.h"
@@ -1382,10 +1383,16 @@ hudi_status hudi_merge_write(hudi_write_result *res, hudi_table *t, const hudi_m
   snprintf(res->operation, sizeof res->operation, "%s", in->operation);
   hudi_table_lock lock = {0};
   hudi_status st = hudi_write_begin(&lock, t, c.opts, c.n_opts, err);
+  /* One metadata-table handle for the file slicing, the index, the MDT
+   * writer and the services, refreshed when the MDT or timeline moves
+   * (mdt_reader.h): opened at most once per write. */
+  bool sharing = st == HUDI_OK;
+  if (sharing) hudi_mdt_share_begin(t);
   if (st == HUDI_OK) st = run(&c, in, err);
   if (st != HUDI_OK) res->completion_time[0] = '\0';
   /* The commit is visible from here on, whatever the services report. */
   else if (res->completion_time[0]) st = hudi_services_after_commit(t, c.opts, c.n_opts, res, err);
+  if (sharing) hudi_mdt_share_end(t);
   hudi_write_end(&lock, t);
   hudi_avro_encoder_free(c.enc);
   hudi_index_free(c.index);

@@ -18,6 +18,10 @@ struct hudi_table {
   int layout;
   hudi_timeline timeline;
   struct hudi_compact_async *compact_async; /* background compaction, compact_async.h */
+  /* One metadata-table handle per write (mdt_reader.h hudi_mdt_share_begin):
+   * on while a write holds the lock; the handle is opened on first use. */
+  bool mdt_sharing;
+  struct hudi_mdt *shared_mdt;
 };
 
 /* The table's (first) ordering field copied into buf, or NULL when it has

@@ -3,7 +3,11 @@
  *   validate + read the input, extract keys and partitions (nothing written
  *   yet, so bad input leaves no trace) -> T.<action>.requested -> inflight
  *   -> per file: marker, partition metadata, base file -> T_C.<action>
- *   (write-if-absent) -> delete the markers. */
+ *   (write-if-absent) -> delete the markers.
+ * Each partition's rows become ceil(compressed size / max.file.size) files
+ * of equal row counts (write_plan.h); the files are written on up to
+ * HUDI_WRITE_DEFAULT_BULK_THREADS threads and their write stats listed in
+ * task order, as a sequential write lists them. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +20,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/instant.h"
+#include "base/threadpool.h"
 #include "parquet/writer.h"
 #include "table/base_file.h"
 #include "table/base_footer.h"
@@ -29,6 +34,7 @@
 #include "table/write.h"
 #include "table/write_convert.h"
 #include "table/write_mdt.h"
+#include "table/write_plan.h"
 #include "table/write_rows.h"
 #include "table/write_schema.h"
 
@@ -278,56 +284,43 @@ static hudi_status append_chunk(append_ctx *c, hudi_arrow_batch_builder *bb, chu
   return hudi_arrow_batch_builder_end_rows(bb, (int64_t)m, err);
 }
 
-/* Writes one file group: rows [from, to) of the sorted order, all in
- * partition p. */
-static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, hudi_error *err) {
-  hudi_write_rows *r = &c->rows;
-  const char *partition = hudi_write_rows_partition(r, from);
-  char file_id[48], token[64], file_name[256];
-  HUDI_TRY(hudi_write_new_file_id(file_id, err));
-  snprintf(token, sizeof token, "%d-1-%d", task, task);
-  if (hudi_base_file_name_format(file_name, sizeof file_name, file_id, token, c->instant, "parquet") < 0)
-    return hudi_err_set(err, HUDI_ERR_INTERNAL, "base file name too long");
-  hudi_buf path;
-  hudi_buf_init(&path, 1 << 16);
-  hudi_status st = hudi_buf_printf(&path, err, "%s%s%s%c", partition, *partition ? "/" : "", file_name, '\0');
-  /* Marker first: a crash after this leaves something rollback can find. */
-  if (st == HUDI_OK) st = hudi_write_marker(c->t->storage, c->instant, partition, file_name, "CREATE", err);
-  if (st == HUDI_OK) st = hudi_write_partition_metadata(c->t->storage, partition, c->instant, err);
-
-  hudi_arrow_batch_builder *bb = NULL;
-  hudi_pq_writer *w = NULL;
-  hudi_bloom bloom;
-  memset(&bloom, 0, sizeof bloom);
-  hudi_pq_write_summary sum;
-  memset(&sum, 0, sizeof sum);
-  bool have_sum = false;
-  if (st == HUDI_OK && c->bloom)
-    st = hudi_bloom_init(&bloom, HUDI_BLOOM_DEFAULT_ENTRIES, HUDI_BLOOM_DEFAULT_FPP, HUDI_BLOOM_DEFAULT_MAX_ENTRIES,
-                         err);
-  if (st == HUDI_OK) st = hudi_arrow_batch_builder_create(&bb, &c->out_schema, err);
+/* A base file's writer and batch builder over c->out_schema: into storage
+ * path `path`, or (path NULL) appended to *mem. */
+static hudi_status open_writer(append_ctx *c, const char *path, hudi_buf *mem, hudi_arrow_batch_builder **bb,
+                               hudi_pq_writer **w, hudi_error *err) {
+  HUDI_TRY(hudi_arrow_batch_builder_create(bb, &c->out_schema, err));
   struct ArrowSchema pq_schema;
   memset(&pq_schema, 0, sizeof pq_schema);
-  if (st == HUDI_OK) st = hudi_arrow_batch_builder_export_schema(bb, &pq_schema, err);
+  hudi_status st = hudi_arrow_batch_builder_export_schema(*bb, &pq_schema, err);
   if (st == HUDI_OK)
-    st = hudi_pq_writer_open_storage(&w, &pq_schema, &c->pq, c->t->storage, (const char *)path.data, err);
+    st = path ? hudi_pq_writer_open_storage(w, &pq_schema, &c->pq, c->t->storage, path, err)
+              : hudi_pq_writer_open_buf(w, &pq_schema, &c->pq, mem, err);
   if (pq_schema.release) pq_schema.release(&pq_schema);
+  return st;
+}
 
+/* Encodes sorted rows [from, to) into w, chunk by chunk (the last one as
+ * HUDI_PQ_WRITE_LAST). With bloom: adds their keys and finds the rows of
+ * the least and greatest key. */
+static hudi_status encode_rows(append_ctx *c, hudi_arrow_batch_builder *bb, hudi_pq_writer *w, hudi_bloom *bloom,
+                               size_t from, size_t to, int task, const char *partition, const char *file_name,
+                               size_t *min_row, size_t *max_row, hudi_error *err) {
+  hudi_write_rows *r = &c->rows;
   size_t min_i = from, max_i = to - 1;
   chunk_src src;
   memset(&src, 0, sizeof src);
-  if (st == HUDI_OK) st = chunk_src_init(&src, err);
+  hudi_status st = chunk_src_init(&src, err);
   for (size_t a = from; st == HUDI_OK && a < to; a += CHUNK_ROWS) {
     size_t m = to - a < CHUNK_ROWS ? to - a : CHUNK_ROWS;
     st = append_chunk(c, bb, &src, a, m, from, task, partition, file_name, err);
-    for (size_t i = a; st == HUDI_OK && c->bloom && i < a + m; i++) {
+    for (size_t i = a; st == HUDI_OK && bloom && i < a + m; i++) {
       src.keys[i - a] = hudi_write_rows_key(r, i, &src.key_lens[i - a]);
       /* Rows are in Java key order within a partition; the comparisons
        * only guard that. */
       if (hudi_write_rows_key_cmp(r, i, min_i) < 0) min_i = i;
       if (hudi_write_rows_key_cmp(r, i, max_i) > 0) max_i = i;
     }
-    if (st == HUDI_OK && c->bloom) st = hudi_bloom_add_many(&bloom, src.keys, src.key_lens, m, err);
+    if (st == HUDI_OK && bloom) st = hudi_bloom_add_many(bloom, src.keys, src.key_lens, m, err);
     if (st == HUDI_OK) {
       struct ArrowArray arr;
       st = hudi_arrow_batch_builder_finish(bb, &arr, err);
@@ -340,61 +333,224 @@ static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, h
     }
   }
   chunk_src_free(&src);
+  *min_row = min_i;
+  *max_row = max_i;
+  return st;
+}
+
+/* The compressed column-chunk bytes (pages and their headers, no footer:
+ * what Hudi's canWrite counts) of sorted rows [from, to) written the way
+ * write_file writes them, into memory (write_plan.h). */
+static hudi_status sample_bytes(append_ctx *c, size_t from, size_t to, int task, int64_t *out, hudi_error *err) {
+  *out = 0;
+  const char *partition = hudi_write_rows_partition(&c->rows, from);
+  /* A file name of the real one's length: the column is one dictionary
+   * value either way. */
+  char file_name[256];
+  if (hudi_base_file_name_format(file_name, sizeof file_name, "00000000-0000-4000-8000-000000000000-0", "0-1-0",
+                                 c->instant, "parquet") < 0)
+    return hudi_err_set(err, HUDI_ERR_INTERNAL, "base file name too long");
+  hudi_buf mem;
+  hudi_buf_init(&mem, HUDI_BUF_DEFAULT_MAX);
+  hudi_arrow_batch_builder *bb = NULL;
+  hudi_pq_writer *w = NULL;
+  hudi_pq_write_summary sum;
+  memset(&sum, 0, sizeof sum);
+  size_t min_i, max_i;
+  hudi_status st = open_writer(c, NULL, &mem, &bb, &w, err);
+  if (st == HUDI_OK) st = encode_rows(c, bb, w, NULL, from, to, task, partition, file_name, &min_i, &max_i, err);
+  if (st == HUDI_OK) st = hudi_pq_writer_close(w, &sum, err);
+  if (st == HUDI_OK) {
+    for (uint32_t k = 0; k < sum.num_columns; k++) *out += sum.columns[k].compressed_size;
+    hudi_pq_write_summary_free(&sum);
+  }
+  hudi_pq_writer_free(w);
+  hudi_arrow_batch_builder_free(bb);
+  hudi_buf_free(&mem);
+  return st;
+}
+
+/* One written file group, for its commit-metadata write stat. */
+typedef struct file_out {
+  char file_id[48];
+  hudi_buf path;
+  size_t from;     /* its first sorted row */
+  int64_t rows, size;
+} file_out;
+
+/* Writes one file group: rows [from, to) of the sorted order, all in
+ * partition p. Touches nothing of c but its storage (out gets the stat). */
+static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, file_out *out, hudi_error *err) {
+  hudi_write_rows *r = &c->rows;
+  const char *partition = hudi_write_rows_partition(r, from);
+  char *file_id = out->file_id, token[64], file_name[256];
+  HUDI_TRY(hudi_write_new_file_id(file_id, err));
+  snprintf(token, sizeof token, "%d-1-%d", task, task);
+  if (hudi_base_file_name_format(file_name, sizeof file_name, file_id, token, c->instant, "parquet") < 0)
+    return hudi_err_set(err, HUDI_ERR_INTERNAL, "base file name too long");
+  hudi_buf *path = &out->path;
+  hudi_status st = hudi_buf_printf(path, err, "%s%s%s%c", partition, *partition ? "/" : "", file_name, '\0');
+  /* Marker first: a crash after this leaves something rollback can find. */
+  if (st == HUDI_OK) st = hudi_write_marker(c->t->storage, c->instant, partition, file_name, "CREATE", err);
+  if (st == HUDI_OK) st = hudi_write_partition_metadata(c->t->storage, partition, c->instant, err);
+
+  hudi_arrow_batch_builder *bb = NULL;
+  hudi_pq_writer *w = NULL;
+  hudi_bloom bloom;
+  memset(&bloom, 0, sizeof bloom);
+  hudi_pq_write_summary sum;
+  memset(&sum, 0, sizeof sum);
+  if (st == HUDI_OK && c->bloom)
+    st = hudi_bloom_init(&bloom, HUDI_BLOOM_DEFAULT_ENTRIES, HUDI_BLOOM_DEFAULT_FPP, HUDI_BLOOM_DEFAULT_MAX_ENTRIES,
+                         err);
+  if (st == HUDI_OK) st = open_writer(c, (const char *)path->data, NULL, &bb, &w, err);
+  size_t min_i = from, max_i = to - 1;
+  if (st == HUDI_OK)
+    st = encode_rows(c, bb, w, c->bloom ? &bloom : NULL, from, to, task, partition, file_name, &min_i, &max_i, err);
   size_t min_len, max_len;
   const char *min_key = hudi_write_rows_key(r, min_i, &min_len);
   const char *max_key = hudi_write_rows_key(r, max_i, &max_len);
   if (st == HUDI_OK)
     st = hudi_base_footer_write(w, c->bloom ? &bloom : NULL, min_key, min_len, max_key, max_len, c->avro_with_meta,
                                 err);
+  if (st == HUDI_OK) st = hudi_pq_writer_close(w, &sum, err);
   if (st == HUDI_OK) {
-    st = hudi_pq_writer_close(w, &sum, err);
-    have_sum = st == HUDI_OK;
+    out->from = from;
+    out->rows = (int64_t)(to - from);
+    out->size = sum.file_size;
+    hudi_pq_write_summary_free(&sum);
   }
-
-  hudi_write_stat *ws = NULL;
-  if (st == HUDI_OK) st = hudi_commit_metadata_add_stat(c->meta, partition, &ws, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, file_id, &ws->file_id, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, (const char *)path.data, &ws->path, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, "null", &ws->prev_commit, err);
-  if (st == HUDI_OK) {
-    int64_t n = (int64_t)(to - from);
-    ws->num_writes = (hudi_tl_long){n, 1};
-    ws->num_inserts = (hudi_tl_long){n, 1};
-    ws->total_write_bytes = (hudi_tl_long){sum.file_size, 1};
-    ws->file_size_in_bytes = (hudi_tl_long){sum.file_size, 1};
-    hudi_write_stat_zero_unset(ws);
-    c->res->files_written++;
-    c->res->bytes_written += sum.file_size;
-  }
-  if (have_sum) hudi_pq_write_summary_free(&sum);
   hudi_pq_writer_free(w);
   hudi_arrow_batch_builder_free(bb);
   hudi_bloom_free(&bloom);
-  hudi_buf_free(&path);
   return st;
 }
 
+/* The write stat of a written file group (in task order: the commit
+ * metadata lists them so). */
+static hudi_status add_stat(append_ctx *c, const file_out *f, hudi_error *err) {
+  const char *path = (const char *)f->path.data;
+  const char *partition = hudi_write_rows_partition(&c->rows, f->from);
+  hudi_write_stat *ws = NULL;
+  HUDI_TRY(hudi_commit_metadata_add_stat(c->meta, partition, &ws, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(c->meta, f->file_id, &ws->file_id, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(c->meta, path, &ws->path, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(c->meta, "null", &ws->prev_commit, err));
+  ws->num_writes = (hudi_tl_long){f->rows, 1};
+  ws->num_inserts = (hudi_tl_long){f->rows, 1};
+  ws->total_write_bytes = (hudi_tl_long){f->size, 1};
+  ws->file_size_in_bytes = (hudi_tl_long){f->size, 1};
+  hudi_write_stat_zero_unset(ws);
+  c->res->files_written++;
+  c->res->bytes_written += f->size;
+  return HUDI_OK;
+}
+
+/* A partition of the sorted rows and the files it becomes. */
+typedef struct part_plan {
+  size_t from, to, files;
+} part_plan;
+
+typedef struct file_job {
+  size_t from, to;
+  int task;
+  file_out out;
+} file_job;
+
+typedef struct files_run {
+  append_ctx *c;
+  part_plan *parts;
+  file_job *jobs;
+} files_run;
+
+/* How many files partition p becomes (write_plan.h): its compressed size
+ * estimated from a sample of its first rows. The sample's seqno column
+ * uses task 0 whatever the partition, so the plan does not depend on the
+ * order partitions are planned in. */
+static hudi_status plan_partition(void *ctx, size_t p, hudi_error *err) {
+  files_run *run = ctx;
+  append_ctx *c = run->c;
+  part_plan *pp = &run->parts[p];
+  size_t n = pp->to - pp->from;
+  size_t s = hudi_write_plan_sample_rows(n, hudi_write_rows_bytes_per_row(&c->rows), c->max_file_size);
+  pp->files = 1;
+  if (s == 0) return HUDI_OK;
+  int64_t bytes;
+  HUDI_TRY(sample_bytes(c, pp->from, pp->from + s, 0, &bytes, err));
+  pp->files = hudi_write_plan_files(n, hudi_write_plan_estimate(n, s, bytes), c->max_file_size);
+  return HUDI_OK;
+}
+
+static hudi_status write_job(void *ctx, size_t i, hudi_error *err) {
+  files_run *run = ctx;
+  file_job *j = &run->jobs[i];
+  return write_file(run->c, j->from, j->to, j->task, &j->out, err);
+}
+
+/* Threads for the file writes: hoodie.bulkinsert.shuffle.parallelism
+ * (Spark's bulk-insert task count in Hudi; here the files written at once,
+ * each holding its row group's compressed chunks), by default 2; never
+ * more than the cores or the items to share out. */
+static hudi_status write_threads(append_ctx *c, size_t files, int *out, hudi_error *err) {
+  int64_t v;
+  HUDI_TRY(int_option(c->t, c->opts, c->n_opts, "hoodie.bulkinsert.shuffle.parallelism", 0, 0, &v, err));
+  if (v <= 0) v = HUDI_WRITE_DEFAULT_BULK_THREADS;
+  int cores = hudi_cpu_count();
+  if (v > cores) v = cores;
+  if (v > HUDI_THREADPOOL_MAX_THREADS) v = HUDI_THREADPOOL_MAX_THREADS;
+  if ((size_t)v > files) v = files ? (int64_t)files : 1;
+  *out = (int)v;
+  return HUDI_OK;
+}
+
+/* Plans every partition, writes every file (on the pool's threads and this
+ * one), then adds the write stats in task order: the commit metadata and
+ * counters are the same as a sequential write's. */
 static hudi_status write_files(append_ctx *c, hudi_error *err) {
   hudi_write_rows *r = &c->rows;
-  int64_t per_row = hudi_write_rows_bytes_per_row(r);
-  int64_t rows_per_file = c->max_file_size / (per_row > 0 ? per_row : 1);
-  if (rows_per_file < 1) rows_per_file = 1;
-  int task = 0;
-  size_t i = 0;
-  while (i < r->n) {
+  files_run run = {c, NULL, NULL};
+  size_t n_parts = 0, n_files = 0;
+  for (size_t i = 0; i < r->n; i++) n_parts += i == 0 || !hudi_write_rows_same_partition(r, i - 1, i);
+  run.parts = hudi_calloc(n_parts ? n_parts : 1, sizeof *run.parts);
+  if (!run.parts) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  for (size_t i = 0, p = 0; i < r->n; p++) {
     size_t end = i + 1;
     while (end < r->n && hudi_write_rows_same_partition(r, i, end)) end++;
-    c->res->partitions_written++;
-    /* Even split of the partition's rows into ceil(n / rows_per_file) files. */
-    size_t n = end - i;
-    size_t files = (n + (size_t)rows_per_file - 1) / (size_t)rows_per_file;
-    for (size_t f = 0; f < files; f++) {
-      size_t a = i + n * f / files, b = i + n * (f + 1) / files;
-      HUDI_TRY(write_file(c, a, b, task++, err));
-    }
+    run.parts[p] = (part_plan){i, end, 1};
     i = end;
   }
-  return HUDI_OK;
+  c->res->partitions_written += (int64_t)n_parts;
+  /* One pool for both steps: sampling runs across partitions, writing
+   * across files (a step with fewer items than threads leaves one idle). */
+  int threads;
+  hudi_threadpool *pool = NULL;
+  hudi_status st = write_threads(c, r->n > 1 ? r->n : 1, &threads, err);
+  if (st == HUDI_OK && threads > 1) st = hudi_threadpool_create(&pool, threads - 1, err);
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, n_parts, plan_partition, &run, err);
+  for (size_t p = 0; st == HUDI_OK && p < n_parts; p++) n_files += run.parts[p].files;
+  if (st == HUDI_OK) {
+    run.jobs = hudi_calloc(n_files ? n_files : 1, sizeof *run.jobs);
+    if (!run.jobs) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  size_t k = 0;
+  for (size_t p = 0; st == HUDI_OK && p < n_parts; p++) {
+    const part_plan *pp = &run.parts[p];
+    size_t n = pp->to - pp->from;
+    for (size_t f = 0; f < pp->files; f++, k++) {
+      file_job *j = &run.jobs[k];
+      j->from = pp->from + hudi_write_plan_file_start(n, pp->files, f);
+      j->to = pp->from + hudi_write_plan_file_start(n, pp->files, f + 1);
+      j->task = (int)k;
+      hudi_buf_init(&j->out.path, 1 << 16);
+    }
+  }
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, n_files, write_job, &run, err);
+  hudi_threadpool_free(pool);
+  for (size_t i = 0; st == HUDI_OK && i < n_files; i++) st = add_stat(c, &run.jobs[i].out, err);
+  for (size_t i = 0; run.jobs && i < k; i++) hudi_buf_free(&run.jobs[i].out.path);
+  hudi_free(run.jobs);
+  hudi_free(run.parts);
+  return st;
 }
 
 hudi_status hudi_write_instant_file(hudi_table *t, const char *instant, const char *action, const char *completion,
@@ -502,6 +658,8 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   if (st == HUDI_OK)
     st = int_option(table, c.opts, c.n_opts, "hoodie.parquet.page.size", 1 << 20, 1024, &page, err);
   if (st == HUDI_OK) st = codec_option(table, c.opts, c.n_opts, &c.pq.codec, err);
+  int threads; /* checked here, before anything is written; used by write_files */
+  if (st == HUDI_OK) st = write_threads(&c, 1, &threads, err);
   if (st == HUDI_OK) st = hudi_bloom_write_enabled(&c.bloom, table, c.opts, c.n_opts, err);
   if (st == HUDI_OK) st = hudi_keygen_init(&kg, &table->props, table->version, err);
   /* Everything the input can get wrong is found here, before any write. */

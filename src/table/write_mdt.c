@@ -9,6 +9,7 @@
 
 #include "base/alloc.h"
 #include "table/mdt_column_stats.h"
+#include "table/mdt_reader.h"
 #include "table/properties.h"
 
 #define PARTITIONS_KEY "hoodie.table.metadata.partitions"
@@ -122,6 +123,13 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
   hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
   o.record_index_shards = hudi_write_mdt_has_record_index(t) ? 0 : -1;
   o.timeline_utc_offset_minutes = timeline_offset(t);
+  /* Within a write that shares its metadata-table handle: the MDT's
+   * version as the handle read it (one hoodie.properties GET per write). */
+  const hudi_table *shared = hudi_mdt_shared_table(t);
+  if (shared && (shared->version == 8 || shared->version == 9)) {
+    o.table_version = shared->version;
+    o.table_version_known = true;
+  }
   hudi_cs_records csr = {0}; /* column_stats / partition_stats (mdt_column_stats.h) */
   if (st == HUDI_OK) st = hudi_cs_mdt_records(&csr, t, meta, files, k, err);
   o.index_records = csr.items;
@@ -130,6 +138,7 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
   hudi_mdt_commit_result res;
   memset(&res, 0, sizeof res);
   if (st == HUDI_OK) st = hudi_mdt_commit(t->storage, &o, &in, &res, err);
+  hudi_mdt_share_invalidate(t); /* the MDT changed (or may have, on failure) */
   hudi_cs_records_free(&csr);
   hudi_free(files);
   HUDI_TRY(st);

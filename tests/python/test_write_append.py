@@ -147,8 +147,10 @@ def test_non_hive_partitions_and_file_sizing(tmp_path):
     t = create(path, record_key="id", partition_fields="p",
                hudi_options={"hoodie.datasource.write.hive_style_partitioning": "false"})
     n = 3000
+    # Files are sized by their compressed bytes: an incompressible payload (~100 bytes a row
+    # under gzip) makes each partition ~150 KB, two files each.
     data = pa.table({"id": [f"k{i:05d}" for i in range(n)], "p": [i % 2 for i in range(n)],
-                     "payload": ["x" * 200] * n})
+                     "payload": [os.urandom(100).hex() for _ in range(n)]})
     r = t.append(data, {"hoodie.parquet.max.file.size": str(100 * 1024)})
     assert r.partitions_written == 2 and r.files_written > 2
     files = base_files(path)

@@ -109,8 +109,9 @@ static void append_keys(hudi_table *t, model *m, const char *tag, int n, bool pa
   }
   struct ArrowArrayStream s;
   make_stream(&s, ids, cities, n);
-  /* Small files: several file groups per partition. */
-  hudi_option small = {"hoodie.parquet.max.file.size", "2000"};
+  /* Small files: several file groups per partition (sized by their
+   * compressed data, ~17 bytes a row here). */
+  hudi_option small = {"hoodie.parquet.max.file.size", "300"};
   hudi_write_result r;
   hudi_error err = HUDI_ERROR_INIT;
   if (hudi_table_append(&r, t, &s, &small, 1, &err) != HUDI_OK) fail_msg("append: %s", err.message);
