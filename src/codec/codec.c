@@ -12,6 +12,7 @@
 
 #include "base/alloc.h"
 #include "codec/fast_deflate.h"
+#include "codec/thread_ctx.h"
 
 const char *hudi_codec_name(hudi_codec codec) {
   switch (codec) {
@@ -297,7 +298,9 @@ hudi_status hudi_codec_decompress(hudi_codec codec, const uint8_t *src, size_t s
     }
     case HUDI_CODEC_ZSTD: {
       uint8_t dummy;
-      size_t r = ZSTD_decompress(dst ? dst : &dummy, dst_len, src, src_len);
+      ZSTD_DCtx *zd = hudi_codec_thread_zstd_d();
+      size_t r = zd ? ZSTD_decompressDCtx(zd, dst ? dst : &dummy, dst_len, src, src_len)
+                    : ZSTD_decompress(dst ? dst : &dummy, dst_len, src, src_len);
       if (ZSTD_isError(r))
         return hudi_err_set(err, HUDI_ERR_CORRUPT, "zstd data of %zu bytes does not decode to %zu bytes: %s",
                             src_len, dst_len, ZSTD_getErrorName(r));
@@ -366,7 +369,10 @@ hudi_status hudi_codec_compress(hudi_codec codec, int level, const uint8_t *src,
       size_t n = ZSTD_compressBound(src_len);
       if (ZSTD_isError(n)) return hudi_err_set(err, HUDI_ERR_LIMIT, "%zu bytes are too many for zstd", src_len);
       HUDI_TRY(hudi_buf_reserve(out, n, err));
-      size_t r = ZSTD_compress(out->data + out->len, n, src, src_len, level ? level : ZSTD_CLEVEL_DEFAULT);
+      ZSTD_CCtx *zc = hudi_codec_thread_zstd_c();
+      int lv = level ? level : ZSTD_CLEVEL_DEFAULT;
+      size_t r = zc ? ZSTD_compressCCtx(zc, out->data + out->len, n, src, src_len, lv)
+                    : ZSTD_compress(out->data + out->len, n, src, src_len, lv);
       if (ZSTD_isError(r)) return hudi_err_set(err, HUDI_ERR_INTERNAL, "zstd compress failed: %s", ZSTD_getErrorName(r));
       out->len += r;
       return HUDI_OK;

@@ -9,6 +9,7 @@
 #include <libdeflate.h>
 
 #include "base/alloc.h"
+#include "codec/thread_ctx.h"
 
 /* gzip members back to back (RFC 1952 §2.2) concatenate their outputs. */
 static bool inflate_gzip_members(struct libdeflate_decompressor *d, const uint8_t *src, size_t src_len,
@@ -28,7 +29,7 @@ static bool inflate_gzip_members(struct libdeflate_decompressor *d, const uint8_
 bool hudi_fast_inflate(hudi_codec codec, const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len) {
   if (dst_len == 0 || dst == NULL) return false; /* zlib's path handles the empty cases */
   if (codec == HUDI_CODEC_GZIP && (src_len < 18 || src[0] != 0x1f || src[1] != 0x8b)) return false;
-  struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+  struct libdeflate_decompressor *d = hudi_codec_thread_inflater();
   if (!d) return false;
   bool ok;
   if (codec == HUDI_CODEC_GZIP) {
@@ -38,14 +39,13 @@ bool hudi_fast_inflate(hudi_codec codec, const uint8_t *src, size_t src_len, uin
     ok = libdeflate_deflate_decompress_ex(d, src, src_len, dst, dst_len, &used_in, &made) == LIBDEFLATE_SUCCESS &&
          used_in == src_len && made == dst_len;
   }
-  libdeflate_free_decompressor(d);
   return ok;
 }
 
 bool hudi_fast_gzip(int level, const uint8_t *src, size_t src_len, hudi_buf *out) {
   if (level == 0) level = 6;
   if (level < 1 || level > 12) return false; /* zlib reports the bad level */
-  struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+  struct libdeflate_compressor *c = hudi_codec_thread_deflater(level);
   if (!c) return false;
   size_t bound = libdeflate_gzip_compress_bound(c, src_len);
   size_t room = out->max - out->len;
@@ -55,7 +55,6 @@ bool hudi_fast_gzip(int level, const uint8_t *src, size_t src_len, hudi_buf *out
     out->len += n;
     done = n > 0;
   }
-  libdeflate_free_compressor(c);
   return done;
 }
 
