@@ -108,13 +108,17 @@ static char *read_lines(hudi_table *t, const char *const *cols, size_t n_cols, c
   if (n) qsort(lines, n, sizeof *lines, line_cmp);
   size_t total = 1;
   for (size_t i = 0; i < n; i++) total += strlen(lines[i]) + 1;
-  char *out = malloc(total);
-  out[0] = 0;
+  char *out = malloc(total), *end = out;
+  /* Appended at a moving end: strcat would rescan the whole text per line
+   * (quadratic, half an hour under valgrind for 20k lines). */
   for (size_t i = 0; i < n; i++) {
-    strcat(out, lines[i]);
-    strcat(out, "\n");
+    size_t len = strlen(lines[i]);
+    memcpy(end, lines[i], len);
+    end += len;
+    *end++ = '\n';
     free(lines[i]);
   }
+  *end = 0;
   free(lines);
   return out;
 }

@@ -88,10 +88,12 @@ static char *model_lines(const model *m) {
     lines[i] = strdup(l);
   }
   qsort(lines, NKEYS, sizeof *lines, line_cmp);
-  char *out = calloc(1, NKEYS * 200 + 1);
-  for (int i = 0; i < NKEYS; i++) {
-    strcat(out, lines[i]);
-    strcat(out, "\n");
+  char *out = calloc(1, NKEYS * 200 + 1), *end = out;
+  for (int i = 0; i < NKEYS; i++) { /* at a moving end: strcat is quadratic */
+    size_t len = strlen(lines[i]);
+    memcpy(end, lines[i], len);
+    end += len;
+    *end++ = '\n';
     free(lines[i]);
   }
   return out;

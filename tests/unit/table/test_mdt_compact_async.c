@@ -73,9 +73,13 @@ static char *model_lines(const model *m) {
     lines[n++] = strdup(l);
   }
   qsort(lines, (size_t)n, sizeof *lines, line_cmp);
-  for (int i = 0; i < n; i++) {
-    strcat(out, lines[i]);
-    strcat(out, "\n");
+  char *end = out + strlen(out);
+  for (int i = 0; i < n; i++) { /* at a moving end: strcat is quadratic */
+    size_t len = strlen(lines[i]);
+    memcpy(end, lines[i], len);
+    end += len;
+    *end++ = '\n';
+    *end = 0;
     free(lines[i]);
   }
   free(lines);
