@@ -2,7 +2,10 @@
  * InternalDynamicBloomFilter, InternalBloomFilter, HashFunction), bit for bit. */
 #include "table/bloom.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -40,6 +43,7 @@ hudi_status hudi_bloom_init(hudi_bloom *b, int32_t num_entries, double fpp, int3
 }
 
 void hudi_bloom_free(hudi_bloom *b) {
+  if (b->held) hudi_buf_free(&b->held_keys);
   for (int32_t i = 0; i < b->n_rows; i++) hudi_free(b->rows[i]);
   hudi_free(b->rows);
   memset(b, 0, sizeof *b);
@@ -76,7 +80,10 @@ static hudi_status active_row(hudi_bloom *b, uint8_t **row, hudi_error *err) {
   return HUDI_OK;
 }
 
+static hudi_status hold(hudi_bloom *b, const void *key, size_t len, hudi_error *err);
+
 hudi_status hudi_bloom_add(hudi_bloom *b, const void *key, size_t len, hudi_error *err) {
+  if (b->held) return hold(b, key, len, err);
   int32_t pos[64];
   if (b->nb_hash > 64) return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "bloom filter with %d hashes", b->nb_hash);
   uint8_t *row;
@@ -143,10 +150,12 @@ static inline int32_t java_pos(uint32_t u, int32_t n) {
 
 hudi_status hudi_bloom_add_many(hudi_bloom *b, const char *const *keys, const size_t *lens, size_t n,
                                 hudi_error *err) {
+  size_t i = 0;
+  for (; b->held && i < n; i++) HUDI_TRY(hold(b, keys[i], lens[i], err));
+  if (i == n) return HUDI_OK;
   if (b->nb_hash > 64) return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "bloom filter with %d hashes", b->nb_hash);
   lane ls[LANES];
   int32_t pos[LANES][64];
-  size_t i = 0;
   while (i < n) {
     size_t g = 0;
     while (g < LANES && i + g < n && lens[i + g] <= LANE_WORDS * 4) {
@@ -177,7 +186,7 @@ hudi_status hudi_bloom_add_many(hudi_bloom *b, const char *const *keys, const si
 
 bool hudi_bloom_might_contain(const hudi_bloom *b, const void *key, size_t len) {
   int32_t pos[64];
-  if (b->nb_hash > 64) return true;
+  if (b->held || b->nb_hash > 64) return true;
   positions(b, key, len, pos);
   for (int32_t r = 0; r < b->n_rows; r++) {
     int32_t i = 0;
@@ -202,6 +211,7 @@ static hudi_status filter_header(const hudi_bloom *b, hudi_buf *o, hudi_error *e
 }
 
 hudi_status hudi_bloom_serialize(const hudi_bloom *b, hudi_buf *out, hudi_error *err) {
+  if (b->held) return hudi_err_set(err, HUDI_ERR_INTERNAL, "bloom filter serialized before hudi_bloom_finish");
   hudi_buf raw;
   hudi_buf_init(&raw, HUDI_BUF_DEFAULT_MAX);
   hudi_status st = filter_header(b, &raw, err);
@@ -241,15 +251,99 @@ hudi_status hudi_base64_encode(hudi_buf *out, const void *data, size_t len, hudi
   return HUDI_OK;
 }
 
-hudi_status hudi_bloom_write_enabled(bool *out, const hudi_table *t, const hudi_option *opts, size_t n_opts,
-                                     hudi_error *err) {
+static hudi_status int_opt(int32_t *out, const hudi_table *t, const hudi_option *opts, size_t n, const char *key,
+                           bool *set, hudi_error *err) {
+  const char *v = hudi_write_option(t, opts, n, key);
+  if (set) *set = v != NULL;
+  if (!v) return HUDI_OK;
+  char *end;
+  errno = 0;
+  long long x = strtoll(v, &end, 10);
+  if (errno || end == v || *end || x <= 0 || x > INT32_MAX / 64)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option %s is '%s' (a positive number of entries)", key, v);
+  *out = (int32_t)x;
+  return HUDI_OK;
+}
+
+hudi_status hudi_bloom_cfg_read(hudi_bloom_cfg *cfg, const hudi_table *t, const hudi_option *opts, size_t n_opts,
+                                hudi_error *err) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->entries = HUDI_BLOOM_DEFAULT_ENTRIES;
+  cfg->max_entries = HUDI_BLOOM_DEFAULT_MAX_ENTRIES;
+  cfg->fpp = HUDI_BLOOM_DEFAULT_FPP;
   const char *v = hudi_write_option(t, opts, n_opts, "hoodie.parquet.bloom.filter.enabled");
   const char *ix = hudi_write_option(t, opts, n_opts, "hoodie.index.type");
-  *out = true;
-  if (!v || !strcasecmp(v, "true")) return HUDI_OK;
-  if (strcasecmp(v, "false") != 0)
-    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option hoodie.parquet.bloom.filter.enabled is '%s' (true or false)",
-                        v);
-  *out = ix && strstr(ix, "BLOOM") != NULL;
+  cfg->on = true;
+  if (v && strcasecmp(v, "true") != 0) {
+    if (strcasecmp(v, "false") != 0)
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                          "option hoodie.parquet.bloom.filter.enabled is '%s' (true or false)", v);
+    cfg->on = ix && strstr(ix, "BLOOM") != NULL;
+  }
+  HUDI_TRY(int_opt(&cfg->entries, t, opts, n_opts, "hoodie.index.bloom.num_entries", &cfg->entries_set, err));
+  HUDI_TRY(int_opt(&cfg->max_entries, t, opts, n_opts, "hoodie.bloom.index.filter.dynamic.max.entries", NULL, err));
+  const char *f = hudi_write_option(t, opts, n_opts, "hoodie.index.bloom.fpp");
+  if (f) {
+    char *end;
+    errno = 0;
+    double x = strtod(f, &end);
+    if (errno || end == f || *end || !(x > 0 && x < 1))
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option hoodie.index.bloom.fpp is '%s' (a rate in (0, 1))", f);
+    cfg->fpp = x;
+  }
   return HUDI_OK;
+}
+
+hudi_status hudi_bloom_init_for(hudi_bloom *b, const hudi_bloom_cfg *cfg, hudi_error *err) {
+  if (cfg->entries_set) return hudi_bloom_init(b, cfg->entries, cfg->fpp, cfg->max_entries, err);
+  memset(b, 0, sizeof *b);
+  b->held = true;
+  b->held_cap = cfg->entries;
+  b->held_max = cfg->max_entries;
+  b->held_fpp = cfg->fpp;
+  hudi_buf_init(&b->held_keys, (size_t)1 << 34);
+  return HUDI_OK;
+}
+
+/* Sizes a held filter for entries keys and adds the held ones, in order. */
+static hudi_status size_held(hudi_bloom *b, int32_t entries, hudi_error *err) {
+  hudi_buf keys = b->held_keys;
+  int32_t max = b->held_max;
+  double fpp = b->held_fpp;
+  hudi_status st = hudi_bloom_init(b, entries, fpp, max, err);
+  const uint8_t *p = keys.data, *end = keys.data + keys.len;
+  enum { CHUNK = 256 };
+  const char *ks[CHUNK];
+  size_t ls[CHUNK];
+  while (st == HUDI_OK && p < end) {
+    size_t n = 0;
+    for (; n < CHUNK && p < end; n++) {
+      uint32_t len;
+      memcpy(&len, p, 4);
+      ks[n] = (const char *)p + 4;
+      ls[n] = len;
+      p += 4 + len;
+    }
+    st = hudi_bloom_add_many(b, ks, ls, n, err);
+  }
+  hudi_buf_free(&keys);
+  return st;
+}
+
+static hudi_status hold(hudi_bloom *b, const void *key, size_t len, hudi_error *err) {
+  if (b->held_n == b->held_cap) { /* one more than Java's first row takes: Java's filter */
+    HUDI_TRY(size_held(b, b->held_cap, err));
+    return hudi_bloom_add(b, key, len, err);
+  }
+  if (len > UINT32_MAX) return hudi_err_set(err, HUDI_ERR_LIMIT, "record key of %zu bytes", len);
+  uint32_t l = (uint32_t)len;
+  HUDI_TRY(hudi_buf_append(&b->held_keys, &l, 4, err));
+  HUDI_TRY(hudi_buf_append(&b->held_keys, key, len, err));
+  b->held_n++;
+  return HUDI_OK;
+}
+
+hudi_status hudi_bloom_finish(hudi_bloom *b, hudi_error *err) {
+  if (!b->held) return HUDI_OK;
+  return size_held(b, b->held_n > 0 ? b->held_n : b->held_cap, err);
 }

@@ -28,6 +28,12 @@ typedef struct hudi_bloom {
   int64_t round_robin; /* next row once the maximum is reached */
   bool reached_max;
   uint8_t **rows;      /* n_rows bit vectors of ceil(vector_size / 8) bytes */
+  /* Sized late (hudi_bloom_init_for): until the filter has its size, the
+   * keys wait in held_keys as (u32 length, bytes) records. */
+  bool held;
+  int32_t held_n, held_cap, held_max;
+  double held_fpp;
+  hudi_buf held_keys;
 } hudi_bloom;
 
 /* An empty filter sized for num_entries keys at false-positive rate fpp,
@@ -49,20 +55,53 @@ HUDI_NODISCARD hudi_status hudi_bloom_add_many(hudi_bloom *b, const char *const 
 /* True when the key may be in the filter. */
 bool hudi_bloom_might_contain(const hudi_bloom *b, const void *key, size_t len);
 
-/* Appends the base64 text Hudi writes into the footer. */
+/* Appends the base64 text Hudi writes into the footer (a held filter:
+ * HUDI_ERR_INTERNAL, see hudi_bloom_finish). */
 HUDI_NODISCARD hudi_status hudi_bloom_serialize(const hudi_bloom *b, hudi_buf *out, hudi_error *err);
 
-/* Whether a write's base files carry the footer bloom filter, by Java's
- * rule (HoodieFileWriterFactory.enableBloomFilter, meta fields populated):
+/* The footer bloom filter of one write's base files.
+ * on: whether they carry it, by Java's rule
+ * (HoodieFileWriterFactory.enableBloomFilter, meta fields populated):
  * hoodie.parquet.bloom.filter.enabled (default true, as
  * HoodieStorageConfig) or a hoodie.index.type containing "BLOOM". Spark
  * writes it with the record index too; with the option false Java writes
  * none of the four footer keys (org.apache.hudi.bloomfilter,
  * hoodie_bloom_filter_type_code, hoodie_min/max_record_key: they all come
- * from HoodieBloomFilterWriteSupport), and so do we. A value other than
- * true/false is HUDI_ERR_INVALID_ARG. Options as hudi_write_option. */
-HUDI_NODISCARD hudi_status hudi_bloom_write_enabled(bool *out, const hudi_table *t, const hudi_option *opts,
-                                                    size_t n_opts, hudi_error *err);
+ * from HoodieBloomFilterWriteSupport), and so do we.
+ * entries, fpp, max_entries: hoodie.index.bloom.num_entries, .fpp and
+ * hoodie.bloom.index.filter.dynamic.max.entries (defaults above);
+ * entries_set: num_entries was given explicitly. */
+typedef struct hudi_bloom_cfg {
+  bool on;
+  bool entries_set;
+  int32_t entries;
+  int32_t max_entries;
+  double fpp;
+} hudi_bloom_cfg;
+
+/* Reads the write's options (as hudi_write_option). A value that is not
+ * true/false, a positive count or a rate in (0, 1) is HUDI_ERR_INVALID_ARG
+ * naming the option. */
+HUDI_NODISCARD hudi_status hudi_bloom_cfg_read(hudi_bloom_cfg *cfg, const hudi_table *t, const hudi_option *opts,
+                                               size_t n_opts, hudi_error *err);
+
+/* An empty filter for one base file. Java sizes every file's filter for
+ * hoodie.index.bloom.num_entries (60000 keys: 430 KB of base64 in the
+ * footer) whatever the file holds, so a 1000-row insert file carries a
+ * filter 60 times larger than it needs. Unless num_entries was set
+ * explicitly, the keys are held back until either num_entries + 1 of them
+ * have come (then the filter is Java's, bit for bit) or hudi_bloom_finish
+ * sizes it for the keys the file got: the same false-positive rate for
+ * them, a fraction of the bytes, and still a DYNAMIC_V0 filter every Hudi
+ * reader loads (its size is part of its serialized form). Adding keys
+ * works the same either way; while keys are held, might_contain answers
+ * true. With num_entries set: Java's filter from the start. */
+HUDI_NODISCARD hudi_status hudi_bloom_init_for(hudi_bloom *b, const hudi_bloom_cfg *cfg, hudi_error *err);
+
+/* Gives a held filter its size (for the keys it got; an empty file's is
+ * Java's) and adds them; nothing for a filter already sized. Before
+ * hudi_bloom_serialize. */
+HUDI_NODISCARD hudi_status hudi_bloom_finish(hudi_bloom *b, hudi_error *err);
 
 /* Standard base64 (with padding) of len bytes, appended to out. */
 HUDI_NODISCARD hudi_status hudi_base64_encode(hudi_buf *out, const void *data, size_t len, hudi_error *err);

@@ -276,7 +276,7 @@ typedef struct cctx {
   char *schema_json, *avro_with_meta;
   char root_name[600];
   hudi_pq_writer_options pq;
-  bool bloom; /* footer bloom filter and key range (hudi_bloom_write_enabled) */
+  hudi_bloom_cfg bloom; /* footer bloom filter and key range */
   hudi_commit_metadata *meta;
   hudi_compact_result *res;
 } cctx;
@@ -322,7 +322,7 @@ static hudi_status setup(cctx *c, hudi_error *err) {
   HUDI_TRY(st);
   HUDI_TRY(pq_options(&c->pq, t, c->opts, c->n_opts, c->root_name, err));
   /* Java's compaction writes base files through the same factory rule. */
-  HUDI_TRY(hudi_bloom_write_enabled(&c->bloom, t, c->opts, c->n_opts, err));
+  HUDI_TRY(hudi_bloom_cfg_read(&c->bloom, t, c->opts, c->n_opts, err));
 
   /* The read plan the slice reader merges with: every column, no filter,
    * the completed instants of the table's timeline. */
@@ -400,9 +400,8 @@ static hudi_status bw_open(bw *b, cctx *c, const char *partition, const char *fi
   /* Marker first: a crash after this leaves something a retry can find. */
   HUDI_TRY(hudi_write_marker(c->t->storage, c->instant, partition, b->file_name, has_base ? "MERGE" : "CREATE", err));
   HUDI_TRY(hudi_write_partition_metadata(c->t->storage, partition, c->instant, err));
-  if (c->bloom)
-    HUDI_TRY(hudi_bloom_init(&b->bloom, HUDI_BLOOM_DEFAULT_ENTRIES, HUDI_BLOOM_DEFAULT_FPP,
-                             HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err));
+  if (c->bloom.on)
+    HUDI_TRY(hudi_bloom_init_for(&b->bloom, &c->bloom, err));
   HUDI_TRY(hudi_arrow_batch_builder_create(&b->bb, &c->plan.read_schema, err));
   struct ArrowSchema s;
   memset(&s, 0, sizeof s);
@@ -435,7 +434,7 @@ static hudi_status bw_flush(bw *b, bool force, hudi_error *err) {
 
 /* The written row's key: the bloom filter and the min/max keys. */
 static hudi_status bw_note_key(bw *b, const char *key, size_t klen, hudi_error *err) {
-  if (!b->c->bloom) {
+  if (!b->c->bloom.on) {
     b->n++;
     return HUDI_OK;
   }
@@ -541,7 +540,7 @@ static hudi_status bw_write_rows(bw *b, const struct ArrowArray *a, int64_t from
 static hudi_status bw_finish(bw *b, hudi_pq_write_summary *sum, hudi_error *err) {
   cctx *c = b->c;
   HUDI_TRY(bw_flush(b, true, err));
-  hudi_status st = hudi_base_footer_write(b->w, c->bloom ? &b->bloom : NULL, b->n ? (const char *)b->min_key.data : NULL,
+  hudi_status st = hudi_base_footer_write(b->w, c->bloom.on ? &b->bloom : NULL, b->n ? (const char *)b->min_key.data : NULL,
                                           b->min_key.len, (const char *)b->max_key.data, b->max_key.len,
                                           c->avro_with_meta, err);
   if (st == HUDI_OK) st = hudi_pq_writer_close(b->w, sum, err);

@@ -82,7 +82,7 @@ typedef struct mw {
   int64_t ordering_in, ordering_stored; /* column of the ordering field: input data / stored with meta */
   int64_t max_file_size;
   hudi_pq_writer_options pq;
-  bool bloom; /* footer bloom filter and key range (hudi_bloom_write_enabled) */
+  hudi_bloom_cfg bloom; /* footer bloom filter and key range */
   int32_t log_block_type; /* MOR data blocks: AVRO_DATA or PARQUET_DATA */
   hudi_pq_codec log_codec; /* PARQUET_DATA blocks' codec */
   hudi_file_slice_list *full; /* latest slices, every column */
@@ -140,7 +140,7 @@ static hudi_status pq_options(mw *c, hudi_error *err) {
    * unset, zstd: gzip's blocks are 4% larger (uuid keys) and cost 2-3x the
    * CPU of the whole upsert on embeddings (docs/benchmarks.md). */
   c->log_codec = v ? c->pq.codec : HUDI_PQ_CODEC_ZSTD;
-  HUDI_TRY(hudi_bloom_write_enabled(&c->bloom, c->t, c->opts, c->n_opts, err));
+  HUDI_TRY(hudi_bloom_cfg_read(&c->bloom, c->t, c->opts, c->n_opts, err));
   /* Our default is Parquet data blocks (log_parquet_block.h): Hudi's
    * default, Avro, is uncompressed and 3-4x the bytes (docs/status.md). */
   return hudi_log_data_block_format_parse(&c->log_block_type,
@@ -414,9 +414,8 @@ static hudi_status bw_open(bw *b, mw *c, const char *partition, const char *file
   HUDI_TRY(hudi_buf_printf(&b->path, err, "%s%s%s%c", partition, *partition ? "/" : "", b->file_name, '\0'));
   HUDI_TRY(hudi_write_marker(c->t->storage, c->instant, partition, b->file_name, marker, err));
   HUDI_TRY(hudi_write_partition_metadata(c->t->storage, partition, c->instant, err));
-  if (c->bloom)
-    HUDI_TRY(hudi_bloom_init(&b->bloom, HUDI_BLOOM_DEFAULT_ENTRIES, HUDI_BLOOM_DEFAULT_FPP,
-                             HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err));
+  if (c->bloom.on)
+    HUDI_TRY(hudi_bloom_init_for(&b->bloom, &c->bloom, err));
   HUDI_TRY(hudi_arrow_batch_builder_create(&b->bb, &c->out_schema, err));
   struct ArrowSchema pq_schema;
   memset(&pq_schema, 0, sizeof pq_schema);
@@ -442,7 +441,7 @@ static hudi_status bw_write_built(bw *b, bool force, bool last, hudi_error *err)
 static hudi_status bw_flush(bw *b, bool force, hudi_error *err) { return bw_write_built(b, force, force, err); }
 
 static hudi_status bw_key(bw *b, const char *key, size_t klen, hudi_error *err) {
-  if (!b->c->bloom) {
+  if (!b->c->bloom.on) {
     b->n++;
     return HUDI_OK;
   }
@@ -620,7 +619,7 @@ static hudi_status bw_close(bw *b, const char *prev_commit, int64_t inserts, int
                             hudi_error *err) {
   mw *c = b->c;
   HUDI_TRY(bw_flush(b, true, err));
-  hudi_status st = hudi_base_footer_write(b->w, c->bloom ? &b->bloom : NULL, b->n ? (const char *)b->min_key.data : NULL,
+  hudi_status st = hudi_base_footer_write(b->w, c->bloom.on ? &b->bloom : NULL, b->n ? (const char *)b->min_key.data : NULL,
                                           b->min_key.len, (const char *)b->max_key.data, b->max_key.len,
                                           c->avro_with_meta, err);
   hudi_pq_write_summary sum;

@@ -141,7 +141,7 @@ typedef struct append_ctx {
   char root_name[600];
   int64_t max_file_size;
   hudi_pq_writer_options pq;
-  bool bloom; /* footer bloom filter and key range (hudi_bloom_write_enabled) */
+  hudi_bloom_cfg bloom; /* footer bloom filter and key range */
   char instant[HUDI_INSTANT_TIME_BUF];
   hudi_commit_metadata *meta;
   hudi_write_result *res;
@@ -400,18 +400,17 @@ static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, f
   memset(&bloom, 0, sizeof bloom);
   hudi_pq_write_summary sum;
   memset(&sum, 0, sizeof sum);
-  if (st == HUDI_OK && c->bloom)
-    st = hudi_bloom_init(&bloom, HUDI_BLOOM_DEFAULT_ENTRIES, HUDI_BLOOM_DEFAULT_FPP, HUDI_BLOOM_DEFAULT_MAX_ENTRIES,
-                         err);
+  if (st == HUDI_OK && c->bloom.on)
+    st = hudi_bloom_init_for(&bloom, &c->bloom, err);
   if (st == HUDI_OK) st = open_writer(c, (const char *)path->data, NULL, &bb, &w, err);
   size_t min_i = from, max_i = to - 1;
   if (st == HUDI_OK)
-    st = encode_rows(c, bb, w, c->bloom ? &bloom : NULL, from, to, task, partition, file_name, &min_i, &max_i, err);
+    st = encode_rows(c, bb, w, c->bloom.on ? &bloom : NULL, from, to, task, partition, file_name, &min_i, &max_i, err);
   size_t min_len, max_len;
   const char *min_key = hudi_write_rows_key(r, min_i, &min_len);
   const char *max_key = hudi_write_rows_key(r, max_i, &max_len);
   if (st == HUDI_OK)
-    st = hudi_base_footer_write(w, c->bloom ? &bloom : NULL, min_key, min_len, max_key, max_len, c->avro_with_meta,
+    st = hudi_base_footer_write(w, c->bloom.on ? &bloom : NULL, min_key, min_len, max_key, max_len, c->avro_with_meta,
                                 err);
   if (st == HUDI_OK) st = hudi_pq_writer_close(w, &sum, err);
   if (st == HUDI_OK) {
@@ -660,7 +659,7 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   if (st == HUDI_OK) st = codec_option(table, c.opts, c.n_opts, &c.pq.codec, err);
   int threads; /* checked here, before anything is written; used by write_files */
   if (st == HUDI_OK) st = write_threads(&c, 1, &threads, err);
-  if (st == HUDI_OK) st = hudi_bloom_write_enabled(&c.bloom, table, c.opts, c.n_opts, err);
+  if (st == HUDI_OK) st = hudi_bloom_cfg_read(&c.bloom, table, c.opts, c.n_opts, err);
   if (st == HUDI_OK) st = hudi_keygen_init(&kg, &table->props, table->version, err);
   /* Everything the input can get wrong is found here, before any write. */
   if (st == HUDI_OK) st = hudi_write_rows_load(&c.rows, stream, &kg, err);

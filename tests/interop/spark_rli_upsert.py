@@ -1,12 +1,13 @@
 """Run by tests/interop/test_write_mdt_engines.py with the Spark oracle's Python: one upsert into a
 hudi-c table through the record-level index hudi-c maintains.
 
-  spark_rli_upsert.py HUDI_JAR WORK_DIR TABLE_PATH TABLE_TYPE PARTITION_FIELD ROWS_JSON
+  spark_rli_upsert.py HUDI_JAR WORK_DIR TABLE_PATH TABLE_TYPE PARTITION_FIELD ROWS_JSON [INDEX]
 
-ROWS_JSON: [[id, region, v], ...]. Writes with hoodie.index.type=RECORD_INDEX, the metadata
-table and its record index on, column/partition stats off, table version 8 kept, and a region
-change moving the record (hoodie.record.index.update.partition.path). Prints one JSON line:
-{"ok": true} or raises.
+ROWS_JSON: [[id, region, v], ...]. Writes with hoodie.index.type=RECORD_INDEX (or INDEX, e.g.
+BLOOM: then the record index stays off and Spark finds the keys through the footer bloom filters
+of our base files), the metadata table on, column/partition stats off, table version 8 kept, and
+a region change moving the record (hoodie.record.index.update.partition.path). Prints one JSON
+line: {"ok": true} or raises.
 """
 import json
 import os
@@ -19,6 +20,7 @@ from spark_worker import start_session  # noqa: E402
 
 def main() -> int:
     jar, work_dir, path, table_type, part_field, rows_json = sys.argv[1:7]
+    index = sys.argv[7] if len(sys.argv) > 7 else "RECORD_INDEX"
     spark = start_session(jar, work_dir)
     rows = [tuple(r) for r in json.loads(rows_json)]
     df = spark.createDataFrame(rows, "id string, region string, v long")
@@ -30,8 +32,8 @@ def main() -> int:
         "hoodie.datasource.write.hive_style_partitioning": "true",
         "hoodie.datasource.write.precombine.field": "",
         "hoodie.metadata.enable": "true",
-        "hoodie.metadata.record.index.enable": "true",
-        "hoodie.index.type": "RECORD_INDEX",
+        "hoodie.metadata.record.index.enable": "true" if index == "RECORD_INDEX" else "false",
+        "hoodie.index.type": index,
         "hoodie.record.index.update.partition.path": "true",
         "hoodie.metadata.index.column.stats.enable": "false",
         "hoodie.metadata.index.partition.stats.enable": "false",

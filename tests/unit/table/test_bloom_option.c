@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,19 @@ static unsigned footer_keys(const char *path, char **bloom, size_t *bloom_len) {
   hudi_pq_reader_free(r);
   free(data);
   return have;
+}
+
+/* Rows of one Parquet file, by its footer. */
+static int64_t file_rows(const char *path) {
+  size_t len;
+  uint8_t *data = slurp(path, &len);
+  hudi_pq_reader *r;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_pq_reader_open_memory(&r, data, len, path, NULL, &err), HUDI_OK);
+  int64_t n = hudi_pq_reader_meta(r)->num_rows;
+  hudi_pq_reader_free(r);
+  free(data);
+  return n;
 }
 
 /* Base files of instant under the table (partitions one level deep). */
@@ -269,9 +283,11 @@ static void record_index_table(void **state) {
   assert_int_equal(rows_n, 40);
   assert_int_equal(sum, 20 * 1 + 20 * 2);
 
-  /* Default: the filter, with the parameters and size of Spark's. */
+  /* hoodie.index.bloom.num_entries set: the filter has the parameters and
+   * size of Spark's (sized for 60000 keys whatever the file holds). */
+  hudi_option java_size[] = {{"hoodie.index.bloom.num_entries", "60000"}};
   rows(&s, 40, 3, 1);
-  assert_int_equal(hudi_table_upsert(&r, t, &s, NULL, 0, &err), HUDI_OK);
+  assert_int_equal(hudi_table_upsert(&r, t, &s, java_size, 1, &err), HUDI_OK);
   static char files[8][1024];
   n = files_of(table, r.requested_time, files, 8);
   assert_true(n > 0);
@@ -299,9 +315,51 @@ static void record_index_table(void **state) {
   assert_int_equal(in_ours, 1);
   assert_int_equal(in_java, 0);
   hudi_bloom_free(&ob);
-  hudi_bloom_free(&jb);
   free(ours);
+
+  /* Default: each of the 3 files the inserts go to (small-file rewrites of
+   * one partition's file group, or new file groups) gets a filter sized for
+   * the keys it holds (Java's formulas at fpp 1e-9), which holds them. */
+  rows(&s, 43, 3, 1);
+  assert_int_equal(hudi_table_upsert(&r, t, &s, NULL, 0, &err), HUDI_OK);
+  assert_int_equal(r.num_inserts, 3);
+  n = files_of(table, r.requested_time, files, 8);
+  assert_int_equal(n, 3u);
+  for (size_t f = 0; f < n; f++) {
+    assert_int_equal(footer_keys(files[f], &ours, &ol), 15u);
+    assert_true(ol < jl / 1000);
+    assert_int_equal(hudi_bloom_deserialize(&ob, ours, ol, true, &err), HUDI_OK);
+    int64_t keys_in_file = file_rows(files[f]);
+    assert_int_equal(ob.nr, keys_in_file);
+    assert_int_equal(ob.n_rows, 1);
+    assert_int_equal(ob.vector_size, (int32_t)ceil(keys_in_file * (-log(1e-9) / (log(2) * log(2)))));
+    assert_int_equal(ob.nb_hash, (int32_t)ceil(ob.vector_size * log(2) / keys_in_file));
+    in_ours = 0;
+    for (int i = 43; i < 46; i++) {
+      char k[16];
+      snprintf(k, sizeof k, "id-%05d", i);
+      in_ours += hudi_bloom_might_contain(&ob, k, strlen(k));
+    }
+    assert_true(in_ours >= 1);
+    hudi_bloom_free(&ob);
+    free(ours);
+  }
+  hudi_bloom_free(&jb);
   free(java);
+
+  /* Bad values name the option and write nothing. */
+  const char *bad_keys[] = {"hoodie.index.bloom.num_entries", "hoodie.index.bloom.fpp",
+                            "hoodie.bloom.index.filter.dynamic.max.entries"};
+  const char *bad_vals[] = {"0", "1.5", "lots"};
+  for (int i = 0; i < 3; i++) {
+    hudi_option bad[] = {{bad_keys[i], bad_vals[i]}};
+    hudi_error e2 = HUDI_ERROR_INIT;
+    rows(&s, 50, 3, 1);
+    assert_int_equal(hudi_table_upsert(&r, t, &s, bad, 1, &e2), HUDI_ERR_INVALID_ARG);
+    assert_non_null(strstr(e2.message, bad_keys[i]));
+  }
+  totals(t, &sum, &rows_n);
+  assert_int_equal(rows_n, 46);
 
   /* Compaction follows the option as Java's (same writer factory): its new
    * base files carry no filter when it is off, and rows are unchanged. */
@@ -315,8 +373,8 @@ static void record_index_table(void **state) {
   assert_int_equal(all_files(table, cr.requested_time, &n), 0u);
   assert_int_equal((int64_t)n, cr.num_file_groups);
   totals(t, &sum, &rows_n);
-  assert_int_equal(rows_n, 43);
-  assert_int_equal(sum, 20 * 1 + 20 * 2 + 3 * 1 + 5 * (5 - 1));
+  assert_int_equal(rows_n, 46);
+  assert_int_equal(sum, 20 * 1 + 20 * 2 + 6 * 1 + 5 * (5 - 1));
   hudi_table_free(t);
 }
 
