@@ -332,9 +332,10 @@ static hudi_status run(ctx *c, hudi_table *t, const hudi_mdt_file_change *delete
     if (!deleted[i].partition || !deleted[i].name || !*deleted[i].name || strchr(deleted[i].name, '/'))
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "clean %s: deleted file %zu has no valid name", c->instant, i);
   /* Within a write: the MDT's version as its shared handle read it. */
-  const hudi_table *shared = hudi_mdt_shared_table(t);
-  if (shared && (shared->version == 8 || shared->version == 9)) c->o.table_version = shared->version;
+  int known = hudi_mdt_shared_version(t);
+  if (known == 8 || known == 9) c->o.table_version = known;
   else HUDI_TRY(mdt_version(c, err));
+  hudi_mdt_shared_version_seen(t, c->o.table_version);
   HUDI_TRY(hudi_mdt_w_schema(&c->schema, c->o.table_version, err));
   c->schema_json = hudi_mdt_schema_json(c->o.table_version, &c->schema_len);
   HUDI_TRY(build_records(c, deleted, n, err));

@@ -180,6 +180,7 @@ void hudi_mdt_share_end(hudi_table *t) {
   hudi_mdt_free(t->shared_mdt);
   t->shared_mdt = NULL;
   t->mdt_sharing = false;
+  t->shared_mdt_version = 0;
 }
 
 void hudi_mdt_share_invalidate(hudi_table *t) {
@@ -215,6 +216,16 @@ void hudi_mdt_release(hudi_table *t, hudi_mdt *m) {
 
 const hudi_table *hudi_mdt_shared_table(const hudi_table *t) {
   return t->mdt_sharing && t->shared_mdt ? t->shared_mdt->mdt : NULL;
+}
+
+int hudi_mdt_shared_version(const hudi_table *t) {
+  const hudi_table *m = hudi_mdt_shared_table(t);
+  if (m) return m->version;
+  return t->mdt_sharing ? t->shared_mdt_version : 0;
+}
+
+void hudi_mdt_shared_version_seen(hudi_table *t, int version) {
+  if (t->mdt_sharing) t->shared_mdt_version = version;
 }
 
 const hudi_table *hudi_mdt_table(const hudi_mdt *m) { return m->mdt; }

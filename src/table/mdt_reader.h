@@ -97,6 +97,14 @@ void hudi_mdt_release(hudi_table *t, hudi_mdt *m);
  * properties from it instead of reading them again. */
 const hudi_table *hudi_mdt_shared_table(const hudi_table *t);
 
+/* The MDT's table version as this write knows it: its shared handle's,
+ * else what an earlier metadata commit of the write read (0: not known,
+ * or not sharing). A metadata commit that read it records it with
+ * hudi_mdt_shared_version_seen, so an append's later metadata writes (a
+ * clean's, before any handle is open) need not GET hoodie.properties. */
+int hudi_mdt_shared_version(const hudi_table *t);
+void hudi_mdt_shared_version_seen(hudi_table *t, int version);
+
 /* The MDT as a table (its properties, storage and timeline), and the
  * data table it belongs to. */
 const hudi_table *hudi_mdt_table(const hudi_mdt *m);

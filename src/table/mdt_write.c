@@ -616,6 +616,7 @@ hudi_status hudi_mdt_commit(hudi_storage *s, const hudi_mdt_write_options *opts,
   memset(c.res, 0, sizeof *c.res);
   HUDI_TRY(hudi_mdt_w_resolve(&c.o, opts, err));
   hudi_status st = run_commit(&c, err);
+  c.res->table_version = c.o.table_version;
   hudi_commit_metadata_free(c.meta);
   hudi_avro_schema_free(c.schema);
   hudi_free(c.refs);

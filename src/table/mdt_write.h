@@ -132,6 +132,7 @@ typedef struct hudi_mdt_commit_result {
   size_t log_files;       /* MDT log files written */
   uint64_t bytes_written; /* their bytes */
   size_t rli_upserts, rli_deletes;
+  int table_version;      /* the MDT's, as given or read from its hoodie.properties */
 } hudi_mdt_commit_result;
 
 /* Writes MDT deltacommit T for a data commit (see above) through s, the

@@ -22,6 +22,9 @@ struct hudi_table {
    * on while a write holds the lock; the handle is opened on first use. */
   bool mdt_sharing;
   struct hudi_mdt *shared_mdt;
+  /* The MDT's table version a metadata commit of this write read before
+   * the handle was opened (0: none yet), so later ones need not re-read. */
+  int shared_mdt_version;
 };
 
 /* The table's (first) ordering field copied into buf, or NULL when it has

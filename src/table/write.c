@@ -29,6 +29,7 @@
 #include "table/heartbeat.h"
 #include "table/instant_v6.h"
 #include "table/keygen.h"
+#include "table/mdt_reader.h"
 #include "table/schema_resolve.h"
 #include "table/services.h"
 #include "table/write.h"
@@ -648,6 +649,10 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   hudi_table_lock lock = {0};
   hudi_status st = hudi_write_check_table_mdt(table, err);
   if (st == HUDI_OK) st = hudi_write_begin(&lock, table, c.opts, c.n_opts, err);
+  /* One metadata-table handle for the metadata commit and the services
+   * (mdt_reader.h), as upserts share it. */
+  bool sharing = st == HUDI_OK;
+  if (sharing) hudi_mdt_share_begin(table);
   if (st == HUDI_OK)
     st = int_option(table, c.opts, c.n_opts, "hoodie.parquet.max.file.size", HUDI_WRITE_DEFAULT_MAX_FILE_SIZE, 1,
                     &c.max_file_size, err);
@@ -684,6 +689,7 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
     /* The commit is visible from here on, whatever the services report. */
     else st = hudi_services_after_commit(table, c.opts, c.n_opts, res, err);
   }
+  if (sharing) hudi_mdt_share_end(table);
   hudi_write_end(&lock, table);
   hudi_commit_metadata_free(c.meta);
   hudi_write_rows_free(&c.rows);

@@ -125,9 +125,9 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
   o.timeline_utc_offset_minutes = timeline_offset(t);
   /* Within a write that shares its metadata-table handle: the MDT's
    * version as the handle read it (one hoodie.properties GET per write). */
-  const hudi_table *shared = hudi_mdt_shared_table(t);
-  if (shared && (shared->version == 8 || shared->version == 9)) {
-    o.table_version = shared->version;
+  int known = hudi_mdt_shared_version(t);
+  if (known == 8 || known == 9) {
+    o.table_version = known;
     o.table_version_known = true;
   }
   hudi_cs_records csr = {0}; /* column_stats / partition_stats (mdt_column_stats.h) */
@@ -138,6 +138,7 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
   hudi_mdt_commit_result res;
   memset(&res, 0, sizeof res);
   if (st == HUDI_OK) st = hudi_mdt_commit(t->storage, &o, &in, &res, err);
+  if (st == HUDI_OK) hudi_mdt_shared_version_seen(t, res.table_version);
   hudi_mdt_share_invalidate(t); /* the MDT changed (or may have, on failure) */
   hudi_cs_records_free(&csr);
   hudi_free(files);
