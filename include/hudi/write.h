@@ -88,8 +88,10 @@ typedef struct hudi_write_result {
  * small file where an even split under the maximum avoids one. The files
  * are written on hoodie.bulkinsert.shuffle.parallelism threads (default 2,
  * capped by the cores and the files). options: per-write Hudi options
- * (hoodie.parquet.max.file.size, hoodie.parquet.compression.codec, ...),
- * may be NULL.
+ * (hoodie.parquet.max.file.size, hoodie.parquet.compression.codec:
+ * gzip, snappy, zstd or uncompressed; unset, zstd on tables of version 8
+ * and 9 and gzip on version 6, docs/compatibility.md item 20; ...), may be
+ * NULL.
  * Errors before the commit completes leave the table as readers saw it;
  * bad input (a missing or null record key, an unknown partition field, a
  * type without a Hudi mapping) is reported before anything is written. */

@@ -173,7 +173,8 @@ class HudiTable:
 
         Each partition's rows, sorted by key, are split evenly into files of about
         ``hoodie.parquet.max.file.size`` compressed bytes (estimated from a sample), written on
-        ``hoodie.bulkinsert.shuffle.parallelism`` threads (default 2).
+        ``hoodie.bulkinsert.shuffle.parallelism`` threads (default 2). Parquet codec:
+        ``hoodie.parquet.compression.codec`` (zstd by default on table versions 8 and 9, gzip on 6).
         """
         from hudi import write
 

@@ -302,17 +302,17 @@ static void convert_run(uint8_t *dst, const hudi_pq_node *n, const hudi_pq_colum
   const uint8_t *src = d->values.data + j * sw;
   int32_t w = n->out_width;
   switch (n->conv) {
-    case HUDI_PQ_CONV_COPY: memcpy(dst, src, cnt * (size_t)w); break;
-    case HUDI_PQ_CONV_I32_I8:
+    case HUDI_PQ_RCONV_COPY: memcpy(dst, src, cnt * (size_t)w); break;
+    case HUDI_PQ_RCONV_I32_I8:
       for (size_t i = 0; i < cnt; i++) dst[i] = (uint8_t)le32(src + 4 * i);
       break;
-    case HUDI_PQ_CONV_I32_I16:
+    case HUDI_PQ_RCONV_I32_I16:
       for (size_t i = 0; i < cnt; i++) {
         uint16_t v = (uint16_t)le32(src + 4 * i);
         memcpy(dst + 2 * i, &v, 2);
       }
       break;
-    case HUDI_PQ_CONV_INT96:
+    case HUDI_PQ_RCONV_INT96:
       for (size_t i = 0; i < cnt; i++) {
         const uint8_t *p = src + 12 * i;
         /* Julian day 2440588 is 1970-01-01; unsigned arithmetic wraps like Arrow C++. */
@@ -320,16 +320,16 @@ static void convert_run(uint8_t *dst, const hudi_pq_node *n, const hudi_pq_colum
         memcpy(dst + 8 * i, &v, 8);
       }
       break;
-    case HUDI_PQ_CONV_DEC_I32:
-    case HUDI_PQ_CONV_DEC_I64:
+    case HUDI_PQ_RCONV_DEC_I32:
+    case HUDI_PQ_RCONV_DEC_I64:
       for (size_t i = 0; i < cnt; i++) {
-        int64_t v = n->conv == HUDI_PQ_CONV_DEC_I32 ? le32(src + 4 * i) : le64(src + 8 * i);
+        int64_t v = n->conv == HUDI_PQ_RCONV_DEC_I32 ? le32(src + 4 * i) : le64(src + 8 * i);
         uint8_t *o = dst + (size_t)w * i;
         memcpy(o, &v, 8);
         memset(o + 8, v < 0 ? 0xff : 0, (size_t)w - 8);
       }
       break;
-    case HUDI_PQ_CONV_DEC_BE:
+    case HUDI_PQ_RCONV_DEC_BE:
       if (d->offsets.len) {
         const int32_t *off = (const int32_t *)(const void *)d->offsets.data;
         for (size_t i = 0; i < cnt; i++)
@@ -338,8 +338,8 @@ static void convert_run(uint8_t *dst, const hudi_pq_node *n, const hudi_pq_colum
         for (size_t i = 0; i < cnt; i++) dec_be(dst + (size_t)w * i, src + sw * i, sw, w);
       }
       break;
-    case HUDI_PQ_CONV_BOOL:
-    case HUDI_PQ_CONV_BYTES: break; /* handled by their own loops */
+    case HUDI_PQ_RCONV_BOOL:
+    case HUDI_PQ_RCONV_BYTES: break; /* handled by their own loops */
   }
 }
 
@@ -483,7 +483,7 @@ static hudi_status leaf_bytes(asm_ctx *c, struct ArrowArray *out, const uint8_t 
 
 static hudi_status assemble_leaf(asm_ctx *c, struct ArrowArray *out, const hudi_pq_node *n, uint8_t *bits,
                                  int64_t slots, int64_t nulls) {
-  bool bytes = n->conv == HUDI_PQ_CONV_BYTES;
+  bool bytes = n->conv == HUDI_PQ_RCONV_BYTES;
   hudi_status st = arr_init(out, slots, bytes ? 3 : 2, 0, c->err);
   if (st != HUDI_OK) {
     hudi_free(bits);
@@ -498,10 +498,10 @@ static hudi_status assemble_leaf(asm_ctx *c, struct ArrowArray *out, const hudi_
     return hudi_err_set(c->err, HUDI_ERR_CORRUPT, "parquet column %s: levels ask for more values than the pages hold",
                         leaf->path);
   /* Windows of dictionary indices come only for leaves that gather. */
-  if (cur->data->dict_ids && n->conv != HUDI_PQ_CONV_BYTES && n->conv != HUDI_PQ_CONV_COPY)
+  if (cur->data->dict_ids && n->conv != HUDI_PQ_RCONV_BYTES && n->conv != HUDI_PQ_RCONV_COPY)
     return hudi_err_set(c->err, HUDI_ERR_INTERNAL, "parquet column %s: dictionary indices for a converted type",
                         leaf->path);
-  if (n->conv == HUDI_PQ_CONV_BOOL) return leaf_bool(c, out, bits, slots, cur);
+  if (n->conv == HUDI_PQ_RCONV_BOOL) return leaf_bool(c, out, bits, slots, cur);
   if (bytes) return leaf_bytes(c, out, bits, slots, cur);
   return leaf_fixed(c, out, n, bits, slots, cur, hudi_pq_value_size(leaf->type, leaf->type_length));
 }

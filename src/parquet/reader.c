@@ -404,8 +404,8 @@ typedef struct load_ctx {
  * (assemble.c: strings/binary, and fixed-width values copied as stored);
  * a window of indices is a fraction of the expanded values. */
 static bool dict_ids_ok(const hudi_pq_node *n, const hudi_pq_leaf *leaf) {
-  if (n->conv == HUDI_PQ_CONV_BYTES) return leaf->type == HUDI_PQ_BYTE_ARRAY;
-  return n->conv == HUDI_PQ_CONV_COPY && leaf->type != HUDI_PQ_BOOLEAN && leaf->type != HUDI_PQ_BYTE_ARRAY &&
+  if (n->conv == HUDI_PQ_RCONV_BYTES) return leaf->type == HUDI_PQ_BYTE_ARRAY;
+  return n->conv == HUDI_PQ_RCONV_COPY && leaf->type != HUDI_PQ_BOOLEAN && leaf->type != HUDI_PQ_BYTE_ARRAY &&
          (size_t)n->out_width == hudi_pq_value_size(leaf->type, leaf->type_length);
 }
 

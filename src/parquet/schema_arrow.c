@@ -91,7 +91,7 @@ static hudi_pq_logical_type logical_of(const hudi_pq_schema_element *e) {
 }
 
 static hudi_status set_decimal(build_ctx *c, uint32_t idx, hudi_pq_node *n, const hudi_pq_logical_type *lt,
-                               hudi_pq_conv conv) {
+                               hudi_pq_rconv conv) {
   if (lt->precision <= 0 || lt->precision > 76 || lt->scale < 0 || lt->scale > lt->precision)
     return corrupt(c, idx, "decimal precision/scale out of range");
   n->conv = conv;
@@ -108,18 +108,18 @@ static hudi_status set_decimal(build_ctx *c, uint32_t idx, hudi_pq_node *n, cons
 static const char unit_char[] = {'u', 'm', 'u', 'n'}; /* by hudi_pq_time_unit */
 
 static hudi_status leaf_int32(build_ctx *c, uint32_t idx, hudi_pq_node *n, const hudi_pq_logical_type *lt) {
-  n->conv = HUDI_PQ_CONV_COPY;
+  n->conv = HUDI_PQ_RCONV_COPY;
   n->out_width = 4;
   strcpy(n->format, "i");
   switch (lt->kind) {
     case HUDI_PQ_LT_INTEGER:
       if (lt->bit_width == 8) {
         strcpy(n->format, lt->is_signed ? "c" : "C");
-        n->conv = HUDI_PQ_CONV_I32_I8;
+        n->conv = HUDI_PQ_RCONV_I32_I8;
         n->out_width = 1;
       } else if (lt->bit_width == 16) {
         strcpy(n->format, lt->is_signed ? "s" : "S");
-        n->conv = HUDI_PQ_CONV_I32_I16;
+        n->conv = HUDI_PQ_RCONV_I32_I16;
         n->out_width = 2;
       } else if (lt->bit_width == 32) {
         strcpy(n->format, lt->is_signed ? "i" : "I");
@@ -132,14 +132,14 @@ static hudi_status leaf_int32(build_ctx *c, uint32_t idx, hudi_pq_node *n, const
       if (lt->unit != HUDI_PQ_UNIT_MILLIS) return corrupt(c, idx, "INT32 time that is not in milliseconds");
       strcpy(n->format, "ttm");
       break;
-    case HUDI_PQ_LT_DECIMAL: return set_decimal(c, idx, n, lt, HUDI_PQ_CONV_DEC_I32);
+    case HUDI_PQ_LT_DECIMAL: return set_decimal(c, idx, n, lt, HUDI_PQ_RCONV_DEC_I32);
     default: break;
   }
   return HUDI_OK;
 }
 
 static hudi_status leaf_int64(build_ctx *c, uint32_t idx, hudi_pq_node *n, const hudi_pq_logical_type *lt) {
-  n->conv = HUDI_PQ_CONV_COPY;
+  n->conv = HUDI_PQ_RCONV_COPY;
   n->out_width = 8;
   strcpy(n->format, "l");
   switch (lt->kind) {
@@ -156,7 +156,7 @@ static hudi_status leaf_int64(build_ctx *c, uint32_t idx, hudi_pq_node *n, const
         return corrupt(c, idx, "INT64 time in milliseconds");
       snprintf(n->format, sizeof n->format, "tt%c", unit_char[lt->unit]);
       break;
-    case HUDI_PQ_LT_DECIMAL: return set_decimal(c, idx, n, lt, HUDI_PQ_CONV_DEC_I64);
+    case HUDI_PQ_LT_DECIMAL: return set_decimal(c, idx, n, lt, HUDI_PQ_RCONV_DEC_I64);
     default: break;
   }
   return HUDI_OK;
@@ -167,35 +167,35 @@ static hudi_status leaf_type(build_ctx *c, uint32_t idx, hudi_pq_node *n) {
   hudi_pq_logical_type lt = logical_of(e);
   switch (e->type) {
     case HUDI_PQ_BOOLEAN:
-      n->conv = HUDI_PQ_CONV_BOOL;
+      n->conv = HUDI_PQ_RCONV_BOOL;
       strcpy(n->format, "b");
       return HUDI_OK;
     case HUDI_PQ_INT32: return leaf_int32(c, idx, n, &lt);
     case HUDI_PQ_INT64: return leaf_int64(c, idx, n, &lt);
     case HUDI_PQ_INT96:
-      n->conv = HUDI_PQ_CONV_INT96;
+      n->conv = HUDI_PQ_RCONV_INT96;
       n->out_width = 8;
       strcpy(n->format, "tsn:");
       return HUDI_OK;
     case HUDI_PQ_FLOAT:
-      n->conv = HUDI_PQ_CONV_COPY;
+      n->conv = HUDI_PQ_RCONV_COPY;
       n->out_width = 4;
       strcpy(n->format, "f");
       return HUDI_OK;
     case HUDI_PQ_DOUBLE:
-      n->conv = HUDI_PQ_CONV_COPY;
+      n->conv = HUDI_PQ_RCONV_COPY;
       n->out_width = 8;
       strcpy(n->format, "g");
       return HUDI_OK;
     case HUDI_PQ_BYTE_ARRAY:
-      n->conv = HUDI_PQ_CONV_BYTES;
-      if (lt.kind == HUDI_PQ_LT_DECIMAL) return set_decimal(c, idx, n, &lt, HUDI_PQ_CONV_DEC_BE);
+      n->conv = HUDI_PQ_RCONV_BYTES;
+      if (lt.kind == HUDI_PQ_LT_DECIMAL) return set_decimal(c, idx, n, &lt, HUDI_PQ_RCONV_DEC_BE);
       strcpy(n->format, lt.kind == HUDI_PQ_LT_STRING || lt.kind == HUDI_PQ_LT_JSON ? "u" : "z");
       if (lt.kind == HUDI_PQ_LT_JSON) n->extension = "arrow.json";
       return HUDI_OK;
     case HUDI_PQ_FIXED_LEN_BYTE_ARRAY:
-      if (lt.kind == HUDI_PQ_LT_DECIMAL) return set_decimal(c, idx, n, &lt, HUDI_PQ_CONV_DEC_BE);
-      n->conv = HUDI_PQ_CONV_COPY;
+      if (lt.kind == HUDI_PQ_LT_DECIMAL) return set_decimal(c, idx, n, &lt, HUDI_PQ_RCONV_DEC_BE);
+      n->conv = HUDI_PQ_RCONV_COPY;
       n->out_width = e->type_length;
       if (lt.kind == HUDI_PQ_LT_FLOAT16 && e->type_length == 2) {
         strcpy(n->format, "e");

@@ -44,17 +44,17 @@ typedef enum hudi_pq_node_kind {
 } hudi_pq_node_kind;
 
 /* How a leaf's dense Parquet values become Arrow values. */
-typedef enum hudi_pq_conv {
-  HUDI_PQ_CONV_COPY,    /* same bytes, out_width each */
-  HUDI_PQ_CONV_BOOL,    /* one byte 0/1 -> bits */
-  HUDI_PQ_CONV_I32_I8,  /* narrowing (int8/uint8) */
-  HUDI_PQ_CONV_I32_I16, /* narrowing (int16/uint16) */
-  HUDI_PQ_CONV_INT96,   /* Julian day + nanos of day -> int64 ns since epoch */
-  HUDI_PQ_CONV_DEC_I32, /* sign-extended to out_width bytes */
-  HUDI_PQ_CONV_DEC_I64,
-  HUDI_PQ_CONV_DEC_BE,  /* big-endian two's complement bytes -> little-endian out_width */
-  HUDI_PQ_CONV_BYTES    /* string / binary with int32 offsets */
-} hudi_pq_conv;
+typedef enum hudi_pq_rconv {
+  HUDI_PQ_RCONV_COPY,    /* same bytes, out_width each */
+  HUDI_PQ_RCONV_BOOL,    /* one byte 0/1 -> bits */
+  HUDI_PQ_RCONV_I32_I8,  /* narrowing (int8/uint8) */
+  HUDI_PQ_RCONV_I32_I16, /* narrowing (int16/uint16) */
+  HUDI_PQ_RCONV_INT96,   /* Julian day + nanos of day -> int64 ns since epoch */
+  HUDI_PQ_RCONV_DEC_I32, /* sign-extended to out_width bytes */
+  HUDI_PQ_RCONV_DEC_I64,
+  HUDI_PQ_RCONV_DEC_BE,  /* big-endian two's complement bytes -> little-endian out_width */
+  HUDI_PQ_RCONV_BYTES    /* string / binary with int32 offsets */
+} hudi_pq_rconv;
 
 #define HUDI_PQ_FORMAT_MAX 48
 
@@ -73,7 +73,7 @@ typedef struct hudi_pq_node {
   int16_t def, slot_rep, slot_def, elem_rep, elem_def;
   uint32_t leaf_begin, leaf_end; /* leaves under the node, [begin, end) in column order */
   /* Leaves. */
-  hudi_pq_conv conv;
+  hudi_pq_rconv conv;
   int32_t out_width; /* bytes per Arrow value (fixed-width leaves) */
   uint32_t n_children;
   struct hudi_pq_node *children;

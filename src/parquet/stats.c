@@ -6,12 +6,12 @@
 
 hudi_pq_stat_kind hudi_pq_stat_kind_of(const hudi_pq_leaf *leaf, const hudi_pq_node *node) {
   switch (node->conv) {
-    case HUDI_PQ_CONV_BOOL: return HUDI_PQ_STAT_BOOL;
-    case HUDI_PQ_CONV_INT96: return HUDI_PQ_STAT_NONE;
-    case HUDI_PQ_CONV_DEC_I32:
-    case HUDI_PQ_CONV_DEC_I64:
-    case HUDI_PQ_CONV_DEC_BE: return node->out_width == 16 ? HUDI_PQ_STAT_DECIMAL : HUDI_PQ_STAT_NONE;
-    case HUDI_PQ_CONV_BYTES: return HUDI_PQ_STAT_BYTES;
+    case HUDI_PQ_RCONV_BOOL: return HUDI_PQ_STAT_BOOL;
+    case HUDI_PQ_RCONV_INT96: return HUDI_PQ_STAT_NONE;
+    case HUDI_PQ_RCONV_DEC_I32:
+    case HUDI_PQ_RCONV_DEC_I64:
+    case HUDI_PQ_RCONV_DEC_BE: return node->out_width == 16 ? HUDI_PQ_STAT_DECIMAL : HUDI_PQ_STAT_NONE;
+    case HUDI_PQ_RCONV_BYTES: return HUDI_PQ_STAT_BYTES;
     default: break;
   }
   switch (leaf->type) {
@@ -71,7 +71,7 @@ static bool decode_value(hudi_pq_stat_value *out, hudi_pq_stat_kind kind, const 
       return true;
     }
     case HUDI_PQ_STAT_DECIMAL:
-      if (node->conv == HUDI_PQ_CONV_DEC_BE) {
+      if (node->conv == HUDI_PQ_RCONV_DEC_BE) {
         if (b->len == 0 || b->len > 16) return false;
         hudi_pq_i128 v = (b->data[0] & 0x80) ? -1 : 0;
         for (size_t i = 0; i < b->len; i++) v = (hudi_pq_i128)(((unsigned __int128)v << 8) | b->data[i]);
@@ -105,12 +105,12 @@ void hudi_pq_col_stats_decode(hudi_pq_col_stats *out, const hudi_pq_file_meta *m
   hudi_pq_stat_kind k = out->kind;
   if (k == HUDI_PQ_STAT_NONE) return;
   bool numeric = k == HUDI_PQ_STAT_BOOL || k == HUDI_PQ_STAT_INT || k == HUDI_PQ_STAT_DOUBLE ||
-                 k == HUDI_PQ_STAT_UINT || (k == HUDI_PQ_STAT_DECIMAL && node->conv != HUDI_PQ_CONV_DEC_BE);
+                 k == HUDI_PQ_STAT_UINT || (k == HUDI_PQ_STAT_DECIMAL && node->conv != HUDI_PQ_RCONV_DEC_BE);
   bool type_order = m->has_column_orders && leaf_index < m->num_column_orders && m->column_orders[leaf_index] == 1;
   bool new_ok = type_order || (!m->has_column_orders && numeric);
   /* The legacy fields used signed comparisons everywhere. */
   bool legacy_ok = k == HUDI_PQ_STAT_BOOL || k == HUDI_PQ_STAT_INT || k == HUDI_PQ_STAT_DOUBLE ||
-                   (k == HUDI_PQ_STAT_DECIMAL && node->conv != HUDI_PQ_CONV_DEC_BE);
+                   (k == HUDI_PQ_STAT_DECIMAL && node->conv != HUDI_PQ_RCONV_DEC_BE);
   const hudi_pq_bytes *lo = NULL, *hi = NULL;
   if (new_ok && s->has_min_value) lo = &s->min_value;
   else if (legacy_ok && s->has_min) lo = &s->min;

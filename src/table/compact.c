@@ -49,40 +49,6 @@ static bool bool_opt(const hudi_table *t, const hudi_option *o, size_t n, const 
   return v && !strcasecmp(v, "true");
 }
 
-static hudi_status int_opt(const hudi_table *t, const hudi_option *o, size_t n, const char *key, int64_t dflt,
-                           int64_t min, int64_t *out, hudi_error *err) {
-  const char *v = hudi_write_option(t, o, n, key);
-  *out = dflt;
-  if (!v) return HUDI_OK;
-  char *end;
-  long long x = strtoll(v, &end, 10);
-  if (!*v || *end || x < min) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option %s is '%s'", key, v);
-  *out = x;
-  return HUDI_OK;
-}
-
-static hudi_status pq_options(hudi_pq_writer_options *pq, const hudi_table *t, const hudi_option *o, size_t n,
-                              const char *root_name, hudi_error *err) {
-  hudi_pq_writer_options d = HUDI_PQ_WRITER_OPTIONS_INIT;
-  *pq = d;
-  int64_t block, page;
-  HUDI_TRY(int_opt(t, o, n, "hoodie.parquet.block.size", HUDI_WRITE_DEFAULT_BLOCK_SIZE, 1, &block, err));
-  HUDI_TRY(int_opt(t, o, n, "hoodie.parquet.page.size", 1 << 20, 1024, &page, err));
-  const char *v = hudi_write_option(t, o, n, "hoodie.parquet.compression.codec");
-  if (!v || !strcasecmp(v, "gzip")) pq->codec = HUDI_PQ_CODEC_GZIP;
-  else if (!strcasecmp(v, "snappy")) pq->codec = HUDI_PQ_CODEC_SNAPPY;
-  else if (!strcasecmp(v, "zstd")) pq->codec = HUDI_PQ_CODEC_ZSTD;
-  else if (!strcasecmp(v, "uncompressed") || !strcasecmp(v, "none")) pq->codec = HUDI_PQ_CODEC_UNCOMPRESSED;
-  else
-    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "hoodie.parquet.compression.codec=%s: use gzip, snappy, zstd or uncompressed", v);
-  pq->row_group_bytes = block;
-  pq->page_bytes = page;
-  pq->schema.list_style = HUDI_PQ_LIST_2LEVEL;
-  pq->schema.map_key_value_legacy = true;
-  pq->schema.root_name = root_name;
-  return HUDI_OK;
-}
 
 /* ---- timeline helpers ---------------------------------------------------- */
 
@@ -320,7 +286,7 @@ static hudi_status setup(cctx *c, hudi_error *err) {
   }
   hudi_buf_free(&b);
   HUDI_TRY(st);
-  HUDI_TRY(pq_options(&c->pq, t, c->opts, c->n_opts, c->root_name, err));
+  HUDI_TRY(hudi_write_pq_options(&c->pq, t, c->opts, c->n_opts, c->root_name, NULL, err));
   /* Java's compaction writes base files through the same factory rule. */
   HUDI_TRY(hudi_bloom_cfg_read(&c->bloom, t, c->opts, c->n_opts, err));
 
@@ -967,7 +933,7 @@ static hudi_status undo_attempt(hudi_table *t, const char *instant, hudi_error *
  * group being written. */
 static hudi_status plan_threads(int *out, const cctx *c, size_t n_ops, hudi_error *err) {
   int64_t dflt = hudi_cpu_count() < 4 ? hudi_cpu_count() : 4, v;
-  HUDI_TRY(int_opt(c->t, c->opts, c->n_opts, "hoodie.compact.parallelism", dflt, 1, &v, err));
+  HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.compact.parallelism", dflt, 1, &v, err));
   if (v > 64) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hoodie.compact.parallelism: %lld is above 64", (long long)v);
   if ((size_t)v > n_ops) v = n_ops ? (int64_t)n_ops : 1;
   *out = (int)v;
@@ -1172,7 +1138,7 @@ hudi_status hudi_compact_after_commit(hudi_table *t, const hudi_option *opts, si
   bool async_on = !inline_on && bool_opt(t, opts, n, HUDI_COMPACT_ASYNC_OPTION);
   if (!inline_on && !async_on) return HUDI_OK;
   int64_t max_delta;
-  HUDI_TRY(int_opt(t, opts, n, "hoodie.compact.inline.max.delta.commits", 5, 1, &max_delta, err));
+  HUDI_TRY(hudi_write_int_option(t, opts, n, "hoodie.compact.inline.max.delta.commits", 5, 1, &max_delta, err));
   bool due = delta_commits_since_compaction(t) >= max_delta;
   if (async_on) return hudi_compact_async_after_commit(t, opts, n, due, err);
   if (!due) return HUDI_OK;

@@ -105,41 +105,15 @@ typedef struct mw {
 
 /* ---- options and schemas ---------------------------------------------- */
 
-static hudi_status int_opt(mw *c, const char *key, int64_t dflt, int64_t min, int64_t *out, hudi_error *err) {
-  const char *v = hudi_write_option(c->t, c->opts, c->n_opts, key);
-  *out = dflt;
-  if (!v) return HUDI_OK;
-  char *end;
-  long long x = strtoll(v, &end, 10);
-  if (!*v || *end || x < min) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option %s is '%s'", key, v);
-  *out = x;
-  return HUDI_OK;
-}
-
 static hudi_status pq_options(mw *c, hudi_error *err) {
-  hudi_pq_writer_options pq = HUDI_PQ_WRITER_OPTIONS_INIT;
-  c->pq = pq;
-  int64_t block, page;
-  HUDI_TRY(int_opt(c, "hoodie.parquet.max.file.size", HUDI_WRITE_DEFAULT_MAX_FILE_SIZE, 1, &c->max_file_size, err));
-  HUDI_TRY(int_opt(c, "hoodie.parquet.block.size", HUDI_WRITE_DEFAULT_BLOCK_SIZE, 1, &block, err));
-  HUDI_TRY(int_opt(c, "hoodie.parquet.page.size", 1 << 20, 1024, &page, err));
-  const char *v = hudi_write_option(c->t, c->opts, c->n_opts, "hoodie.parquet.compression.codec");
-  if (!v || !strcasecmp(v, "gzip")) c->pq.codec = HUDI_PQ_CODEC_GZIP;
-  else if (!strcasecmp(v, "snappy")) c->pq.codec = HUDI_PQ_CODEC_SNAPPY;
-  else if (!strcasecmp(v, "zstd")) c->pq.codec = HUDI_PQ_CODEC_ZSTD;
-  else if (!strcasecmp(v, "uncompressed") || !strcasecmp(v, "none")) c->pq.codec = HUDI_PQ_CODEC_UNCOMPRESSED;
-  else
-    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "hoodie.parquet.compression.codec=%s: use gzip, snappy, zstd or uncompressed", v);
-  c->pq.row_group_bytes = block;
-  c->pq.page_bytes = page;
-  c->pq.schema.list_style = HUDI_PQ_LIST_2LEVEL;
-  c->pq.schema.map_key_value_legacy = true;
-  c->pq.schema.root_name = c->root_name;
+  bool codec_set;
+  HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.parquet.max.file.size",
+                                 HUDI_WRITE_DEFAULT_MAX_FILE_SIZE, 1, &c->max_file_size, err));
+  HUDI_TRY(hudi_write_pq_options(&c->pq, c->t, c->opts, c->n_opts, c->root_name, &codec_set, err));
   /* Parquet data blocks use hoodie.parquet.compression.codec, as Java's;
    * unset, zstd: gzip's blocks are 4% larger (uuid keys) and cost 2-3x the
    * CPU of the whole upsert on embeddings (docs/benchmarks.md). */
-  c->log_codec = v ? c->pq.codec : HUDI_PQ_CODEC_ZSTD;
+  c->log_codec = codec_set ? c->pq.codec : HUDI_PQ_CODEC_ZSTD;
   HUDI_TRY(hudi_bloom_cfg_read(&c->bloom, c->t, c->opts, c->n_opts, err));
   /* Our default is Parquet data blocks (log_parquet_block.h): Hudi's
    * default, Avro, is uncompressed and 3-4x the bytes (docs/status.md). */
@@ -983,7 +957,7 @@ static bool slice_takes_inserts(const mw *c, size_t s) {
  * ceil(bytes / records) (a deltacommit counts its base files only); else
  * hoodie.copyonwrite.record.size.estimate. */
 static hudi_status average_record_size(mw *c, int64_t limit, int64_t *out, hudi_error *err) {
-  HUDI_TRY(int_opt(c, "hoodie.copyonwrite.record.size.estimate", 1024, 1, out, err));
+  HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.copyonwrite.record.size.estimate", 1024, 1, out, err));
   const char *tv = hudi_write_option(c->t, c->opts, c->n_opts, "hoodie.record.size.estimation.threshold");
   double threshold = tv ? strtod(tv, NULL) : 1.0;
   const hudi_timeline *tl = &c->t->timeline;
@@ -1076,9 +1050,9 @@ static hudi_status small_files(mw *c, const char *part, int64_t limit, size_t ma
  * groups (write_inserts). */
 static hudi_status assign_small_files(mw *c, hudi_error *err) {
   int64_t limit, avg, max_n;
-  HUDI_TRY(int_opt(c, "hoodie.parquet.small.file.limit", 104857600, INT64_MIN, &limit, err));
+  HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.parquet.small.file.limit", 104857600, INT64_MIN, &limit, err));
   if (limit <= 0 || !c->rows || pending_replace(c->t)) return HUDI_OK;
-  HUDI_TRY(int_opt(c, "hoodie.merge.small.file.group.candidates.limit", 1, 0, &max_n, err));
+  HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.merge.small.file.group.candidates.limit", 1, 0, &max_n, err));
   bool have = false;
   for (size_t i = 0; i < c->n_incs && !have; i++) have = c->incs[i].kind == INC_INSERT;
   if (!have) return HUDI_OK;

@@ -8,6 +8,7 @@
  * of equal row counts (write_plan.h); the files are written on up to
  * HUDI_WRITE_DEFAULT_BULK_THREADS threads and their write stats listed in
  * task order, as a sequential write lists them. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,28 +49,45 @@ const char *hudi_write_option(const hudi_table *t, const hudi_option *opts, size
   return v ? v : hudi_props_get(&t->props, key);
 }
 
-static hudi_status int_option(const hudi_table *t, const hudi_option *o, size_t n, const char *key, int64_t dflt,
-                              int64_t min, int64_t *out, hudi_error *err) {
+hudi_status hudi_write_int_option(const hudi_table *t, const hudi_option *o, size_t n, const char *key, int64_t dflt,
+                                  int64_t min, int64_t *out, hudi_error *err) {
   const char *v = hudi_write_option(t, o, n, key);
   *out = dflt;
   if (!v) return HUDI_OK;
   char *end;
+  errno = 0;
   long long x = strtoll(v, &end, 10);
-  if (!*v || *end || x < min) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option %s is '%s'", key, v);
+  if (!*v || *end || errno || x < min)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option %s is '%s' (a whole number >= %" PRId64 " expected)", key,
+                        v, min);
   *out = x;
   return HUDI_OK;
 }
 
-static hudi_status codec_option(const hudi_table *t, const hudi_option *o, size_t n, hudi_pq_codec *out,
-                                hudi_error *err) {
+hudi_pq_codec hudi_write_default_codec(const hudi_table *t) {
+  return t->version >= 8 ? HUDI_PQ_CODEC_ZSTD : HUDI_PQ_CODEC_GZIP;
+}
+
+hudi_status hudi_write_pq_options(hudi_pq_writer_options *pq, const hudi_table *t, const hudi_option *o, size_t n,
+                                  const char *root_name, bool *codec_set, hudi_error *err) {
+  hudi_pq_writer_options d = HUDI_PQ_WRITER_OPTIONS_INIT;
+  *pq = d;
+  HUDI_TRY(hudi_write_int_option(t, o, n, "hoodie.parquet.block.size", HUDI_WRITE_DEFAULT_BLOCK_SIZE, 1,
+                                 &pq->row_group_bytes, err));
+  HUDI_TRY(hudi_write_int_option(t, o, n, "hoodie.parquet.page.size", 1 << 20, 1024, &pq->page_bytes, err));
   const char *v = hudi_write_option(t, o, n, "hoodie.parquet.compression.codec");
-  if (!v || !strcasecmp(v, "gzip")) *out = HUDI_PQ_CODEC_GZIP; /* Hudi's default */
-  else if (!strcasecmp(v, "snappy")) *out = HUDI_PQ_CODEC_SNAPPY;
-  else if (!strcasecmp(v, "zstd")) *out = HUDI_PQ_CODEC_ZSTD;
-  else if (!strcasecmp(v, "uncompressed") || !strcasecmp(v, "none")) *out = HUDI_PQ_CODEC_UNCOMPRESSED;
+  if (codec_set) *codec_set = v != NULL;
+  if (!v) pq->codec = hudi_write_default_codec(t);
+  else if (!strcasecmp(v, "gzip")) pq->codec = HUDI_PQ_CODEC_GZIP;
+  else if (!strcasecmp(v, "snappy")) pq->codec = HUDI_PQ_CODEC_SNAPPY;
+  else if (!strcasecmp(v, "zstd")) pq->codec = HUDI_PQ_CODEC_ZSTD;
+  else if (!strcasecmp(v, "uncompressed") || !strcasecmp(v, "none")) pq->codec = HUDI_PQ_CODEC_UNCOMPRESSED;
   else
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "hoodie.parquet.compression.codec=%s: use gzip, snappy, zstd or uncompressed", v);
+  pq->schema.list_style = HUDI_PQ_LIST_2LEVEL;
+  pq->schema.map_key_value_legacy = true;
+  pq->schema.root_name = root_name;
   return HUDI_OK;
 }
 
@@ -493,7 +511,7 @@ static hudi_status write_job(void *ctx, size_t i, hudi_error *err) {
  * more than the cores or the items to share out. */
 static hudi_status write_threads(append_ctx *c, size_t files, int *out, hudi_error *err) {
   int64_t v;
-  HUDI_TRY(int_option(c->t, c->opts, c->n_opts, "hoodie.bulkinsert.shuffle.parallelism", 0, 0, &v, err));
+  HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.bulkinsert.shuffle.parallelism", 0, 0, &v, err));
   if (v <= 0) v = HUDI_WRITE_DEFAULT_BULK_THREADS;
   int cores = hudi_cpu_count();
   if (v > cores) v = cores;
@@ -643,9 +661,6 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   c.res = res;
   hudi_keygen kg;
   memset(&kg, 0, sizeof kg);
-  hudi_pq_writer_options pq = HUDI_PQ_WRITER_OPTIONS_INIT;
-  c.pq = pq;
-  int64_t block = 0, page = 0;
   hudi_table_lock lock = {0};
   hudi_status st = hudi_write_check_table_mdt(table, err);
   if (st == HUDI_OK) st = hudi_write_begin(&lock, table, c.opts, c.n_opts, err);
@@ -654,14 +669,9 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   bool sharing = st == HUDI_OK;
   if (sharing) hudi_mdt_share_begin(table);
   if (st == HUDI_OK)
-    st = int_option(table, c.opts, c.n_opts, "hoodie.parquet.max.file.size", HUDI_WRITE_DEFAULT_MAX_FILE_SIZE, 1,
-                    &c.max_file_size, err);
-  if (st == HUDI_OK)
-    st = int_option(table, c.opts, c.n_opts, "hoodie.parquet.block.size", HUDI_WRITE_DEFAULT_BLOCK_SIZE, 1, &block,
-                    err);
-  if (st == HUDI_OK)
-    st = int_option(table, c.opts, c.n_opts, "hoodie.parquet.page.size", 1 << 20, 1024, &page, err);
-  if (st == HUDI_OK) st = codec_option(table, c.opts, c.n_opts, &c.pq.codec, err);
+    st = hudi_write_int_option(table, c.opts, c.n_opts, "hoodie.parquet.max.file.size",
+                               HUDI_WRITE_DEFAULT_MAX_FILE_SIZE, 1, &c.max_file_size, err);
+  if (st == HUDI_OK) st = hudi_write_pq_options(&c.pq, table, c.opts, c.n_opts, c.root_name, NULL, err);
   int threads; /* checked here, before anything is written; used by write_files */
   if (st == HUDI_OK) st = write_threads(&c, 1, &threads, err);
   if (st == HUDI_OK) st = hudi_bloom_cfg_read(&c.bloom, table, c.opts, c.n_opts, err);
@@ -670,11 +680,6 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   if (st == HUDI_OK) st = hudi_write_rows_load(&c.rows, stream, &kg, err);
   else stream->release(stream);
   if (st == HUDI_OK) {
-    c.pq.row_group_bytes = block;
-    c.pq.page_bytes = page;
-    c.pq.schema.list_style = HUDI_PQ_LIST_2LEVEL;
-    c.pq.schema.map_key_value_legacy = true;
-    c.pq.schema.root_name = c.root_name;
     /* Schema evolution (write_schema.h): rows then carry the writer schema. */
     st = hudi_write_rows_evolve(&c.rows, table, c.opts, c.n_opts, NULL, err);
   }

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/instant.h"
 #include "hudi/write.h"
+#include "parquet/writer.h"
 #include "table/table.h"
 
 /* Hudi's defaults (HoodieStorageConfig). */
@@ -17,6 +18,29 @@
 /* An option of this write: the call's options, then the table's open
  * options, then hoodie.properties; NULL when none has it. */
 const char *hudi_write_option(const hudi_table *t, const hudi_option *opts, size_t n, const char *key);
+
+/* An integer option (hudi_write_option): *out = dflt when unset; a value
+ * that is not a whole number >= min is an error naming the option. */
+HUDI_NODISCARD hudi_status hudi_write_int_option(const hudi_table *t, const hudi_option *opts, size_t n,
+                                                 const char *key, int64_t dflt, int64_t min, int64_t *out,
+                                                 hudi_error *err);
+
+/* The Parquet codec of base files when hoodie.parquet.compression.codec is
+ * unset: zstd (Hudi's storage default since PR 19685, for Spark 3.5+ and
+ * Flink) on tables of version 8 and later; gzip (the default of Hudi 0.x
+ * and 1.0-1.2, and of Spark 3.3/3.4, whose readers can leak off-heap
+ * memory on zstd, PARQUET-2160) on version-6 tables, which older engines
+ * read. docs/compatibility.md item 20. */
+hudi_pq_codec hudi_write_default_codec(const hudi_table *t);
+
+/* Parquet writer options for base files from the write's options:
+ * hoodie.parquet.block.size (row group), hoodie.parquet.page.size and
+ * hoodie.parquet.compression.codec (gzip, snappy, zstd, uncompressed),
+ * Hudi's schema style (2-level lists, legacy maps) with root_name.
+ * *codec_set (may be NULL) tells whether the codec was given. */
+HUDI_NODISCARD hudi_status hudi_write_pq_options(hudi_pq_writer_options *pq, const hudi_table *t,
+                                                 const hudi_option *opts, size_t n, const char *root_name,
+                                                 bool *codec_set, hudi_error *err);
 
 /* Refuses tables hudi-c cannot write to yet (metadata table present, table
  * versions other than 6, 8 and 9, a version-6 metadata table, meta fields

@@ -21,6 +21,8 @@ import hudi
 CHECKER = Path(__file__).resolve().parents[2].parent / "shared" / "tools" / "hudi_check.py"
 RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
 DIM = 64
+# These tests are about GZIP pages (literal-only coding); zstd is the default on version-8 tables.
+GZIP = {"hoodie.parquet.compression.codec": "gzip"}
 
 
 def rows(ids, rng, version) -> pa.Table:
@@ -45,10 +47,10 @@ def test_engines_read_cow_rewrite_of_embeddings(tmp_path, spark, hudirs):
     n = 12_000
     t = hudi.HudiTable.create(str(path), record_key="id", table_type="cow")
     base = rows(np.arange(n), rng, 1)
-    t.append(base)
+    t.append(base, GZIP)
     upd = np.sort(rng.choice(n, 150, replace=False))
     batch = rows(np.concatenate([upd, np.arange(n, n + 10)]), rng, 2)
-    hudi.HudiTable(str(path)).upsert(batch)
+    hudi.HudiTable(str(path)).upsert(batch, GZIP)
     r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout
 

@@ -110,7 +110,7 @@ def test_create_and_append_batches(tmp_path, table_type):
     f = pq.ParquetFile(base_files(path)[0])
     emb = f.schema_arrow.field("embedding").type
     assert pa.types.is_list(emb) and emb.value_type == pa.float32()
-    assert f.metadata.row_group(0).column(0).compression == "GZIP"
+    assert f.metadata.row_group(0).column(0).compression == "ZSTD"  # version 8: zstd by default (docs/compatibility.md item 20)
     kv = f.metadata.metadata
     assert kv[b"hoodie_bloom_filter_type_code"] == b"DYNAMIC_V0"
     assert kv[b"writer.model.name"] == b"avro"

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 import fastavro
+import pyarrow.parquet as pq
 import pytest
 
 from hudi import HudiTable
@@ -153,6 +154,25 @@ def test_write_verbs_in_each_version(tmp_path, version, kind, partitioned):
         assert any(LOG_RE.match(f)["ver"] == "2" for f in logs), logs
     if version != "6":
         assert (path / ".hoodie" / "metadata").is_dir()
+    # the default codec of base files: gzip where older engines read (version 6), zstd from 8 on
+    codecs = {pq.ParquetFile(os.path.join(root, f)).metadata.row_group(0).column(c).compression
+              for root, _, files in os.walk(path) if ".hoodie" not in root
+              for f in files if f.endswith(".parquet") for c in range(5)}
+    assert codecs == {"GZIP" if version == "6" else "ZSTD"}
+    check(path)
+
+
+def test_codec_option_and_bad_codec(tmp_path):
+    path = tmp_path / "t"
+    t = make(path, "8", "cow", None)
+    with pytest.raises(Exception, match="hoodie.parquet.compression.codec=brotli"):
+        t.append(data(["a"], [1], ["x"], [1]), {"hoodie.parquet.compression.codec": "brotli"})
+    assert not [f for _, _, fs in os.walk(path) for f in fs if f.endswith(".parquet")]
+    t.append(data(["a"], [1], ["x"], [1]), {"hoodie.parquet.compression.codec": "gzip"})
+    HudiTable(str(path)).upsert(data(["b"], [1], ["x"], [2]), {"hoodie.parquet.compression.codec": "snappy"})
+    codecs = sorted(pq.ParquetFile(os.path.join(root, f)).metadata.row_group(0).column(0).compression
+                    for root, _, fs in os.walk(path) if ".hoodie" not in root for f in fs if f.endswith(".parquet"))
+    assert codecs == ["GZIP", "SNAPPY"]  # the upsert rewrote the small file with its codec
     check(path)
 
 
