@@ -1,6 +1,7 @@
 #include "base/hash.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <string.h>
 #include <xxhash.h>
 #include <zlib.h>
@@ -72,8 +73,38 @@ static int32_t utf8_next(const uint8_t *s, size_t len, size_t *i) {
   return (int32_t)cp;
 }
 
+/* Whether s[0, n) is all ASCII (8 bytes a step). */
+static bool all_ascii(const uint8_t *s, size_t n) {
+  size_t i = 0;
+  uint64_t acc = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    acc |= w;
+  }
+  for (; i < n; i++) acc |= s[i];
+  return (acc & UINT64_C(0x8080808080808080)) == 0;
+}
+
+/* String.hashCode of ASCII (one UTF-16 unit per byte): four characters a
+ * step, h * 31^4 + c0 * 31^3 + c1 * 31^2 + c2 * 31 + c3, the same sum
+ * with a quarter of the serial multiplications (record keys are hashed
+ * once per key in every record-index write and lookup). */
+static uint32_t ascii_hash(const uint8_t *s, size_t n) {
+  uint32_t h = 0;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    h = h * 923521u + s[i] * 29791u + s[i + 1] * 961u + s[i + 2] * 31u + s[i + 3];
+  for (; i < n; i++) h = 31u * h + s[i];
+  return h;
+}
+
 hudi_status hudi_java_string_hash(int32_t *out, const char *utf8, size_t len, hudi_error *err) {
   const uint8_t *s = (const uint8_t *)utf8;
+  if (all_ascii(s, len)) {
+    *out = as_int32(ascii_hash(s, len));
+    return HUDI_OK;
+  }
   uint32_t h = 0;
   size_t i = 0;
   while (i < len) {

@@ -22,9 +22,15 @@
 
 /* ---- record-index changes, sorted and bucketed by shard ---- */
 
+/* The key's bytes are copied in beside the change: sorting and the
+ * duplicate pass then read keys without a second indirection (a bulk
+ * insert's keys lie in order in one arena; their changes would be reached
+ * by scattered reads, ~2 s for 10M keys). */
 typedef struct key_ref {
-  const hudi_mdt_key_change *c;
+  const char *key;
+  uint32_t key_len;
   int32_t shard;
+  const hudi_mdt_key_change *c;
 } key_ref;
 
 static int cmp_bytes(const char *a, size_t al, const char *b, size_t bl) {
@@ -39,7 +45,7 @@ static int cmp_bytes(const char *a, size_t al, const char *b, size_t bl) {
 static int cmp_key_ref(const void *a, const void *b) {
   const key_ref *x = a, *y = b;
   if (x->shard != y->shard) return x->shard < y->shard ? -1 : 1;
-  int c = cmp_bytes(x->c->key, x->c->key_len, y->c->key, y->c->key_len);
+  int c = cmp_bytes(x->key, x->key_len, y->key, y->key_len);
   if (c) return c;
   return (x->c->file_id != NULL) - (y->c->file_id != NULL);
 }
@@ -218,40 +224,54 @@ typedef struct commit_ctx {
 
 /* Writes one log file of MDT file group (partition, file_id) holding the
  * given blocks and records its write stat. */
-static hudi_status write_log(commit_ctx *c, const char *partition, const char *file_id, const hudi_buf *blocks,
-                             int64_t n_writes, int64_t n_deletes, hudi_error *err) {
+/* Creates the log file of one file group holding blocks (whole log
+ * blocks); *path gets its NUL-terminated path, *version its version.
+ * Touches nothing of c: shards create theirs on several threads. */
+static hudi_status create_log(const commit_ctx *c, const char *partition, const char *file_id, const hudi_buf *blocks,
+                              hudi_buf *path, int32_t *version, hudi_error *err) {
   char dir[128];
   snprintf(dir, sizeof dir, "%s/%s", HUDI_MDT_W_BASE, partition);
-  hudi_buf path;
-  hudi_buf_init(&path, 4096);
-  int32_t version = 1;
-  hudi_status st = hudi_log_file_create(c->s, dir, file_id, c->in->instant, 1, HUDI_MDT_WRITE_TOKEN, blocks->data,
-                                        blocks->len, &version, &path, err);
-  if (st == HUDI_OK) st = hudi_buf_append_byte(&path, 0, err);
+  *version = 1;
+  HUDI_TRY(hudi_log_file_create(c->s, dir, file_id, c->in->instant, 1, HUDI_MDT_WRITE_TOKEN, blocks->data, blocks->len,
+                                version, path, err));
+  return hudi_buf_append_byte(path, 0, err);
+}
+
+/* Lists a created log file (full_path, len bytes) in the commit metadata. */
+static hudi_status add_log_stat(commit_ctx *c, const char *partition, const char *file_id, const char *full,
+                                int32_t version, size_t len, int64_t n_writes, int64_t n_deletes, hudi_error *err) {
   hudi_write_stat *ws = NULL;
-  const char *full = (const char *)path.data;
   const char *rel = full && strncmp(full, HUDI_MDT_W_BASE "/", strlen(HUDI_MDT_W_BASE) + 1) == 0
                         ? full + strlen(HUDI_MDT_W_BASE) + 1
                         : full;
   const char *name = rel ? strrchr(rel, '/') : NULL;
   name = name ? name + 1 : rel;
-  if (st == HUDI_OK) st = hudi_commit_metadata_add_stat(c->meta, partition, &ws, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, file_id, &ws->file_id, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, rel, &ws->path, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, c->in->instant, &ws->prev_commit, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, "", &ws->base_file, err);
-  if (st == HUDI_OK) st = hudi_tl_strs_push(&ws->log_files, &c->meta->doc.arena, name, err);
-  if (st == HUDI_OK) {
-    /* As Spark's metadata writer fills a log append's stat ([F9]). */
-    ws->num_writes = ws->num_update_writes = (hudi_tl_long){n_writes, 1};
-    ws->num_deletes = (hudi_tl_long){n_deletes, 1};
-    ws->total_write_bytes = ws->file_size_in_bytes = (hudi_tl_long){(int64_t)blocks->len, 1};
-    ws->log_version = (hudi_tl_int){version, 1};
-    ws->log_offset = (hudi_tl_long){0, 1};
-    hudi_write_stat_zero_unset(ws);
-    c->res->log_files++;
-    c->res->bytes_written += blocks->len;
-  }
+  HUDI_TRY(hudi_commit_metadata_add_stat(c->meta, partition, &ws, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(c->meta, file_id, &ws->file_id, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(c->meta, rel, &ws->path, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(c->meta, c->in->instant, &ws->prev_commit, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(c->meta, "", &ws->base_file, err));
+  HUDI_TRY(hudi_tl_strs_push(&ws->log_files, &c->meta->doc.arena, name, err));
+  /* As Spark's metadata writer fills a log append's stat ([F9]). */
+  ws->num_writes = ws->num_update_writes = (hudi_tl_long){n_writes, 1};
+  ws->num_deletes = (hudi_tl_long){n_deletes, 1};
+  ws->total_write_bytes = ws->file_size_in_bytes = (hudi_tl_long){(int64_t)len, 1};
+  ws->log_version = (hudi_tl_int){version, 1};
+  ws->log_offset = (hudi_tl_long){0, 1};
+  hudi_write_stat_zero_unset(ws);
+  c->res->log_files++;
+  c->res->bytes_written += len;
+  return HUDI_OK;
+}
+
+static hudi_status write_log(commit_ctx *c, const char *partition, const char *file_id, const hudi_buf *blocks,
+                             int64_t n_writes, int64_t n_deletes, hudi_error *err) {
+  hudi_buf path;
+  hudi_buf_init(&path, 4096);
+  int32_t version;
+  hudi_status st = create_log(c, partition, file_id, blocks, &path, &version, err);
+  if (st == HUDI_OK)
+    st = add_log_stat(c, partition, file_id, (const char *)path.data, version, blocks->len, n_writes, n_deletes, err);
   hudi_buf_free(&path);
   return st;
 }
@@ -335,7 +355,11 @@ typedef struct shard_job {
   int32_t shard;
   const key_ref *refs;
   size_t n, n_up, n_del;
-  hudi_buf blocks;
+  hudi_buf blocks; /* the log's content, freed once written */
+  char file_id[64];
+  hudi_buf path;   /* the created log file */
+  int32_t version;
+  size_t len;
 } shard_job;
 
 static hudi_status build_shard(const commit_ctx *c, shard_job *j, hudi_error *err) {
@@ -367,19 +391,32 @@ static hudi_status build_shard(const commit_ctx *c, shard_job *j, hudi_error *er
   return st;
 }
 
-static hudi_status write_shard(commit_ctx *c, shard_job *j, hudi_error *err) {
+/* Builds shard j's log content and creates its log file; the commit
+ * metadata lists it later (list_shard), in shard order. */
+static hudi_status write_shard(const commit_ctx *c, shard_job *j, hudi_error *err) {
+  HUDI_TRY(build_shard(c, j, err));
   hudi_buf id;
-  hudi_buf_init(&id, 256);
+  hudi_buf_init(&id, sizeof j->file_id);
   hudi_status st = hudi_mdt_file_id(&id, "record_index", j->shard, err);
-  if (st == HUDI_OK) st = hudi_buf_append_byte(&id, 0, err);
-  if (st == HUDI_OK)
-    st = write_log(c, "record_index", (const char *)id.data, &j->blocks, (int64_t)j->n_up, (int64_t)j->n_del, err);
+  if (st == HUDI_OK && id.len >= sizeof j->file_id)
+    st = hudi_err_set(err, HUDI_ERR_INTERNAL, "record-index file id of %zu bytes", id.len);
   if (st == HUDI_OK) {
-    c->res->rli_upserts += j->n_up;
-    c->res->rli_deletes += j->n_del;
+    memcpy(j->file_id, id.data, id.len);
+    j->file_id[id.len] = '\0';
+    st = create_log(c, "record_index", j->file_id, &j->blocks, &j->path, &j->version, err);
   }
+  j->len = j->blocks.len;
   hudi_buf_free(&id);
+  hudi_buf_free(&j->blocks); /* at most one shard per thread held at a time */
   return st;
+}
+
+static hudi_status list_shard(commit_ctx *c, const shard_job *j, hudi_error *err) {
+  HUDI_TRY(add_log_stat(c, "record_index", j->file_id, (const char *)j->path.data, j->version, j->len,
+                        (int64_t)j->n_up, (int64_t)j->n_del, err));
+  c->res->rli_upserts += j->n_up;
+  c->res->rli_deletes += j->n_del;
+  return HUDI_OK;
 }
 
 /* Orders *refs by (shard, key): a stable counting sort by shard, then a
@@ -431,11 +468,13 @@ static hudi_status resolve_keys(commit_ctx *c, int32_t n_shards, key_ref **out, 
                         in->instant, (int)(k->key_len > 200 ? 200 : k->key_len), k->key);
     if (st == HUDI_OK) st = hudi_mdt_shard_of(&refs[i].shard, k->key, k->key_len, (size_t)n_shards, err);
     refs[i].c = k;
+    refs[i].key = k->key;
+    refs[i].key_len = (uint32_t)k->key_len;
   }
   if (st == HUDI_OK) st = bucket_by_shard(&refs, in->n_keys, n_shards, err);
   size_t w = 0;
   for (size_t i = 0; st == HUDI_OK && i < in->n_keys; i++) {
-    if (w > 0 && cmp_bytes(refs[w - 1].c->key, refs[w - 1].c->key_len, refs[i].c->key, refs[i].c->key_len) == 0) {
+    if (w > 0 && cmp_bytes(refs[w - 1].key, refs[w - 1].key_len, refs[i].key, refs[i].key_len) == 0) {
       const hudi_mdt_key_change *prev = refs[w - 1].c, *k = refs[i].c;
       if (!k->file_id) continue; /* a repeated delete */
       if (prev->file_id)
@@ -468,22 +507,23 @@ static hudi_status prepare_record_index(commit_ctx *c, hudi_error *err) {
   return resolve_keys(c, n_shards, &c->refs, &c->n_refs, err);
 }
 
-typedef struct shard_wave {
+typedef struct shard_run {
   const commit_ctx *c;
   shard_job *jobs;
-} shard_wave;
+} shard_run;
 
-static hudi_status build_shard_task(void *ctx, size_t i, hudi_error *err) {
-  shard_wave *w = ctx;
-  return build_shard(w->c, &w->jobs[i], err);
+static hudi_status write_shard_task(void *ctx, size_t i, hudi_error *err) {
+  shard_run *r = ctx;
+  return write_shard(r->c, &r->jobs[i], err);
 }
 
 /* Below this many changes the shards are built on the calling thread. */
 #define PARALLEL_MIN_KEYS 20000
 
-/* The shards' contents are built (HFile, Avro values, gzip) in waves of
- * one shard per core, then written in shard order, so at most one wave's
- * log content is held at a time. */
+/* Each shard's log (HFile, Avro values, gzip) is built and written by one
+ * task, the tasks spread over the cores as they free up; the commit
+ * metadata then lists the logs in shard order. A failed task leaves logs
+ * of an inflight instant, which rollback removes as it removes any. */
 static hudi_status commit_record_index(commit_ctx *c, hudi_error *err) {
   const key_ref *refs = c->refs;
   size_t n = c->n_refs, n_jobs = 0;
@@ -498,24 +538,23 @@ static hudi_status commit_record_index(commit_ctx *c, hudi_error *err) {
     jobs[k].refs = refs + i;
     jobs[k].n = j - i;
     hudi_buf_init(&jobs[k].blocks, HUDI_BUF_DEFAULT_MAX);
+    hudi_buf_init(&jobs[k].path, 4096);
     i = j;
   }
   hudi_threadpool *pool = NULL;
   int cores = hudi_cpu_count();
   hudi_status st = HUDI_OK;
   if (cores > 1 && n_jobs > 1 && n >= PARALLEL_MIN_KEYS) st = hudi_threadpool_create(&pool, cores - 1, err);
-  size_t width = pool ? (size_t)cores : 1;
   /* The shards already use the cores: no compression thread per HFile. */
   if (pool) c->o.hfile_compress_threads = 1;
-  for (size_t a = 0; st == HUDI_OK && a < n_jobs; a += width) {
-    size_t b = a + width < n_jobs ? a + width : n_jobs;
-    shard_wave wave = {c, jobs + a};
-    st = hudi_parallel_for(pool, b - a, build_shard_task, &wave, err);
-    for (size_t k = a; st == HUDI_OK && k < b; k++) st = write_shard(c, &jobs[k], err);
-    for (size_t k = a; k < b; k++) hudi_buf_free(&jobs[k].blocks);
-  }
+  shard_run run = {c, jobs};
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, n_jobs, write_shard_task, &run, err);
   hudi_threadpool_free(pool);
-  for (size_t k = 0; k < n_jobs; k++) hudi_buf_free(&jobs[k].blocks);
+  for (size_t k = 0; st == HUDI_OK && k < n_jobs; k++) st = list_shard(c, &jobs[k], err);
+  for (size_t k = 0; k < n_jobs; k++) {
+    hudi_buf_free(&jobs[k].blocks);
+    hudi_buf_free(&jobs[k].path);
+  }
   hudi_free(jobs);
   return st;
 }

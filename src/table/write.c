@@ -23,6 +23,7 @@
 #include "base/instant.h"
 #include "base/threadpool.h"
 #include "parquet/writer.h"
+#include "parquet/writer_feed.h"
 #include "table/base_file.h"
 #include "table/base_footer.h"
 #include "table/bloom.h"
@@ -318,17 +319,23 @@ static hudi_status open_writer(append_ctx *c, const char *path, hudi_buf *mem, h
   return st;
 }
 
+/* Files of at least this many rows are encoded on a second thread
+ * (writer_feed.h) while this one gathers the next chunk. */
+#define FEED_MIN_ROWS (8 * CHUNK_ROWS)
+
 /* Encodes sorted rows [from, to) into w, chunk by chunk (the last one as
- * HUDI_PQ_WRITE_LAST). With bloom: adds their keys and finds the rows of
- * the least and greatest key. */
+ * HUDI_PQ_WRITE_LAST); with `feed`, on a writer thread of its own. With
+ * bloom: adds their keys and finds the rows of the least and greatest key. */
 static hudi_status encode_rows(append_ctx *c, hudi_arrow_batch_builder *bb, hudi_pq_writer *w, hudi_bloom *bloom,
-                               size_t from, size_t to, int task, const char *partition, const char *file_name,
-                               size_t *min_row, size_t *max_row, hudi_error *err) {
+                               bool feed, size_t from, size_t to, int task, const char *partition,
+                               const char *file_name, size_t *min_row, size_t *max_row, hudi_error *err) {
   hudi_write_rows *r = &c->rows;
   size_t min_i = from, max_i = to - 1;
   chunk_src src;
   memset(&src, 0, sizeof src);
+  hudi_pq_feed *f = NULL;
   hudi_status st = chunk_src_init(&src, err);
+  if (st == HUDI_OK && feed) st = hudi_pq_feed_start(&f, w, err);
   for (size_t a = from; st == HUDI_OK && a < to; a += CHUNK_ROWS) {
     size_t m = to - a < CHUNK_ROWS ? to - a : CHUNK_ROWS;
     st = append_chunk(c, bb, &src, a, m, from, task, partition, file_name, err);
@@ -346,10 +353,22 @@ static hudi_status encode_rows(append_ctx *c, hudi_arrow_batch_builder *bb, hudi
       if (st == HUDI_OK) {
         /* The last batch: the writer writes the final row group column by
          * column instead of holding all its chunks. */
-        st = hudi_pq_writer_write_batch(w, &arr, a + m == to ? HUDI_PQ_WRITE_LAST : 0, err);
-        arr.release(&arr);
+        unsigned flags = a + m == to ? HUDI_PQ_WRITE_LAST : 0;
+        if (f) {
+          st = hudi_pq_feed_push(f, &arr, flags, err);
+        } else {
+          st = hudi_pq_writer_write_batch(w, &arr, flags, err);
+          arr.release(&arr);
+        }
       }
     }
+  }
+  /* Joined in every case: w is the caller's again after this. */
+  hudi_error feed_err = HUDI_ERROR_INIT;
+  hudi_status fst = hudi_pq_feed_finish(f, &feed_err);
+  if (st == HUDI_OK && fst != HUDI_OK) {
+    st = fst;
+    if (err) *err = feed_err;
   }
   chunk_src_free(&src);
   *min_row = min_i;
@@ -377,7 +396,8 @@ static hudi_status sample_bytes(append_ctx *c, size_t from, size_t to, int task,
   memset(&sum, 0, sizeof sum);
   size_t min_i, max_i;
   hudi_status st = open_writer(c, NULL, &mem, &bb, &w, err);
-  if (st == HUDI_OK) st = encode_rows(c, bb, w, NULL, from, to, task, partition, file_name, &min_i, &max_i, err);
+  if (st == HUDI_OK)
+    st = encode_rows(c, bb, w, NULL, false, from, to, task, partition, file_name, &min_i, &max_i, err);
   if (st == HUDI_OK) st = hudi_pq_writer_close(w, &sum, err);
   if (st == HUDI_OK) {
     for (uint32_t k = 0; k < sum.num_columns; k++) *out += sum.columns[k].compressed_size;
@@ -424,7 +444,8 @@ static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, f
   if (st == HUDI_OK) st = open_writer(c, (const char *)path->data, NULL, &bb, &w, err);
   size_t min_i = from, max_i = to - 1;
   if (st == HUDI_OK)
-    st = encode_rows(c, bb, w, c->bloom.on ? &bloom : NULL, from, to, task, partition, file_name, &min_i, &max_i, err);
+    st = encode_rows(c, bb, w, c->bloom.on ? &bloom : NULL, to - from >= FEED_MIN_ROWS && hudi_cpu_count() > 1, from,
+                     to, task, partition, file_name, &min_i, &max_i, err);
   size_t min_len, max_len;
   const char *min_key = hudi_write_rows_key(r, min_i, &min_len);
   const char *max_key = hudi_write_rows_key(r, max_i, &max_len);
