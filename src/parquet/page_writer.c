@@ -108,7 +108,7 @@ void hudi_pq_page_scratch_free(hudi_pq_page_scratch *s) {
  * the body again. `levels`: how many compressed bytes (after plain_prefix)
  * are v1 levels. */
 static hudi_status emit_page(hudi_pq_page_scratch *s, hudi_pq_page_header *h, size_t plain_prefix, size_t levels,
-                             hudi_pq_codec codec, bool compress, hudi_pq_page_out *out, int64_t *utotal,
+                             hudi_pq_codec codec, int level, bool compress, hudi_pq_page_out *out, int64_t *utotal,
                              int64_t *ctotal, hudi_error *err) {
   hudi_codec c = HUDI_CODEC_NONE;
   HUDI_TRY(hudi_pq_codec_map(&c, codec, err));
@@ -123,7 +123,7 @@ static hudi_status emit_page(hudi_pq_page_scratch *s, hudi_pq_page_header *h, si
   if (compress && c == HUDI_CODEC_GZIP)
     HUDI_TRY(hudi_gzip_adaptive(body->data + plain_prefix, body->len - plain_prefix, levels, z, err));
   else
-    HUDI_TRY(hudi_codec_compress(compress ? c : HUDI_CODEC_NONE, 0, body->data + plain_prefix,
+    HUDI_TRY(hudi_codec_compress(compress ? c : HUDI_CODEC_NONE, level, body->data + plain_prefix,
                                  body->len - plain_prefix, z, err));
   size_t zlen = z->len - HEADER_ROOM;
   HUDI_TRY(check_i32(body->len, "size", err));
@@ -230,7 +230,7 @@ hudi_status hudi_pq_data_page_build(hudi_pq_page_scratch *s, const hudi_pq_page_
     d->definition_levels_byte_length = (int32_t)(levels_len - rep_len);
     d->has_is_compressed = true;
     d->is_compressed = in->codec != HUDI_PQ_CODEC_UNCOMPRESSED;
-    return emit_page(s, &h, levels_len, 0, in->codec, d->is_compressed, out, utotal, ctotal, err);
+    return emit_page(s, &h, levels_len, 0, in->codec, in->level, d->is_compressed, out, utotal, ctotal, err);
   }
   h.type = HUDI_PQ_PAGE_DATA;
   h.has_data_page = true;
@@ -238,7 +238,7 @@ hudi_status hudi_pq_data_page_build(hudi_pq_page_scratch *s, const hudi_pq_page_
   h.data_page.encoding = in->encoding;
   h.data_page.definition_level_encoding = HUDI_PQ_ENC_RLE;
   h.data_page.repetition_level_encoding = HUDI_PQ_ENC_RLE;
-  return emit_page(s, &h, 0, levels_len, in->codec, true, out, utotal, ctotal, err);
+  return emit_page(s, &h, 0, levels_len, in->codec, in->level, true, out, utotal, ctotal, err);
 }
 
 hudi_status hudi_pq_dictionary_page_build(hudi_pq_page_scratch *s, hudi_pq_type type, int32_t type_length,
@@ -253,7 +253,8 @@ hudi_status hudi_pq_dictionary_page_build(hudi_pq_page_scratch *s, hudi_pq_type 
   h.has_dictionary_page = true;
   h.dictionary_page.num_values = (int32_t)n;
   h.dictionary_page.encoding = HUDI_PQ_ENC_PLAIN;
-  return emit_page(s, &h, 0, 0, codec, true, out, utotal, ctotal, err);
+  /* Dictionary pages are small: the codec's default level. */
+  return emit_page(s, &h, 0, 0, codec, 0, true, out, utotal, ctotal, err);
 }
 
 hudi_status hudi_pq_data_page_write(hudi_buf *out, const hudi_pq_page_input *in, int64_t *utotal, int64_t *ctotal,

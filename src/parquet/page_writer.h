@@ -30,6 +30,7 @@ typedef struct hudi_pq_page_input {
   bool v2;                   /* DataPageHeaderV2 */
   int32_t num_rows;          /* v2 header: rows starting in this page */
   hudi_pq_codec codec;
+  int level;                 /* the codec's level; 0: its default (GZIP: always hudi_gzip_adaptive's) */
 } hudi_pq_page_input;
 
 /* Encodes values with one encoding (no levels) and appends them. */

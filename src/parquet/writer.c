@@ -90,6 +90,9 @@ static hudi_status common_open(hudi_pq_writer **out, const struct ArrowSchema *s
   if (w->opts.page_bytes <= 0) w->opts.page_bytes = defaults.page_bytes;
   hudi_codec c;
   HUDI_TRY(hudi_pq_codec_map(&c, w->opts.codec, err));
+  if (w->opts.codec_level < 0 || w->opts.codec_level > 22)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "compression level %d: 0 (the codec's default) to 22 allowed",
+                        w->opts.codec_level);
   HUDI_TRY(hudi_arrow_field_from_schema(&w->field, schema, false, err));
   HUDI_TRY(hudi_pq_wschema_build(&w->ws, &w->field, &w->opts.schema, err));
   HUDI_TRY(hudi_arrow_field_export(&w->schema, &w->field, err));

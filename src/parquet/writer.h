@@ -44,11 +44,13 @@ typedef struct hudi_pq_writer_options {
   hudi_pq_codec codec;           /* UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4_RAW */
   hudi_pq_schema_options schema;
   const char *created_by;        /* NULL: "hudi-c version <v>" */
+  int codec_level;               /* data pages' compression level; 0: the codec's default (ZSTD 3,
+                                    as zstd's and parquet-java's); GZIP ignores it */
 } hudi_pq_writer_options;
 
 #define HUDI_PQ_WRITER_OPTIONS_INIT                                                                      \
   {(int64_t)1 << 20, 0, (int64_t)1 << 20, (int64_t)1 << 20, true, false, true, HUDI_PQ_CODEC_SNAPPY, \
-   HUDI_PQ_SCHEMA_OPTIONS_INIT, NULL}
+   HUDI_PQ_SCHEMA_OPTIONS_INIT, NULL, 0}
 
 typedef struct hudi_pq_writer hudi_pq_writer;
 

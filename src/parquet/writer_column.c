@@ -166,7 +166,8 @@ static hudi_status flush_page(hudi_pq_colw *c, hudi_error *err) {
                            .def_levels = p->max_def ? (const int16_t *)(const void *)c->def.data : NULL,
                            .rep_levels = p->max_rep ? (const int16_t *)(const void *)c->rep.data : NULL,
                            .num_values = c->page_values, .v2 = c->opts->data_page_v2,
-                           .num_rows = (int32_t)c->page_rows, .codec = c->opts->codec};
+                           .num_rows = (int32_t)c->page_rows, .codec = c->opts->codec,
+                           .level = c->opts->codec_level};
   if (c->dict_on) {
     in.encoding = HUDI_PQ_ENC_RLE_DICTIONARY;
     in.values = c->idx.data;

@@ -86,6 +86,13 @@ hudi_status hudi_write_pq_options(hudi_pq_writer_options *pq, const hudi_table *
   else
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "hoodie.parquet.compression.codec=%s: use gzip, snappy, zstd or uncompressed", v);
+  int64_t level;
+  HUDI_TRY(hudi_write_int_option(t, o, n, "parquet.compression.codec.zstd.level", HUDI_WRITE_DEFAULT_ZSTD_LEVEL, 1,
+                                 &level, err));
+  if (level > 22)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option parquet.compression.codec.zstd.level is %" PRId64
+                        " (1 to 22)", level);
+  pq->codec_level = (int)level; /* for zstd pages (log blocks may be zstd under a gzip base codec) */
   pq->schema.list_style = HUDI_PQ_LIST_2LEVEL;
   pq->schema.map_key_value_legacy = true;
   pq->schema.root_name = root_name;

@@ -33,9 +33,16 @@ HUDI_NODISCARD hudi_status hudi_write_int_option(const hudi_table *t, const hudi
  * read. docs/compatibility.md item 20. */
 hudi_pq_codec hudi_write_default_codec(const hudi_table *t);
 
+/* zstd's level when parquet.compression.codec.zstd.level is unset: 1, as
+ * Arrow writers (pyarrow, arrow-rs) use; parquet-java's is 3. On the uuid
+ * bulk load 1 is 26% less CPU and 4% smaller; on rag data 24% less CPU,
+ * 1.5% larger (docs/benchmarks.md, docs/compatibility.md item 20). */
+#define HUDI_WRITE_DEFAULT_ZSTD_LEVEL 1
+
 /* Parquet writer options for base files from the write's options:
- * hoodie.parquet.block.size (row group), hoodie.parquet.page.size and
- * hoodie.parquet.compression.codec (gzip, snappy, zstd, uncompressed),
+ * hoodie.parquet.block.size (row group), hoodie.parquet.page.size,
+ * hoodie.parquet.compression.codec (gzip, snappy, zstd, uncompressed) and
+ * parquet.compression.codec.zstd.level (parquet-java's key, 1..22),
  * Hudi's schema style (2-level lists, legacy maps) with root_name.
  * *codec_set (may be NULL) tells whether the codec was given. */
 HUDI_NODISCARD hudi_status hudi_write_pq_options(hudi_pq_writer_options *pq, const hudi_table *t,

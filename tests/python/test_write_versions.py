@@ -176,6 +176,33 @@ def test_codec_option_and_bad_codec(tmp_path):
     check(path)
 
 
+def test_zstd_level_option(tmp_path):
+    """parquet.compression.codec.zstd.level (parquet-java's key) sets the level of zstd pages: the
+    default is level 1 (the same bytes as an explicit 1), level 3 (parquet-java's) writes other
+    bytes, and every level reads back the same rows; a level outside 1..22 is an error naming the
+    option, with nothing written."""
+    rows = data([f"key-{i:06d}" for i in range(20_000)], list(range(20_000)), ["x"] * 20_000,
+                [i % 977 for i in range(20_000)])
+    sizes = {}
+    for level in (None, "1", "3"):
+        path = tmp_path / f"t{level}"
+        t = make(path, "8", "cow", None)
+        for bad in ("0", "23", "fast"):
+            with pytest.raises(Exception, match="parquet.compression.codec.zstd.level"):
+                t.append(rows, {"parquet.compression.codec.zstd.level": bad})
+        assert not [f for _, _, fs in os.walk(path) for f in fs if f.endswith(".parquet")]
+        t.append(rows, {"parquet.compression.codec.zstd.level": level} if level else None)
+        [f] = [os.path.join(r, f) for r, _, fs in os.walk(path) if ".hoodie" not in r for f in fs
+               if f.endswith(".parquet")]
+        md = pq.read_metadata(f)
+        assert md.row_group(0).column(0).compression == "ZSTD"
+        # the key and data columns (the commit time and file name differ from table to table)
+        sizes[level] = [md.row_group(0).column(c).total_compressed_size for c in range(2, md.num_columns) if c != 4]
+        assert pq.read_table(f).select(["id", "ts", "v"]).sort_by("id").equals(rows.select(["id", "ts", "v"]))
+        check(path)
+    assert sizes[None] == sizes["1"] and sizes["3"] != sizes["1"], sizes
+
+
 @pytest.mark.parametrize("version", ["6", "9"])
 @pytest.mark.parametrize("kind", ["cow", "mor"])
 def test_overwrite_in_each_version(tmp_path, version, kind):

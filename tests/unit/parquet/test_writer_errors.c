@@ -115,6 +115,26 @@ static void null_in_required_column_is_refused(void **state) {
   hudi_buf_free(&out);
 }
 
+static void compression_level_out_of_range_is_refused(void **state) {
+  (void)state;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_buf out;
+  hudi_buf_init(&out, 0);
+  hudi_pq_writer *w = NULL;
+  struct ArrowSchema col = mk_schema("i", "n", 0, 0, NULL);
+  hudi_pq_writer_options o = HUDI_PQ_WRITER_OPTIONS_INIT;
+  o.codec = HUDI_PQ_CODEC_ZSTD;
+  o.codec_level = 23;
+  assert_int_equal(open_with(&w, &col, &out, &o, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "compression level 23"));
+  hudi_pq_writer_free(w);
+  w = NULL;
+  o.codec_level = 22;
+  assert_int_equal(open_with(&w, &col, &out, &o, &err), HUDI_OK);
+  hudi_pq_writer_free(w);
+  hudi_buf_free(&out);
+}
+
 static void two_level_list_refuses_null_elements(void **state) {
   (void)state;
   hudi_error err = HUDI_ERROR_INIT;
@@ -290,6 +310,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(unsupported_types_name_the_column),
       cmocka_unit_test(null_in_required_column_is_refused),
+      cmocka_unit_test(compression_level_out_of_range_is_refused),
       cmocka_unit_test(two_level_list_refuses_null_elements),
       cmocka_unit_test(schema_levels),
       cmocka_unit_test(allocation_failures),
