@@ -957,7 +957,8 @@ static bool slice_takes_inserts(const mw *c, size_t s) {
  * ceil(bytes / records) (a deltacommit counts its base files only); else
  * hoodie.copyonwrite.record.size.estimate. */
 static hudi_status average_record_size(mw *c, int64_t limit, int64_t *out, hudi_error *err) {
-  HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.copyonwrite.record.size.estimate", 1024, 1, out, err));
+  HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.copyonwrite.record.size.estimate", 1024, 1, out,
+                                 err));
   const char *tv = hudi_write_option(c->t, c->opts, c->n_opts, "hoodie.record.size.estimation.threshold");
   double threshold = tv ? strtod(tv, NULL) : 1.0;
   const hudi_timeline *tl = &c->t->timeline;
@@ -1050,9 +1051,11 @@ static hudi_status small_files(mw *c, const char *part, int64_t limit, size_t ma
  * groups (write_inserts). */
 static hudi_status assign_small_files(mw *c, hudi_error *err) {
   int64_t limit, avg, max_n;
-  HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.parquet.small.file.limit", 104857600, INT64_MIN, &limit, err));
+  HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.parquet.small.file.limit",
+                                 HUDI_WRITE_DEFAULT_SMALL_FILE_LIMIT, INT64_MIN, &limit, err));
   if (limit <= 0 || !c->rows || pending_replace(c->t)) return HUDI_OK;
-  HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.merge.small.file.group.candidates.limit", 1, 0, &max_n, err));
+  HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.merge.small.file.group.candidates.limit", 1, 0,
+                                 &max_n, err));
   bool have = false;
   for (size_t i = 0; i < c->n_incs && !have; i++) have = c->incs[i].kind == INC_INSERT;
   if (!have) return HUDI_OK;

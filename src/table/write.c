@@ -167,6 +167,7 @@ typedef struct append_ctx {
   char *avro_with_meta;          /* parquet.avro.schema */
   char root_name[600];
   int64_t max_file_size;
+  int64_t small_file_limit; /* hoodie.parquet.small.file.limit: the file layout avoids all-small files */
   hudi_pq_writer_options pq;
   hudi_bloom_cfg bloom; /* footer bloom filter and key range */
   char instant[HUDI_INSTANT_TIME_BUF];
@@ -494,7 +495,8 @@ static hudi_status add_stat(append_ctx *c, const file_out *f, hudi_error *err) {
 
 /* A partition of the sorted rows and the files it becomes. */
 typedef struct part_plan {
-  size_t from, to, files;
+  size_t from, to;
+  hudi_write_plan_layout layout;
 } part_plan;
 
 typedef struct file_job {
@@ -519,11 +521,12 @@ static hudi_status plan_partition(void *ctx, size_t p, hudi_error *err) {
   part_plan *pp = &run->parts[p];
   size_t n = pp->to - pp->from;
   size_t s = hudi_write_plan_sample_rows(n, hudi_write_rows_bytes_per_row(&c->rows), c->max_file_size);
-  pp->files = 1;
+  pp->layout = (hudi_write_plan_layout){1, 0};
   if (s == 0) return HUDI_OK;
   int64_t bytes;
   HUDI_TRY(sample_bytes(c, pp->from, pp->from + s, 0, &bytes, err));
-  pp->files = hudi_write_plan_files(n, hudi_write_plan_estimate(n, s, bytes), c->max_file_size);
+  pp->layout = hudi_write_plan_layout_for(n, hudi_write_plan_estimate(n, s, bytes), c->max_file_size,
+                                          c->small_file_limit);
   return HUDI_OK;
 }
 
@@ -562,7 +565,7 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
   for (size_t i = 0, p = 0; i < r->n; p++) {
     size_t end = i + 1;
     while (end < r->n && hudi_write_rows_same_partition(r, i, end)) end++;
-    run.parts[p] = (part_plan){i, end, 1};
+    run.parts[p] = (part_plan){i, end, {1, 0}};
     i = end;
   }
   c->res->partitions_written += (int64_t)n_parts;
@@ -573,7 +576,7 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
   hudi_status st = write_threads(c, r->n > 1 ? r->n : 1, &threads, err);
   if (st == HUDI_OK && threads > 1) st = hudi_threadpool_create(&pool, threads - 1, err);
   if (st == HUDI_OK) st = hudi_parallel_for(pool, n_parts, plan_partition, &run, err);
-  for (size_t p = 0; st == HUDI_OK && p < n_parts; p++) n_files += run.parts[p].files;
+  for (size_t p = 0; st == HUDI_OK && p < n_parts; p++) n_files += run.parts[p].layout.files;
   if (st == HUDI_OK) {
     run.jobs = hudi_calloc(n_files ? n_files : 1, sizeof *run.jobs);
     if (!run.jobs) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
@@ -582,10 +585,10 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
   for (size_t p = 0; st == HUDI_OK && p < n_parts; p++) {
     const part_plan *pp = &run.parts[p];
     size_t n = pp->to - pp->from;
-    for (size_t f = 0; f < pp->files; f++, k++) {
+    for (size_t f = 0; f < pp->layout.files; f++, k++) {
       file_job *j = &run.jobs[k];
-      j->from = pp->from + hudi_write_plan_file_start(n, pp->files, f);
-      j->to = pp->from + hudi_write_plan_file_start(n, pp->files, f + 1);
+      j->from = pp->from + hudi_write_plan_layout_start(&pp->layout, n, f);
+      j->to = pp->from + hudi_write_plan_layout_start(&pp->layout, n, f + 1);
       j->task = (int)k;
       hudi_buf_init(&j->out.path, 1 << 16);
     }
@@ -699,6 +702,9 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   if (st == HUDI_OK)
     st = hudi_write_int_option(table, c.opts, c.n_opts, "hoodie.parquet.max.file.size",
                                HUDI_WRITE_DEFAULT_MAX_FILE_SIZE, 1, &c.max_file_size, err);
+  if (st == HUDI_OK)
+    st = hudi_write_int_option(table, c.opts, c.n_opts, "hoodie.parquet.small.file.limit",
+                               HUDI_WRITE_DEFAULT_SMALL_FILE_LIMIT, INT64_MIN, &c.small_file_limit, err);
   if (st == HUDI_OK) st = hudi_write_pq_options(&c.pq, table, c.opts, c.n_opts, c.root_name, NULL, err);
   int threads; /* checked here, before anything is written; used by write_files */
   if (st == HUDI_OK) st = write_threads(&c, 1, &threads, err);

@@ -14,6 +14,7 @@
 /* Hudi's defaults (HoodieStorageConfig). */
 #define HUDI_WRITE_DEFAULT_MAX_FILE_SIZE INT64_C(125829120)
 #define HUDI_WRITE_DEFAULT_BLOCK_SIZE INT64_C(125829120)
+#define HUDI_WRITE_DEFAULT_SMALL_FILE_LIMIT INT64_C(104857600)
 
 /* An option of this write: the call's options, then the table's open
  * options, then hoodie.properties; NULL when none has it. */

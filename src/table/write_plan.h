@@ -16,6 +16,13 @@
  * unless every split under the maximum has one (e.g. 780 MB with max
  * 120 MB, limit 100 MB: 7 files of ~111 MB). A later upsert's small-file
  * rule then leaves the bulk-load files alone.
+ *   - When even files would all fall under hoodie.parquet.small.file.limit
+ *     (a partition between one and about five maximum sizes can have no
+ *     split whose files all lie between the limit and the maximum, e.g.
+ *     150 MB -> 2 x 75 MB), the files are filled as Java fills them instead:
+ *     all but the last at HUDI_WRITE_PLAN_FILL of the maximum, the last
+ *     holding the rest, so one small file (the smallest possible) is left
+ *     for later inserts to grow instead of every file.
  *   - No sample when the in-memory estimate of the whole partition already
  *     fits one file (compressed Parquet is smaller): one file, as before.
  * The decision depends only on the rows and options, so file order and
@@ -48,10 +55,31 @@ int64_t hudi_write_plan_estimate(size_t n, size_t sample_rows, int64_t sample_by
  * 1, at most n. */
 size_t hudi_write_plan_files(size_t n, int64_t estimated_bytes, int64_t max_file_size);
 
+/* Files filled to this share of the maximum leave room for the estimate's
+ * error (within ~2% on uuid and rag data). */
+#define HUDI_WRITE_PLAN_FILL 0.97
+
+/* A partition's files: `files` of them; full_rows == 0: rows split evenly,
+ * else every file but the last holds full_rows rows. */
+typedef struct hudi_write_plan_layout {
+  size_t files, full_rows;
+} hudi_write_plan_layout;
+
+/* The layout of a partition of n rows with estimated_bytes of data (see
+ * the rule above); small_file_limit <= 0 means no limit. */
+hudi_write_plan_layout hudi_write_plan_layout_for(size_t n, int64_t estimated_bytes, int64_t max_file_size,
+                                                  int64_t small_file_limit);
+
 /* The first row (relative to the partition) of file f of `files`: file f
  * holds rows [start(f), start(f + 1)). */
 static inline size_t hudi_write_plan_file_start(size_t n, size_t files, size_t f) {
   return n * f / files; /* n * f < n * n: no overflow for rows held in memory */
+}
+
+/* The first row of file f under a layout (f == files: n). */
+static inline size_t hudi_write_plan_layout_start(const hudi_write_plan_layout *l, size_t n, size_t f) {
+  if (l->full_rows == 0) return hudi_write_plan_file_start(n, l->files, f);
+  return f >= l->files ? n : f * l->full_rows;
 }
 
 #endif

@@ -58,6 +58,31 @@ static void plan_arithmetic(void **state) {
     prev = b;
   }
   assert_int_equal(prev, n);
+  /* The layout: an even split when its files are not all small ... */
+  hudi_write_plan_layout l = hudi_write_plan_layout_for(n, 780 * MB, 120 * MB, 100 * MB);
+  assert_int_equal(l.files, 7);
+  assert_int_equal(l.full_rows, 0);
+  assert_int_equal(hudi_write_plan_layout_start(&l, n, 3), hudi_write_plan_file_start(n, 7, 3));
+  l = hudi_write_plan_layout_for(n, 150 * MB, 120 * MB, 0); /* no limit */
+  assert_int_equal(l.full_rows, 0);
+  /* ... else Java's fill: 150 MB at 120 max, 100 limit is 2 x 75 MB evenly
+   * (both small): instead one file of 0.97 x 120 MB and the rest. */
+  l = hudi_write_plan_layout_for(n, 150 * MB, 120 * MB, 100 * MB);
+  assert_int_equal(l.files, 2);
+  size_t want = (size_t)(0.97 * 120.0 / 150.0 * (double)n); /* 7,760,000, +-1 for rounding */
+  assert_true(l.full_rows + 1 >= want && l.full_rows <= want + 1);
+  assert_int_equal(hudi_write_plan_layout_start(&l, n, 0), 0);
+  assert_int_equal(hudi_write_plan_layout_start(&l, n, 1), l.full_rows);
+  assert_int_equal(hudi_write_plan_layout_start(&l, n, 2), n);
+  /* 524 MB (5 even files of 104.8 MB, under a 104.86 MB limit): 4 full + 1 */
+  l = hudi_write_plan_layout_for(n, 524 * MB, 125829120, 104857600);
+  assert_int_equal(l.files, 5);
+  assert_true(l.full_rows > 0 && 4 * l.full_rows < n);
+  double last = 524.0 * (double)MB * (double)(n - 4 * l.full_rows) / (double)n;
+  assert_true(last < 104857600.0 && last > 30.0 * (double)MB);
+  /* a fill under the limit would not help: stays even */
+  l = hudi_write_plan_layout_for(n, 150 * MB, 120 * MB, 118 * MB);
+  assert_int_equal(l.full_rows, 0);
   /* The sample scales linearly; all of a small partition is exact. */
   assert_int_equal(hudi_write_plan_estimate(1000000, 10000, 500000), 50000000);
   assert_int_equal(hudi_write_plan_estimate(5000, 5000, 123456), 123456);
