@@ -222,8 +222,6 @@ typedef struct commit_ctx {
   size_t n_refs;
 } commit_ctx;
 
-/* Writes one log file of MDT file group (partition, file_id) holding the
- * given blocks and records its write stat. */
 /* Creates the log file of one file group holding blocks (whole log
  * blocks); *path gets its NUL-terminated path, *version its version.
  * Touches nothing of c: shards create theirs on several threads. */
@@ -264,6 +262,8 @@ static hudi_status add_log_stat(commit_ctx *c, const char *partition, const char
   return HUDI_OK;
 }
 
+/* Writes one log file of MDT file group (partition, file_id) holding the
+ * given blocks and records its write stat. */
 static hudi_status write_log(commit_ctx *c, const char *partition, const char *file_id, const hudi_buf *blocks,
                              int64_t n_writes, int64_t n_deletes, hudi_error *err) {
   hudi_buf path;

@@ -34,11 +34,12 @@ HUDI_NODISCARD hudi_status hudi_write_int_option(const hudi_table *t, const hudi
  * read. docs/compatibility.md item 20. */
 hudi_pq_codec hudi_write_default_codec(const hudi_table *t);
 
-/* zstd's level when parquet.compression.codec.zstd.level is unset: 1, as
- * Arrow writers (pyarrow, arrow-rs) use; parquet-java's is 3. On the uuid
- * bulk load 1 is 26% less CPU and 4% smaller; on rag data 24% less CPU,
- * 1.5% larger (docs/benchmarks.md, docs/compatibility.md item 20). */
-#define HUDI_WRITE_DEFAULT_ZSTD_LEVEL 1
+/* zstd's level when parquet.compression.codec.zstd.level is unset: 3, as
+ * parquet-java (Spark, Hudi) writes. Level 1 (Arrow writers' default) took
+ * 26% less CPU on the 10M-row uuid bulk load and wrote 4% fewer bytes, 24%
+ * less CPU and 1.5% more bytes on rag data (docs/benchmarks.md,
+ * docs/compatibility.md item 20). */
+#define HUDI_WRITE_DEFAULT_ZSTD_LEVEL 3
 
 /* Parquet writer options for base files from the write's options:
  * hoodie.parquet.block.size (row group), hoodie.parquet.page.size,

@@ -34,7 +34,7 @@ hudi_write_plan_layout hudi_write_plan_layout_for(size_t n, int64_t estimated_by
   hudi_write_plan_layout l = {hudi_write_plan_files(n, estimated_bytes, max_file_size), 0};
   if (l.files < 2 || small_file_limit <= 0 || max_file_size < 1) return l;
   /* Even files of estimate / files bytes: all small? */
-  if ((double)estimated_bytes / (double)l.files >= (double)small_file_limit) return l;
+  if ((double)estimated_bytes / (double)l.files >= HUDI_WRITE_PLAN_LIMIT_MARGIN * (double)small_file_limit) return l;
   double full = HUDI_WRITE_PLAN_FILL * (double)max_file_size / (double)estimated_bytes * (double)n;
   size_t rows = (size_t)full;
   /* The last file keeps at least one row; a fill below the limit is no

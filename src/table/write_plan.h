@@ -17,6 +17,7 @@
  * 120 MB, limit 100 MB: 7 files of ~111 MB). A later upsert's small-file
  * rule then leaves the bulk-load files alone.
  *   - When even files would all fall under hoodie.parquet.small.file.limit
+ *     (or within HUDI_WRITE_PLAN_LIMIT_MARGIN of it)
  *     (a partition between one and about five maximum sizes can have no
  *     split whose files all lie between the limit and the maximum, e.g.
  *     150 MB -> 2 x 75 MB), the files are filled as Java fills them instead:
@@ -58,6 +59,11 @@ size_t hudi_write_plan_files(size_t n, int64_t estimated_bytes, int64_t max_file
 /* Files filled to this share of the maximum leave room for the estimate's
  * error (within ~2% on uuid and rag data). */
 #define HUDI_WRITE_PLAN_FILL 0.97
+/* Even files count as small below the limit times this: the estimate can
+ * be a few percent high (10M uuid rows at zstd level 1: 534.9 MB estimated,
+ * 519.3 MB written, five "107 MB" files written at 103.9 MB under a
+ * 104.9 MB limit). */
+#define HUDI_WRITE_PLAN_LIMIT_MARGIN 1.03
 
 /* A partition's files: `files` of them; full_rows == 0: rows split evenly,
  * else every file but the last holds full_rows rows. */

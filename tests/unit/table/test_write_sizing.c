@@ -80,6 +80,12 @@ static void plan_arithmetic(void **state) {
   assert_true(l.full_rows > 0 && 4 * l.full_rows < n);
   double last = 524.0 * (double)MB * (double)(n - 4 * l.full_rows) / (double)n;
   assert_true(last < 104857600.0 && last > 30.0 * (double)MB);
+  /* even files just above the limit, within the estimate's margin: filled */
+  l = hudi_write_plan_layout_for(n, 535 * MB, 125829120, 104857600);
+  assert_true(l.full_rows > 0);
+  /* even files 4% above the limit: even */
+  l = hudi_write_plan_layout_for(n, (int64_t)(5 * 1.04 * 104857600.0), 125829120, 104857600);
+  assert_int_equal(l.full_rows, 0);
   /* a fill under the limit would not help: stays even */
   l = hudi_write_plan_layout_for(n, 150 * MB, 120 * MB, 118 * MB);
   assert_int_equal(l.full_rows, 0);
