@@ -65,7 +65,13 @@ hudi_status hudi_write_int_option(const hudi_table *t, const hudi_option *o, siz
   return HUDI_OK;
 }
 
-hudi_pq_codec hudi_write_default_codec(const hudi_table *t) {
+/* The Parquet codec of base files when hoodie.parquet.compression.codec is
+ * unset: zstd (Hudi's storage default since PR 19685, for Spark 3.5+ and
+ * Flink) on tables of version 8 and later; gzip (the default of Hudi 0.x
+ * and 1.0-1.2, and of Spark 3.3/3.4, whose readers can leak off-heap
+ * memory on zstd, PARQUET-2160) on version-6 tables, which older engines
+ * read. docs/compatibility.md item 20. */
+static hudi_pq_codec default_codec(const hudi_table *t) {
   return t->version >= 8 ? HUDI_PQ_CODEC_ZSTD : HUDI_PQ_CODEC_GZIP;
 }
 
@@ -78,7 +84,7 @@ hudi_status hudi_write_pq_options(hudi_pq_writer_options *pq, const hudi_table *
   HUDI_TRY(hudi_write_int_option(t, o, n, "hoodie.parquet.page.size", 1 << 20, 1024, &pq->page_bytes, err));
   const char *v = hudi_write_option(t, o, n, "hoodie.parquet.compression.codec");
   if (codec_set) *codec_set = v != NULL;
-  if (!v) pq->codec = hudi_write_default_codec(t);
+  if (!v) pq->codec = default_codec(t);
   else if (!strcasecmp(v, "gzip")) pq->codec = HUDI_PQ_CODEC_GZIP;
   else if (!strcasecmp(v, "snappy")) pq->codec = HUDI_PQ_CODEC_SNAPPY;
   else if (!strcasecmp(v, "zstd")) pq->codec = HUDI_PQ_CODEC_ZSTD;

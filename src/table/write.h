@@ -26,14 +26,6 @@ HUDI_NODISCARD hudi_status hudi_write_int_option(const hudi_table *t, const hudi
                                                  const char *key, int64_t dflt, int64_t min, int64_t *out,
                                                  hudi_error *err);
 
-/* The Parquet codec of base files when hoodie.parquet.compression.codec is
- * unset: zstd (Hudi's storage default since PR 19685, for Spark 3.5+ and
- * Flink) on tables of version 8 and later; gzip (the default of Hudi 0.x
- * and 1.0-1.2, and of Spark 3.3/3.4, whose readers can leak off-heap
- * memory on zstd, PARQUET-2160) on version-6 tables, which older engines
- * read. docs/compatibility.md item 20. */
-hudi_pq_codec hudi_write_default_codec(const hudi_table *t);
-
 /* zstd's level when parquet.compression.codec.zstd.level is unset: 3, as
  * parquet-java (Spark, Hudi) writes. Level 1 (Arrow writers' default) took
  * 26% less CPU on the 10M-row uuid bulk load and wrote 4% fewer bytes, 24%
@@ -43,7 +35,8 @@ hudi_pq_codec hudi_write_default_codec(const hudi_table *t);
 
 /* Parquet writer options for base files from the write's options:
  * hoodie.parquet.block.size (row group), hoodie.parquet.page.size,
- * hoodie.parquet.compression.codec (gzip, snappy, zstd, uncompressed) and
+ * hoodie.parquet.compression.codec (gzip, snappy, zstd, uncompressed;
+ * unset: default_codec in write.c) and
  * parquet.compression.codec.zstd.level (parquet-java's key, 1..22),
  * Hudi's schema style (2-level lists, legacy maps) with root_name.
  * *codec_set (may be NULL) tells whether the codec was given. */

@@ -32,15 +32,14 @@ size_t hudi_write_plan_files(size_t n, int64_t estimated_bytes, int64_t max_file
 hudi_write_plan_layout hudi_write_plan_layout_for(size_t n, int64_t estimated_bytes, int64_t max_file_size,
                                                   int64_t small_file_limit) {
   hudi_write_plan_layout l = {hudi_write_plan_files(n, estimated_bytes, max_file_size), 0};
-  if (l.files < 2 || small_file_limit <= 0 || max_file_size < 1) return l;
-  /* Even files of estimate / files bytes: all small? */
+  double fill = HUDI_WRITE_PLAN_FILL * (double)max_file_size;
+  /* One file, no limit, or full files that would be small too: even. */
+  if (l.files < 2 || small_file_limit <= 0 || fill < (double)small_file_limit) return l;
+  /* Even files of estimate / files bytes not (nearly) small: even. */
   if ((double)estimated_bytes / (double)l.files >= HUDI_WRITE_PLAN_LIMIT_MARGIN * (double)small_file_limit) return l;
-  double full = HUDI_WRITE_PLAN_FILL * (double)max_file_size / (double)estimated_bytes * (double)n;
-  size_t rows = (size_t)full;
-  /* The last file keeps at least one row; a fill below the limit is no
-   * better than an even split. */
+  size_t rows = (size_t)(fill / (double)estimated_bytes * (double)n);
+  /* The last file keeps at least one row. */
   if (rows == 0 || rows * (l.files - 1) >= n) return l;
-  if (HUDI_WRITE_PLAN_FILL * (double)max_file_size < (double)small_file_limit) return l;
   l.full_rows = rows;
   return l;
 }

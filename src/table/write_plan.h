@@ -16,11 +16,11 @@
  * unless every split under the maximum has one (e.g. 780 MB with max
  * 120 MB, limit 100 MB: 7 files of ~111 MB). A later upsert's small-file
  * rule then leaves the bulk-load files alone.
- *   - When even files would all fall under hoodie.parquet.small.file.limit
- *     (or within HUDI_WRITE_PLAN_LIMIT_MARGIN of it)
- *     (a partition between one and about five maximum sizes can have no
- *     split whose files all lie between the limit and the maximum, e.g.
- *     150 MB -> 2 x 75 MB), the files are filled as Java fills them instead:
+ *   - When even files would all fall under hoodie.parquet.small.file.limit,
+ *     or within HUDI_WRITE_PLAN_LIMIT_MARGIN of it (a partition between one
+ *     and about five maximum sizes can have no split whose files all lie
+ *     between the limit and the maximum, e.g. 150 MB -> 2 x 75 MB), the
+ *     files are filled as Java fills them instead:
  *     all but the last at HUDI_WRITE_PLAN_FILL of the maximum, the last
  *     holding the rest, so one small file (the smallest possible) is left
  *     for later inserts to grow instead of every file.

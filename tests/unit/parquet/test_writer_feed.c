@@ -95,11 +95,18 @@ static hudi_pq_writer_options opts(void) {
   return o;
 }
 
-static void write_all(hudi_buf *out, int batches, int fed) {
+/* A writer of root_schema with opts() into out. */
+static hudi_pq_writer *open_writer(hudi_buf *out) {
   hudi_error err = HUDI_ERROR_INIT;
   hudi_pq_writer_options o = opts();
   hudi_pq_writer *w = NULL;
-  if (hudi_pq_writer_open_buf(&w, &root_schema, &o, out, &err) != HUDI_OK) fail_msg("%s", err.message);
+  if (hudi_pq_writer_open_buf(&w, &root_schema, &o, out, &err) != HUDI_OK) fail_msg("open: %s", err.message);
+  return w;
+}
+
+static void write_all(hudi_buf *out, int batches, int fed) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_pq_writer *w = open_writer(out);
   hudi_pq_feed *f = NULL;
   if (fed) assert_int_equal(hudi_pq_feed_start(&f, w, &err), HUDI_OK);
   for (int b = 0; b < batches; b++) {
@@ -135,11 +142,9 @@ static void fed_file_equals_direct_file(void **state) {
 static void failure_on_the_feed_thread_comes_back(void **state) {
   (void)state;
   hudi_error err = HUDI_ERROR_INIT;
-  hudi_pq_writer_options o = opts();
   hudi_buf out;
   hudi_buf_init(&out, 0);
-  hudi_pq_writer *w = NULL;
-  assert_int_equal(hudi_pq_writer_open_buf(&w, &root_schema, &o, &out, &err), HUDI_OK);
+  hudi_pq_writer *w = open_writer(&out);
   hudi_pq_feed *f = NULL;
   assert_int_equal(hudi_pq_feed_start(&f, w, &err), HUDI_OK);
   struct ArrowArray good = make_batch(0, -1), bad = make_batch(ROWS, 17);
@@ -171,11 +176,9 @@ static void finish_without_batches_and_null(void **state) {
   (void)state;
   hudi_error err = HUDI_ERROR_INIT;
   assert_int_equal(hudi_pq_feed_finish(NULL, &err), HUDI_OK);
-  hudi_pq_writer_options o = opts();
   hudi_buf out;
   hudi_buf_init(&out, 0);
-  hudi_pq_writer *w = NULL;
-  assert_int_equal(hudi_pq_writer_open_buf(&w, &root_schema, &o, &out, &err), HUDI_OK);
+  hudi_pq_writer *w = open_writer(&out);
   hudi_pq_feed *f = NULL;
   assert_int_equal(hudi_pq_feed_start(&f, w, &err), HUDI_OK);
   assert_int_equal(hudi_pq_feed_finish(f, &err), HUDI_OK);
