@@ -6,13 +6,15 @@ payload columns) is written by
     snappy;
   - pyarrow.parquet.write_table of the same table, gzip and snappy (the floor: no meta columns,
     no sort, no bloom filter, no metadata table);
-  - pyarrow-meta-CODEC: pyarrow.parquet.write_table of the content hudi-c stores (rows sorted by
-    key, the five meta columns filled), built before the clock starts: "pyarrow writing the same
-    Parquet alone" (issue 6), without the bloom filter, record index and metadata table.
+  - pyarrow-meta-CODEC: pyarrow.parquet.write_table of the content hudi-c stores (rows in input
+    order as hoodie.bulkinsert.sort.mode=NONE, Hudi's default, leaves them; sorted by key with
+    -sorted; the five meta columns filled), built before the clock starts: "pyarrow writing the
+    same Parquet alone" (issue 6), without the bloom filter, record index and metadata table.
 With --data rag the table is instead the rag-chunks scenario's base table (bench/upsert/scenarios.py:
 ~10 chunks per document, ~55-word texts, 384-float32 list<float32> embeddings; --rows counts chunks,
-approximately). Case names are pyarrow-CODEC or hudi-CODEC[-rli][-mor], CODEC one of gzip, snappy,
-zstd (e.g. hudi-zstd-rli-mor: a MOR table, record index on, zstd Parquet).
+approximately). Case names are pyarrow-CODEC, pyarrow-meta-CODEC[-sorted] or
+hudi-CODEC[-rli][-mor][-sorted], CODEC one of gzip, snappy, zstd (e.g. hudi-zstd-rli-mor: a MOR
+table, record index on, zstd Parquet; -sorted: hoodie.bulkinsert.sort.mode=GLOBAL_SORT).
 Each case runs in a fresh subprocess (so one case's memory does not colour the next) and reports
 its process CPU time (user + sys, all threads) and wall time around the write alone; the data is
 generated before the clock starts. The 1-minute load average is printed with every line, since
@@ -82,14 +84,16 @@ def rag_table(n: int):
     return scenarios.gen_rag(n / 1_000_000, rng, None).base
 
 
-def with_meta_columns(table, key: str):
-    """The rows as a hudi-c COW bulk insert stores them: sorted by key, Hudi's five meta columns first
-    (commit time, per-row sequence number, record key, partition path, file name). Built before the
-    clock starts, so pyarrow-meta-CODEC times pyarrow writing the same Parquet content alone."""
+def with_meta_columns(table, key: str, sort: bool):
+    """The rows as a hudi-c COW bulk insert stores them: in input order (sort mode NONE) or sorted by
+    key, Hudi's five meta columns first (commit time, per-row sequence number, record key, partition
+    path, file name). Built before the clock starts, so pyarrow-meta-CODEC times pyarrow writing the
+    same Parquet content alone."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table = table.sort_by(key)
+    if sort:
+        table = table.sort_by(key)
     n = table.num_rows
     instant = "20261201000000000"
     fname = "00000000-0000-0000-0000-000000000000-0_0-0-0_" + instant + ".parquet"
@@ -123,7 +127,7 @@ def run_case(case: str, rows: int, out: str, data: str = "uuid") -> dict:
     elif case.startswith("pyarrow"):
         os.makedirs(out, exist_ok=True)
         if case.startswith("pyarrow-meta"):
-            table = with_meta_columns(table, key)
+            table = with_meta_columns(table, key, case.endswith("-sorted"))
             codec = case.split("-")[2]
         c0, w0 = cpu_seconds(), time.perf_counter()
         pq.write_table(table, os.path.join(out, "data.parquet"), compression=codec)
@@ -131,10 +135,13 @@ def run_case(case: str, rows: int, out: str, data: str = "uuid") -> dict:
     else:
         import hudi
 
-        tbl = hudi.HudiTable.create(out, record_key=key, table_type="mor" if case.endswith("-mor") else "cow",
+        tbl = hudi.HudiTable.create(out, record_key=key, table_type="mor" if "-mor" in case else "cow",
                                     record_index_enabled="-rli" in case)
+        opts = {"hoodie.parquet.compression.codec": codec}
+        if "-sorted" in case:
+            opts["hoodie.bulkinsert.sort.mode"] = "GLOBAL_SORT"
         c0, w0 = cpu_seconds(), time.perf_counter()
-        tbl.append(table, {"hoodie.parquet.compression.codec": codec})
+        tbl.append(table, opts)
         c1, w1 = cpu_seconds(), time.perf_counter()
     return {"case": case, "rows": table.num_rows, "cpu_s": round(c1 - c0, 3), "wall_s": round(w1 - w0, 3),
             "bytes": dir_bytes(out), "load1": round(os.getloadavg()[0], 2)}

@@ -79,8 +79,11 @@ typedef struct hudi_write_result {
 
 /* Bulk insert: writes every row of the stream into new file groups (base
  * files, also on MERGE_ON_READ tables) and commits them as one instant.
- * The stream is consumed and released in every case. Rows are sorted by
- * partition and record key; each partition's rows are split evenly into
+ * The stream is consumed and released in every case. Rows are grouped by
+ * partition, in input order within one (hoodie.bulkinsert.sort.mode NONE,
+ * Hudi's default; GLOBAL_SORT, PARTITION_SORT and
+ * PARTITION_PATH_REPARTITION_AND_SORT order them by record key, in Java
+ * String order); each partition's rows are split evenly into
  * ceil(estimate / hoodie.parquet.max.file.size) files, the estimate being
  * the compressed size of a sample of the partition's first rows encoded
  * with the write's Parquet options (as Hudi's writer sizes files by their

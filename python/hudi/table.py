@@ -171,7 +171,9 @@ class HudiTable:
     def append(self, data: "Any", options: "Optional[Dict[str, str]]" = None) -> "HudiWriteResult":
         """Bulk-inserts ``data`` (anything with ``__arrow_c_stream__`` or ``__arrow_c_array__``) as one commit.
 
-        Each partition's rows, sorted by key, are split evenly into files of about
+        Rows are grouped by partition, in input order within one (``hoodie.bulkinsert.sort.mode``
+        NONE, Hudi's default; GLOBAL_SORT or PARTITION_SORT order them by key), and each
+        partition's rows are split evenly into files of about
         ``hoodie.parquet.max.file.size`` compressed bytes (estimated from a sample), written on
         ``hoodie.bulkinsert.shuffle.parallelism`` threads (default 2). Parquet codec:
         ``hoodie.parquet.compression.codec`` (zstd by default on table versions 8 and 9, gzip on 6).

@@ -31,7 +31,7 @@ static hudi_status upsert_stream(hudi_write_result *res, hudi_table *t, struct A
   hudi_status st = hudi_write_check_table_mdt(t, err);
   if (st == HUDI_OK) st = hudi_write_reload_timeline(t, err);
   if (st == HUDI_OK) st = hudi_keygen_init(&kg, &t->props, t->version, err);
-  if (st == HUDI_OK) st = hudi_write_rows_load(&rows, stream, &kg, err);
+  if (st == HUDI_OK) st = hudi_write_rows_load(&rows, stream, &kg, true, err);
   else stream->release(stream);
   if (st == HUDI_OK) {
     hudi_merge_input in = {&rows, NULL, NULL, 0, op, mode};

@@ -166,7 +166,7 @@ typedef struct append_ctx {
   hudi_table *t;
   const hudi_option *opts;
   size_t n_opts;
-  hudi_write_rows rows;          /* the input, keys, partitions, sorted */
+  hudi_write_rows rows;          /* the input, keys, partitions, in write order */
   hudi_arrow_field out_schema;   /* meta columns + stored columns */
   bool *same;                    /* per data column: copy without conversion */
   char *schema_json;             /* extraMetadata.schema */
@@ -268,7 +268,7 @@ static hudi_status append_same(hudi_arrow_builder *b, const char *v, size_t len,
   return HUDI_OK;
 }
 
-/* Appends sorted rows [a, a + m) of the file starting at row `from`: the
+/* Appends ordered rows [a, a + m) of the file starting at row `from`: the
  * five meta columns, then each data column over all m rows (one column's
  * gather at a time, prefetched ahead). */
 static hudi_status append_chunk(append_ctx *c, hudi_arrow_batch_builder *bb, chunk_src *s, size_t a, size_t m,
@@ -337,7 +337,7 @@ static hudi_status open_writer(append_ctx *c, const char *path, hudi_buf *mem, h
  * (writer_feed.h) while this one gathers the next chunk. */
 #define FEED_MIN_ROWS (8 * CHUNK_ROWS)
 
-/* Encodes sorted rows [from, to) into w, chunk by chunk (the last one as
+/* Encodes ordered rows [from, to) into w, chunk by chunk (the last one as
  * HUDI_PQ_WRITE_LAST); with `feed`, on a writer thread of its own. With
  * bloom: adds their keys and finds the rows of the least and greatest key. */
 static hudi_status encode_rows(append_ctx *c, hudi_arrow_batch_builder *bb, hudi_pq_writer *w, hudi_bloom *bloom,
@@ -355,8 +355,8 @@ static hudi_status encode_rows(append_ctx *c, hudi_arrow_batch_builder *bb, hudi
     st = append_chunk(c, bb, &src, a, m, from, task, partition, file_name, err);
     for (size_t i = a; st == HUDI_OK && bloom && i < a + m; i++) {
       src.keys[i - a] = hudi_write_rows_key(r, i, &src.key_lens[i - a]);
-      /* Rows are in Java key order within a partition; the comparisons
-       * only guard that. */
+      /* In key order (a sorting mode) the first and last rows win; in
+       * input order the key prefixes settle most comparisons. */
       if (hudi_write_rows_key_cmp(r, i, min_i) < 0) min_i = i;
       if (hudi_write_rows_key_cmp(r, i, max_i) > 0) max_i = i;
     }
@@ -391,7 +391,7 @@ static hudi_status encode_rows(append_ctx *c, hudi_arrow_batch_builder *bb, hudi
 }
 
 /* The compressed column-chunk bytes (pages and their headers, no footer:
- * what Hudi's canWrite counts) of sorted rows [from, to) written the way
+ * what Hudi's canWrite counts) of ordered rows [from, to) written the way
  * write_file writes them, into memory (write_plan.h). */
 static hudi_status sample_bytes(append_ctx *c, size_t from, size_t to, int task, int64_t *out, hudi_error *err) {
   *out = 0;
@@ -427,11 +427,11 @@ static hudi_status sample_bytes(append_ctx *c, size_t from, size_t to, int task,
 typedef struct file_out {
   char file_id[48];
   hudi_buf path;
-  size_t from;     /* its first sorted row */
+  size_t from;     /* its first row (write order) */
   int64_t rows, size;
 } file_out;
 
-/* Writes one file group: rows [from, to) of the sorted order, all in
+/* Writes one file group: rows [from, to) in write order, all in
  * partition p. Touches nothing of c but its storage (out gets the stat). */
 static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, file_out *out, hudi_error *err) {
   hudi_write_rows *r = &c->rows;
@@ -499,7 +499,7 @@ static hudi_status add_stat(append_ctx *c, const file_out *f, hudi_error *err) {
   return HUDI_OK;
 }
 
-/* A partition of the sorted rows and the files it becomes. */
+/* A partition of the ordered rows and the files it becomes. */
 typedef struct part_plan {
   size_t from, to;
   hudi_write_plan_layout layout;
@@ -645,6 +645,29 @@ hudi_status hudi_write_pick_instant(hudi_instant_gen *gen, const hudi_table *t, 
   return hudi_instant_gen_next(gen, out, NULL, err);
 }
 
+/* hoodie.bulkinsert.sort.mode: NONE (Hudi's default since 0.12, HUDI-4071)
+ * and PARTITION_PATH_REPARTITION keep the input's order within each
+ * partition; GLOBAL_SORT, PARTITION_SORT and
+ * PARTITION_PATH_REPARTITION_AND_SORT order each partition's rows by
+ * record key (tighter min/max key ranges for bloom-index lookups, better
+ * compression of ordered keys). Rows are grouped by partition either way:
+ * one set of files per partition, as Spark's repartitioning gives. */
+static hudi_status bulk_sort_mode(const hudi_table *t, const hudi_option *opts, size_t n, bool *key_order,
+                                  hudi_error *err) {
+  const char *v = hudi_write_option(t, opts, n, "hoodie.bulkinsert.sort.mode");
+  *key_order = false;
+  if (!v || !strcasecmp(v, "NONE") || !strcasecmp(v, "PARTITION_PATH_REPARTITION")) return HUDI_OK;
+  if (!strcasecmp(v, "GLOBAL_SORT") || !strcasecmp(v, "PARTITION_SORT") ||
+      !strcasecmp(v, "PARTITION_PATH_REPARTITION_AND_SORT")) {
+    *key_order = true;
+    return HUDI_OK;
+  }
+  return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                      "hoodie.bulkinsert.sort.mode='%s': expected NONE, GLOBAL_SORT, PARTITION_SORT, "
+                      "PARTITION_PATH_REPARTITION or PARTITION_PATH_REPARTITION_AND_SORT",
+                      v);
+}
+
 static hudi_status commit(append_ctx *c, hudi_error *err) {
   hudi_instant_gen gen;
   HUDI_TRY(hudi_write_pick_instant(&gen, c->t, c->instant, err));
@@ -716,8 +739,10 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   if (st == HUDI_OK) st = write_threads(&c, 1, &threads, err);
   if (st == HUDI_OK) st = hudi_bloom_cfg_read(&c.bloom, table, c.opts, c.n_opts, err);
   if (st == HUDI_OK) st = hudi_keygen_init(&kg, &table->props, table->version, err);
+  bool key_order = false;
+  if (st == HUDI_OK) st = bulk_sort_mode(table, c.opts, c.n_opts, &key_order, err);
   /* Everything the input can get wrong is found here, before any write. */
-  if (st == HUDI_OK) st = hudi_write_rows_load(&c.rows, stream, &kg, err);
+  if (st == HUDI_OK) st = hudi_write_rows_load(&c.rows, stream, &kg, key_order, err);
   else stream->release(stream);
   if (st == HUDI_OK) {
     /* Schema evolution (write_schema.h): rows then carry the writer schema. */

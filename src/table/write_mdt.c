@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "base/hash.h"
 #include "table/mdt_column_stats.h"
 #include "table/mdt_reader.h"
 #include "table/properties.h"
@@ -149,18 +150,6 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
   return HUDI_OK;
 }
 
-typedef struct key_ref {
-  const char *key;
-  size_t len;
-  size_t row;
-} key_ref;
-
-static int key_cmp(const void *a, const void *b) {
-  const key_ref *x = a, *y = b;
-  int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
-  return c ? c : (x->len > y->len) - (x->len < y->len);
-}
-
 static hudi_status duplicate_key(const hudi_table *t, const hudi_write_rows *rows, size_t a, size_t b,
                                  hudi_error *err) {
   size_t len;
@@ -194,31 +183,63 @@ static hudi_status check_sorted_keys(const hudi_table *t, const hudi_write_rows 
   return HUDI_OK;
 }
 
+/* A key's hash and row. */
+typedef struct key_hash {
+  uint64_t h;
+  size_t row;
+} key_hash;
+
+#define RADIX_BITS 11
+#define TOP_BITS (2 * RADIX_BITS)
+
+/* Stable counting sort of in[0, n) into out by bits [shift, shift + 11)
+ * of the hash. */
+static void radix_pass(const key_hash *in, key_hash *out, size_t n, unsigned shift) {
+  size_t start[(1u << RADIX_BITS) + 1] = {0};
+  for (size_t i = 0; i < n; i++) start[((in[i].h >> shift) & ((1u << RADIX_BITS) - 1)) + 1]++;
+  for (size_t d = 0; d < (1u << RADIX_BITS); d++) start[d + 1] += start[d];
+  for (size_t i = 0; i < n; i++) out[start[(in[i].h >> shift) & ((1u << RADIX_BITS) - 1)]++] = in[i];
+}
+
+/* Rows in any order: the keys' 64-bit hashes, sorted by their top 22 bits
+ * (two radix passes of 2048 buckets, cache-friendly), and equal hashes
+ * among neighbours compared by key bytes. Linear, reading the keys once in
+ * row order (a comparison sort of 10M unordered keys is a cache miss per
+ * comparison). */
+static hudi_status check_any_keys(const hudi_table *t, const hudi_write_rows *rows, hudi_error *err) {
+  size_t n = rows->n;
+  key_hash *hs = hudi_malloc(n * sizeof *hs), *tmp = hudi_malloc(n * sizeof *tmp);
+  if (!hs || !tmp) {
+    hudi_free(hs);
+    hudi_free(tmp);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory checking %zu keys", n);
+  }
+  for (size_t i = 0; i < n; i++) {
+    size_t len;
+    const char *key = hudi_write_rows_key(rows, i, &len);
+    hs[i] = (key_hash){hudi_xxh64(key, len, 0), i};
+  }
+  radix_pass(hs, tmp, n, 64 - TOP_BITS);
+  radix_pass(tmp, hs, n, 64 - RADIX_BITS);
+  hudi_status st = HUDI_OK;
+  /* A run of equal top bits is ~n / 4M long; rows stay in order in it. */
+  for (size_t a = 0, b; st == HUDI_OK && a < n; a = b) {
+    for (b = a + 1; b < n && hs[b].h >> (64 - TOP_BITS) == hs[a].h >> (64 - TOP_BITS);) b++;
+    for (size_t x = a; st == HUDI_OK && x < b; x++)
+      for (size_t y = x + 1; st == HUDI_OK && y < b; y++)
+        if (hs[x].h == hs[y].h && same_key(rows, hs[x].row, hs[y].row))
+          st = duplicate_key(t, rows, hs[x].row, hs[y].row, err);
+  }
+  hudi_free(hs);
+  hudi_free(tmp);
+  return st;
+}
+
 hudi_status hudi_write_mdt_check_rows(const hudi_table *t, const hudi_write_rows *rows, hudi_error *err) {
   if (!hudi_write_mdt_has_record_index(t) || rows->n < 2) return HUDI_OK;
-  if (hudi_write_rows_same_partition(rows, 0, rows->n - 1)) return check_sorted_keys(t, rows, err);
-  key_ref *refs = hudi_malloc(rows->n * sizeof *refs);
-  if (!refs) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory checking %zu keys", rows->n);
-  /* Rows are sorted by (partition, key): equal keys in one partition are
-   * neighbours, but the same key in two partitions is not. */
-  for (size_t i = 0; i < rows->n; i++) {
-    refs[i].key = hudi_write_rows_key(rows, i, &refs[i].len);
-    refs[i].row = i;
-  }
-  qsort(refs, rows->n, sizeof *refs, key_cmp);
-  hudi_status st = HUDI_OK;
-  for (size_t i = 1; i < rows->n; i++) {
-    if (key_cmp(&refs[i - 1], &refs[i]) != 0) continue;
-    st = hudi_err_set(err, HUDI_ERR_INVALID_ARG,
-                      "record key '%.200s' appears twice in the data (partitions '%s' and '%s'); table %s has a "
-                      "record-level index, which maps each key to one file group: deduplicate the rows or use "
-                      "upsert",
-                      refs[i].key, hudi_write_rows_partition(rows, refs[i - 1].row),
-                      hudi_write_rows_partition(rows, refs[i].row), t->base_uri);
-    break;
-  }
-  hudi_free(refs);
-  return st;
+  if (rows->key_order && hudi_write_rows_same_partition(rows, 0, rows->n - 1)) return check_sorted_keys(t, rows, err);
+  /* The same key in two partitions, or keys in input order. */
+  return check_any_keys(t, rows, err);
 }
 
 hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,

@@ -75,6 +75,7 @@ static int row_cmp(const hudi_write_rows *r, const hudi_write_row *x, const hudi
     if (c) return c;
     if (x->part_len != y->part_len) return x->part_len < y->part_len ? -1 : 1;
   }
+  if (!r->key_order) return 0;
   if (x->key_prefix != y->key_prefix && x->key_ascii && y->key_ascii) return x->key_prefix < y->key_prefix ? -1 : 1;
   return hudi_java_string_cmp(s + x->key_off, x->key_len, s + y->key_off, y->key_len);
 }
@@ -133,11 +134,21 @@ static hudi_status sort_half(void *ctx, size_t i, hudi_error *err) {
 /* Below this many rows the sort stays on the calling thread. */
 #define PARALLEL_SORT_MIN_ROWS 200000
 
+/* Whether rows are already in row_cmp order (one partition, without
+ * key_order: always). */
+static bool in_order(const hudi_write_rows *r) {
+  for (size_t i = 1; i < r->n; i++)
+    if (row_cmp(r, &r->order[i - 1], &r->order[i]) > 0) return false;
+  return true;
+}
+
 /* Stable merge sort (input order kept among equal keys). Large inputs sort
  * their two halves on two cores, then merge them once (10M rows: 1.7 s ->
  * ~1 s of wall time). */
-static hudi_status sort_rows(hudi_write_rows *r, hudi_error *err) {
-  if (r->n < 2) return HUDI_OK;
+static hudi_status sort_rows(hudi_write_rows *r, bool *moved, hudi_error *err) {
+  *moved = false;
+  if (r->n < 2 || in_order(r)) return HUDI_OK;
+  *moved = true;
   hudi_write_row *tmp = hudi_malloc(r->n * sizeof *tmp);
   if (!tmp) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory sorting %zu rows", r->n);
   hudi_threadpool *pool = NULL;
@@ -361,13 +372,16 @@ static hudi_status load(hudi_write_rows *r, struct ArrowArrayStream *stream, hud
                             kg->key_fields[i]);
     }
   }
-  HUDI_TRY(sort_rows(r, err));
-  return compact_strings(r, err);
+  bool moved;
+  HUDI_TRY(sort_rows(r, &moved, err));
+  /* Unmoved rows have their strings in row order already. */
+  return moved ? compact_strings(r, err) : HUDI_OK;
 }
 
 hudi_status hudi_write_rows_load(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg,
-                                 hudi_error *err) {
+                                 bool key_order, hudi_error *err) {
   memset(r, 0, sizeof *r);
+  r->key_order = key_order;
   hudi_buf_init(&r->strings, HUDI_BUF_DEFAULT_MAX);
   hudi_status st = load(r, stream, kg, err);
   stream->release(stream);

@@ -1,6 +1,7 @@
 /* The rows of one write: the input stream's batches held in memory, each
- * row's record key and partition path, and the order rows are written in
- * (partition path, then record key in Java String order). */
+ * row's record key and partition path, and the order rows are written in:
+ * by partition path, then by record key in Java String order (key_order)
+ * or in input order (a bulk insert's default sort mode NONE). */
 #ifndef HUDI_TABLE_WRITE_ROWS_H
 #define HUDI_TABLE_WRITE_ROWS_H
 
@@ -37,18 +38,20 @@ typedef struct hudi_write_rows {
   hudi_arrow_field stored;     /* the stored types (write_convert.h) */
   hudi_write_batch *batches;
   size_t n_batches, cap_batches;
-  hudi_write_row *order;       /* sorted */
+  hudi_write_row *order;       /* sorted (see key_order) */
   size_t n, cap;
   hudi_buf strings;            /* after the sort: keys and partitions in row order */
   int64_t data_bytes;          /* estimated in-memory bytes of the data columns */
+  bool key_order;              /* within a partition, rows are in key order (else input order) */
 } hudi_write_rows;
 
 /* Reads the whole stream (released in every case), extracts every row's
- * key and partition with kg and sorts. A missing or null key, an unknown
+ * key and partition with kg and orders the rows by partition, then (with
+ * key_order) by key, else keeping the input order. A missing or null key, an unknown
  * partition field, a meta column in the data, a type Hudi cannot store: an
  * error naming the column. */
 HUDI_NODISCARD hudi_status hudi_write_rows_load(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg,
-                                                hudi_error *err);
+                                                bool key_order, hudi_error *err);
 void hudi_write_rows_free(hudi_write_rows *r);
 
 static inline const char *hudi_write_rows_key(const hudi_write_rows *r, size_t i, size_t *len) {
@@ -59,7 +62,7 @@ static inline const char *hudi_write_rows_partition(const hudi_write_rows *r, si
   return (const char *)r->strings.data + r->order[i].part_off;
 }
 bool hudi_write_rows_same_partition(const hudi_write_rows *r, size_t i, size_t j);
-/* Record keys of sorted rows i and j compared as Java's String.compareTo. */
+/* Record keys of rows i and j compared as Java's String.compareTo. */
 int hudi_write_rows_key_cmp(const hudi_write_rows *r, size_t i, size_t j);
 /* Estimated bytes of one row (data and meta columns), uncompressed. */
 int64_t hudi_write_rows_bytes_per_row(const hudi_write_rows *r);

@@ -248,10 +248,12 @@ def test_bloom_filter_matches_spark(tmp_path, fixture):
         assert ours[b"hoodie_max_record_key"] == theirs[b"hoodie_max_record_key"]
 
 
-def test_bulk_insert_order_is_sorted_by_partition_and_key(tmp_path):
-    """Rows land sorted by (partition, key): pyarrow's sort is the oracle. 300k rows are enough for
-    the sort to run on two threads (two sorted halves merged); keys share their first 8 bytes in
-    runs of 1,000, so comparisons go past the sort prefix."""
+@pytest.mark.parametrize("mode", [None, "NONE", "GLOBAL_SORT", "partition_sort"])
+def test_bulk_insert_order_follows_the_sort_mode(tmp_path, mode):
+    """Rows are grouped by partition; within one, hoodie.bulkinsert.sort.mode NONE (Hudi's default)
+    keeps the input order and the sorting modes order by key: pyarrow's filter and sort are the
+    oracle. 300k rows are enough for the sort to run on two threads (two sorted halves merged); keys
+    share their first 8 bytes in runs of 1,000, so comparisons go past the sort prefix."""
     import numpy as np
 
     n = 300_000
@@ -261,14 +263,45 @@ def test_bulk_insert_order_is_sorted_by_partition_and_key(tmp_path):
                     "p": pa.array(np.where(rng.random(n) < 0.5, "a", "b"))})
     path = tmp_path / "t"
     t = HudiTable.create(str(path), record_key="id", partition_fields="p", record_index_enabled=False)
-    t.append(src)
+    t.append(src, {"hoodie.bulkinsert.sort.mode": mode} if mode else {})
     got = pa.concat_tables([pq.read_table(f) for f in base_files(path)])
     seq = [tuple(int(x) for x in s.split("_")[1:]) for s in got["_hoodie_commit_seqno"].to_pylist()]
     got = got.append_column("task", pa.array([s[0] for s in seq])).append_column("n", pa.array([s[1] for s in seq]))
     got = got.sort_by([("task", "ascending"), ("n", "ascending")])
     for part in ("a", "b"):
         want = src.filter(pc.equal(src["p"], part))
-        want = want.take(pc.sort_indices(want, [("id", "ascending")]))
+        if mode in ("GLOBAL_SORT", "partition_sort"):
+            want = want.take(pc.sort_indices(want, [("id", "ascending")]))
         mine = got.filter(pc.equal(got["_hoodie_partition_path"], f"p={part}"))
         assert mine["v"].to_pylist() == want["v"].to_pylist(), part
+        # The footer's key range covers the file's keys in either order.
+        for f in base_files(path / f"p={part}"):
+            md = pq.ParquetFile(f).metadata.metadata
+            keys = pq.read_table(f, columns=["_hoodie_record_key"]).column(0).to_pylist()
+            assert md[b"hoodie_min_record_key"].decode() == min(keys)
+            assert md[b"hoodie_max_record_key"].decode() == max(keys)
     check(path)
+
+
+def test_bulk_insert_unknown_sort_mode_is_refused(tmp_path):
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), record_key="id")
+    with pytest.raises(Exception, match="hoodie.bulkinsert.sort.mode='SHUFFLE'"):
+        t.append(pa.table({"id": ["a"]}), {"hoodie.bulkinsert.sort.mode": "SHUFFLE"})
+    assert not [f for f in base_files(path) if "/.hoodie/" not in f]
+
+
+@pytest.mark.parametrize("mode", ["NONE", "GLOBAL_SORT"])
+@pytest.mark.parametrize("partitioned", [False, True])
+def test_bulk_insert_repeated_key_with_record_index_is_refused_in_any_order(tmp_path, mode, partitioned):
+    """With a record index a key may appear once; the duplicate is found whether rows stay in input
+    order (hashed keys) or are sorted, in one partition or across two, and nothing is written."""
+    n = 50_000
+    keys = [f"k{(i * 7919) % n:06d}" for i in range(n)]
+    keys[n - 3] = keys[17]  # far apart in the input
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), record_key="id", partition_fields="p" if partitioned else None)
+    data = pa.table({"id": keys, "p": ["x" if i % 2 else "y" for i in range(n)]})
+    with pytest.raises(Exception, match=f"record key '{keys[17]}' appears twice"):
+        t.append(data, {"hoodie.bulkinsert.sort.mode": mode})
+    assert not [f for f in base_files(path) if "/.hoodie/" not in f]

@@ -39,17 +39,19 @@ def base_files(path) -> list:
     return sorted(glob.glob(os.path.join(str(path), "**", "*.parquet"), recursive=True))
 
 
-def test_keys_in_java_order(tmp_path):
+@pytest.mark.parametrize("mode", ["GLOBAL_SORT", "NONE"])
+def test_keys_in_java_order(tmp_path, mode):
     # Short keys, a NUL byte, non-ASCII in and past the first 8 bytes, and a
     # supplementary character (UTF-16 surrogates sort below U+E000..U+FFFF,
-    # unlike UTF-8 byte order).
+    # unlike UTF-8 byte order). NONE (the default) keeps the input order;
+    # the footer's key range is in Java order either way.
     keys = ["ab", "ab\x00", "a", "abcdefgh", "abcdefgh\u00e9", "abcdefghz", "abcdefgi", "\u00e9t\u00e9",
             "\uffff", "\U0001f600", "\ue000x", "Z", "zz", "abcdefg", "abcdefg\U0001f600", "abcdefg\uffff"]
     t = HudiTable.create(str(tmp_path / "t"), "id")
-    t.append(pa.table({"id": keys, "v": list(range(len(keys)))}))
+    t.append(pa.table({"id": keys, "v": list(range(len(keys)))}), {"hoodie.bulkinsert.sort.mode": mode})
     (f,) = base_files(tmp_path / "t")
     got = pq.read_table(f).column("_hoodie_record_key").to_pylist()
-    assert got == sorted(keys, key=java_key)
+    assert got == (sorted(keys, key=java_key) if mode == "GLOBAL_SORT" else keys)
     md = pq.read_metadata(f).metadata
     assert md[b"hoodie_min_record_key"].decode() == min(keys, key=java_key)
     assert md[b"hoodie_max_record_key"].decode() == max(keys, key=java_key)
@@ -65,10 +67,12 @@ def test_duplicate_keys_refused_non_partitioned(tmp_path, keys):
     assert sorted(os.listdir(tmp_path / "d" / ".hoodie" / "timeline")) == before
 
 
-def test_many_rows_many_batches(tmp_path):
+@pytest.mark.parametrize("mode", ["GLOBAL_SORT", "NONE"])
+def test_many_rows_many_batches(tmp_path, mode):
     # More rows than one 8192-row chunk and the parallel record-index
     # threshold, in several input batches, with nulls, strings and a
-    # dictionary column; everything must come back in key order.
+    # dictionary column; everything must come back in key order (sorting
+    # mode) or input order (NONE).
     n = 50_000
     rng = np.random.default_rng(7)
     ids = [f"k{x:08d}" for x in rng.permutation(n)]
@@ -81,11 +85,11 @@ def test_many_rows_many_batches(tmp_path):
     batches = data.to_batches(max_chunksize=17_000)
     assert len(batches) > 2
     t = HudiTable.create(str(tmp_path / "m"), "id")
-    r = t.append(pa.Table.from_batches(batches))
+    r = t.append(pa.Table.from_batches(batches), {"hoodie.bulkinsert.sort.mode": mode})
     assert r.num_writes == n
     files = base_files(tmp_path / "m")
     got = pa.concat_tables([pq.read_table(f) for f in files])
-    order = sorted(range(n), key=lambda i: ids[i])
+    order = sorted(range(n), key=lambda i: ids[i]) if mode == "GLOBAL_SORT" else list(range(n))
     want = data.take(pa.array(order))
     assert got.column("_hoodie_record_key").to_pylist() == want.column("id").to_pylist()
     for c in ["id", "seq", "amount", "name", "ts"]:

@@ -811,6 +811,71 @@ static void test_many_keys_non_partitioned(void **state) {
   run_checker();
 }
 
+/* 60000 keys given in a scattered order (as a bulk insert in sort mode
+ * NONE gives them), their three file groups interleaved: each shard is
+ * sorted through its prefix buckets (more than BUCKET_SORT_MIN keys, on
+ * two threads), the values come from the per-file-id map, and every key
+ * looks up to its file group; the checker reads the shards. */
+static void test_many_keys_in_input_order(void **state) {
+  (void)state;
+  hudi_storage *s = open_storage(dir);
+  hudi_error err = HUDI_ERROR_INIT;
+  data_props(s, false);
+  hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
+  o.table_name = "mdtw";
+  assert_int_equal(hudi_mdt_init(s, &o, NULL, &err), HUDI_OK);
+  enum { N = 60000, THIRD = 20000 };
+  static char keys[N][16];
+  static hudi_mdt_key_change changes[N];
+  const char *fids[3] = {FID_EU, FID_US, FID_APAC};
+  for (int i = 0; i < N; i++) snprintf(keys[i], sizeof keys[i], "key%06d", i);
+  for (int j = 0; j < N; j++) {
+    int i = (int)(((int64_t)j * 7919) % N); /* 7919 is prime to N: a permutation */
+    changes[j] = (hudi_mdt_key_change){keys[i], strlen(keys[i]), "", fids[i / THIRD]};
+  }
+  data_file files[3];
+  memset(files, 0, sizeof files);
+  files[0] = (data_file){"", FID_EU, "range:key:0:20000", "", 0};
+  files[1] = (data_file){"", FID_US, "range:key:20000:40000", "", 0};
+  files[2] = (data_file){"", FID_APAC, "range:key:40000:60000", "", 0};
+  char t1[HUDI_INSTANT_TIME_BUF];
+  assert_int_equal(hudi_instant_time_now(t1, NULL, &err), HUDI_OK);
+  data_instant(s, t1, "", HUDI_INSTANT_REQUESTED, "", 0);
+  data_instant(s, t1, "", HUDI_INSTANT_INFLIGHT, "", 0);
+  hudi_mdt_file_change fc[3];
+  for (int i = 0; i < 3; i++) {
+    write_data_file(s, &files[i], t1);
+    fc[i] = (hudi_mdt_file_change){"", files[i].name, files[i].size, false};
+  }
+  hudi_mdt_commit_input in = {t1, fc, 3, changes, N};
+  hudi_mdt_commit_result res;
+  if (hudi_mdt_commit(s, &o, &in, &res, &err) != HUDI_OK) fail_msg("%s", err.message);
+  assert_int_equal(res.rli_upserts, N);
+  complete_data(s, t1, res.completion_time, files, 3);
+
+  hudi_table *t = NULL;
+  hudi_mdt *m = NULL;
+  if (hudi_table_open(&t, dir, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
+  if (hudi_mdt_open(&m, t, &err) != HUDI_OK) fail_msg("%s", err.message);
+  static const char *look[N];
+  static size_t lens[N];
+  for (int i = 0; i < N; i++) {
+    look[i] = keys[i];
+    lens[i] = strlen(keys[i]);
+  }
+  hudi_rli_location *locs = NULL;
+  if (hudi_mdt_record_index_lookup(m, look, lens, N, &locs, NULL, &err) != HUDI_OK) fail_msg("%s", err.message);
+  for (int i = 0; i < N; i++) {
+    if (!locs[i].found) fail_msg("%s missing", keys[i]);
+    assert_string_equal(locs[i].file_id, fids[i / THIRD]);
+  }
+  hudi_rli_locations_free(locs, N);
+  hudi_mdt_free(m);
+  hudi_table_free(t);
+  hudi_storage_free(s);
+  run_checker();
+}
+
 /* Every allocation failure point of an init and a commit: an error (never
  * a crash or, under ASan, a leak), and success once allocations suffice. */
 static void test_alloc_failures(void **state) {
@@ -855,6 +920,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_round_trip_v8, setup, teardown),
       cmocka_unit_test_setup_teardown(test_round_trip_v9, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_keys_non_partitioned, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_many_keys_in_input_order, setup, teardown),
       cmocka_unit_test_setup_teardown(test_alloc_failures, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
