@@ -2,6 +2,7 @@
 #include "parquet/writer_dict.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <string.h>
 #include <xxhash.h>
 
@@ -17,12 +18,14 @@ void hudi_pq_dict_free(hudi_pq_dict *d) {
   hudi_buf_free(&d->values);
   hudi_free(d->offsets);
   hudi_free(d->slots);
+  hudi_free(d->words);
   memset(d, 0, sizeof *d);
 }
 
 void hudi_pq_dict_reset(hudi_pq_dict *d) {
   hudi_buf_reset(&d->values);
   if (d->slots) memset(d->slots, 0, sizeof(uint32_t) * (size_t)(d->mask + 1));
+  if (d->words) memset(d->words, 0, sizeof(hudi_pq_dict_word) * (size_t)(d->mask + 1));
   d->n = 0;
   d->plain_size = 0;
   if (d->offsets) d->offsets[0] = 0;
@@ -43,6 +46,25 @@ static uint64_t hash_of(const uint8_t *p, size_t len) {
     return x;
   }
   return XXH3_64bits(p, len);
+}
+
+/* Byte equality; 4- and 8-byte values (most numeric columns) compare as
+ * integers instead of through a memcmp call per probe (18% of a
+ * tpcds upsert's CPU was dictionary inserts, half of it in memcmp). */
+static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t len) {
+  if (len == 8) {
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return x == y;
+  }
+  if (len == 4) {
+    uint32_t x, y;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    return x == y;
+  }
+  return len == 0 || memcmp(a, b, len) == 0;
 }
 
 static const uint8_t *entry(const hudi_pq_dict *d, uint32_t k, size_t *len) {
@@ -72,7 +94,8 @@ static hudi_status grow(hudi_pq_dict *d, hudi_error *err) {
   return HUDI_OK;
 }
 
-static hudi_status add(hudi_pq_dict *d, const uint8_t *p, size_t len, uint64_t slot, hudi_error *err) {
+/* Appends a new entry; the caller points its slot at it (index d->n). */
+static hudi_status add(hudi_pq_dict *d, const uint8_t *p, size_t len, hudi_error *err) {
   if (d->n >= (size_t)INT32_MAX - 1)
     return hudi_err_set(err, HUDI_ERR_LIMIT, "a dictionary of more than 2^31 entries");
   if (!d->width) {
@@ -89,13 +112,72 @@ static hudi_status add(hudi_pq_dict *d, const uint8_t *p, size_t len, uint64_t s
   }
   HUDI_TRY(hudi_buf_append(&d->values, p, len, err));
   if (!d->width) d->offsets[d->n + 1] = (int32_t)d->values.len;
-  d->slots[slot] = (uint32_t)(++d->n);
+  d->n++;
   d->plain_size += len + (d->width ? 0 : 4);
+  return HUDI_OK;
+}
+
+static uint64_t word_of(const uint8_t *p, size_t w) {
+  if (w == 8) {
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return x;
+  }
+  uint32_t x;
+  memcpy(&x, p, 4);
+  return x;
+}
+
+static uint64_t hash_word(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  return x ^ (x >> 33);
+}
+
+static hudi_status grow_words(hudi_pq_dict *d, hudi_error *err) {
+  size_t old = d->words ? (size_t)(d->mask + 1) : 0, nslots = old ? old * 2 : 1024;
+  hudi_pq_dict_word *w = hudi_calloc(nslots, sizeof *w);
+  if (!w) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory growing a dictionary of %zu entries", d->n);
+  uint64_t mask = nslots - 1;
+  for (size_t k = 0; k < old; k++) {
+    if (!d->words[k].index) continue;
+    uint64_t h = hash_word(d->words[k].value) & mask;
+    while (w[h].index) h = (h + 1) & mask;
+    w[h] = d->words[k];
+  }
+  hudi_free(d->words);
+  d->words = w;
+  d->mask = mask;
+  return HUDI_OK;
+}
+
+/* hudi_pq_dict_insert for 4- and 8-byte values. */
+static hudi_status insert_words(hudi_pq_dict *d, const uint8_t *data, size_t n, uint32_t *indices, hudi_error *err) {
+  size_t w = (size_t)d->width;
+  if (!d->words) HUDI_TRY(grow_words(d, err));
+  uint64_t prev = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t x = word_of(data + i * w, w);
+    if (i > 0 && x == prev) {
+      indices[i] = indices[i - 1];
+      continue;
+    }
+    prev = x;
+    if ((d->n + 1) * 2 > d->mask + 1) HUDI_TRY(grow_words(d, err));
+    uint64_t h = hash_word(x) & d->mask;
+    while (d->words[h].index && d->words[h].value != x) h = (h + 1) & d->mask;
+    if (!d->words[h].index) {
+      HUDI_TRY(add(d, data + i * w, w, err));
+      d->words[h] = (hudi_pq_dict_word){x, (uint32_t)d->n};
+    }
+    indices[i] = d->words[h].index - 1;
+  }
   return HUDI_OK;
 }
 
 hudi_status hudi_pq_dict_insert(hudi_pq_dict *d, const uint8_t *data, const int32_t *offsets, size_t n,
                                 uint32_t *indices, hudi_error *err) {
+  if (d->width == 4 || d->width == 8) return insert_words(d, data, n, indices, err);
   if (!d->slots) HUDI_TRY(grow(d, err));
   size_t w = (size_t)d->width;
   /* The previous value: sorted or constant columns (Hudi's commit time,
@@ -106,7 +188,7 @@ hudi_status hudi_pq_dict_insert(hudi_pq_dict *d, const uint8_t *data, const int3
   for (size_t i = 0; i < n; i++) {
     const uint8_t *p = w ? data + i * w : data + offsets[i];
     size_t len = w ? w : (size_t)(offsets[i + 1] - offsets[i]);
-    if (prev && len == prev_len && memcmp(p, prev, len) == 0) {
+    if (prev && len == prev_len && same_bytes(p, prev, len)) {
       indices[i] = indices[i - 1];
       continue;
     }
@@ -117,13 +199,14 @@ hudi_status hudi_pq_dict_insert(hudi_pq_dict *d, const uint8_t *data, const int3
     for (;;) {
       uint32_t s = d->slots[h];
       if (!s) {
-        HUDI_TRY(add(d, p, len, h, err));
+        HUDI_TRY(add(d, p, len, err));
+        d->slots[h] = (uint32_t)d->n;
         indices[i] = (uint32_t)(d->n - 1);
         break;
       }
       size_t el;
       const uint8_t *e = entry(d, s - 1, &el);
-      if (el == len && (len == 0 || memcmp(e, p, len) == 0)) {
+      if (el == len && same_bytes(e, p, len)) {
         indices[i] = s - 1;
         break;
       }

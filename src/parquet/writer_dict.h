@@ -15,10 +15,19 @@ typedef struct hudi_pq_dict {
   hudi_buf values;       /* the entries (fixed: n * width; byte arrays: concatenated) */
   int32_t *offsets;      /* byte arrays: n + 1 offsets into values */
   size_t n, cap_offsets;
-  uint32_t *slots;       /* 0: empty, else index + 1 */
+  uint32_t *slots;       /* 0: empty, else index + 1 (byte arrays, other widths) */
+  /* 4- and 8-byte values: the value sits in its slot, so a probe is one
+   * memory access instead of a slot and then an entry (most numeric
+   * columns; a large dictionary's probes were cache misses twice over). */
+  struct hudi_pq_dict_word *words;
   uint64_t mask;         /* slots - 1 (a power of two) */
   size_t plain_size;     /* bytes of the PLAIN-encoded dictionary page */
 } hudi_pq_dict;
+
+typedef struct hudi_pq_dict_word {
+  uint64_t value; /* the value's bytes, zero-extended */
+  uint32_t index; /* 0: empty, else index + 1 */
+} hudi_pq_dict_word;
 
 void hudi_pq_dict_init(hudi_pq_dict *d, int32_t width);
 void hudi_pq_dict_free(hudi_pq_dict *d);

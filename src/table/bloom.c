@@ -49,15 +49,7 @@ void hudi_bloom_free(hudi_bloom *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* HashFunction.hash: murmur chained through its seed, Java's abs(h % n). */
-static void positions(const hudi_bloom *b, const void *key, size_t len, int32_t *out) {
-  int32_t h = 0;
-  for (int32_t i = 0; i < b->nb_hash; i++) {
-    h = hudi_murmur2_hadoop(key, len, h);
-    int32_t m = h % b->vector_size;
-    out[i] = m < 0 ? -m : m;
-  }
-}
+static void positions(const hudi_bloom *b, const void *key, size_t len, int32_t *out);
 
 /* InternalDynamicBloomFilter.getActiveStandardBF, with addRow folded in. */
 static hudi_status active_row(hudi_bloom *b, uint8_t **row, hudi_error *err) {
@@ -141,11 +133,38 @@ static inline uint32_t lane_hash(const lane *l, uint32_t seed) {
   return h ^ (h >> 15);
 }
 
-/* Java's abs(h % n) for the int32 h whose bits are u. */
-static inline int32_t java_pos(uint32_t u, int32_t n) {
-  int32_t h = u <= INT32_MAX ? (int32_t)u : (int32_t)(u - 0x80000000u) + INT32_MIN;
-  int32_t m = h % n;
-  return m < 0 ? -m : m;
+/* Java's abs(h % n) for the int32 h whose bits are u: |h % n| = |h| % n,
+ * |h| taken as unsigned (INT32_MIN's is 2^31). The remainder is Lemire's
+ * fastmod with m = 2^64 / n rounded up (exact for 32-bit operands): two
+ * multiplies instead of a division per hash, 30 per key. */
+static inline int32_t java_pos(uint32_t u, uint64_t m, uint32_t n) {
+  uint32_t a = u & 0x80000000u ? 0u - u : u;
+  uint64_t low = m * a;
+  /* (low * n) >> 64 from 32-bit halves. */
+  uint64_t hi = (low >> 32) * n + (((low & 0xffffffffu) * n) >> 32);
+  return (int32_t)(hi >> 32);
+}
+
+/* HashFunction.hash: murmur chained through its seed, Java's abs(h % n);
+ * keys of up to 128 bytes through a lane (words mixed once for all
+ * hashes). */
+static void positions(const hudi_bloom *b, const void *key, size_t len, int32_t *out) {
+  uint32_t n_bits = (uint32_t)b->vector_size;
+  uint64_t m = UINT64_MAX / n_bits + 1;
+  uint32_t h = 0;
+  if (len <= LANE_WORDS * 4) {
+    lane l;
+    lane_init(&l, (const uint8_t *)key, len);
+    for (int32_t i = 0; i < b->nb_hash; i++) {
+      h = lane_hash(&l, h);
+      out[i] = java_pos(h, m, n_bits);
+    }
+    return;
+  }
+  for (int32_t i = 0; i < b->nb_hash; i++) {
+    h = (uint32_t)hudi_murmur2_hadoop(key, len, (int32_t)h);
+    out[i] = java_pos(h, m, n_bits);
+  }
 }
 
 hudi_status hudi_bloom_add_many(hudi_bloom *b, const char *const *keys, const size_t *lens, size_t n,
@@ -156,6 +175,8 @@ hudi_status hudi_bloom_add_many(hudi_bloom *b, const char *const *keys, const si
   if (b->nb_hash > 64) return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "bloom filter with %d hashes", b->nb_hash);
   lane ls[LANES];
   int32_t pos[LANES][64];
+  uint32_t n_bits = (uint32_t)b->vector_size;
+  uint64_t m = UINT64_MAX / n_bits + 1;
   while (i < n) {
     size_t g = 0;
     while (g < LANES && i + g < n && lens[i + g] <= LANE_WORDS * 4) {
@@ -171,7 +192,7 @@ hudi_status hudi_bloom_add_many(hudi_bloom *b, const char *const *keys, const si
     for (int32_t k = 0; k < b->nb_hash; k++)
       for (size_t l = 0; l < g; l++) {
         h[l] = lane_hash(&ls[l], h[l]);
-        pos[l][k] = java_pos(h[l], b->vector_size);
+        pos[l][k] = java_pos(h[l], m, n_bits);
       }
     for (size_t l = 0; l < g; l++) {
       uint8_t *row;

@@ -41,7 +41,20 @@ static int next_unit(const uint8_t *s, size_t len, size_t *i, uint32_t *pending)
 }
 
 int hudi_java_string_cmp(const char *a, size_t alen, const char *b, size_t blen) {
+  /* Fast path: over an all-ASCII common prefix the UTF-16 units are the
+   * bytes, so decoding can start at the first difference, and where one
+   * of the two bytes there is ASCII (or a string ends) byte order is
+   * Java's (an ASCII unit is below every unit >= 0x80). */
+  const uint8_t *ua = (const uint8_t *)a, *ub = (const uint8_t *)b;
+  size_t n = alen < blen ? alen : blen, p = 0;
+  uint8_t high = 0;
+  while (p < n && ua[p] == ub[p]) high |= ua[p++];
   size_t i = 0, j = 0;
+  if (high < 0x80) {
+    if (p == n) return (alen > n) - (blen > n);
+    if (ua[p] < 0x80 || ub[p] < 0x80) return ua[p] < ub[p] ? -1 : 1;
+    i = j = p;
+  }
   uint32_t pa = 0, pb = 0;
   for (;;) {
     int x = next_unit((const uint8_t *)a, alen, &i, &pa), y = next_unit((const uint8_t *)b, blen, &j, &pb);
@@ -67,6 +80,14 @@ static void key_prefix(hudi_write_row *row, const uint8_t *k, size_t len) {
   row->key_ascii = ascii;
 }
 
+/* Keys of rows x and y in Java order: by their prefixes when those decide
+ * (hudi_java_string_cmp skips an ASCII common prefix fast otherwise, as
+ * composite keys "a:1,b:2" all begin alike). */
+static int key_cmp_rows(const char *s, const hudi_write_row *x, const hudi_write_row *y) {
+  if (x->key_prefix != y->key_prefix && x->key_ascii && y->key_ascii) return x->key_prefix < y->key_prefix ? -1 : 1;
+  return hudi_java_string_cmp(s + x->key_off, x->key_len, s + y->key_off, y->key_len);
+}
+
 static int row_cmp(const hudi_write_rows *r, const hudi_write_row *x, const hudi_write_row *y) {
   const char *s = (const char *)r->strings.data;
   if (x->part_len | y->part_len) {
@@ -76,8 +97,7 @@ static int row_cmp(const hudi_write_rows *r, const hudi_write_row *x, const hudi
     if (x->part_len != y->part_len) return x->part_len < y->part_len ? -1 : 1;
   }
   if (!r->key_order) return 0;
-  if (x->key_prefix != y->key_prefix && x->key_ascii && y->key_ascii) return x->key_prefix < y->key_prefix ? -1 : 1;
-  return hudi_java_string_cmp(s + x->key_off, x->key_len, s + y->key_off, y->key_len);
+  return key_cmp_rows(s, x, y);
 }
 
 bool hudi_write_rows_same_partition(const hudi_write_rows *r, size_t i, size_t j) {
@@ -87,10 +107,7 @@ bool hudi_write_rows_same_partition(const hudi_write_rows *r, size_t i, size_t j
 }
 
 int hudi_write_rows_key_cmp(const hudi_write_rows *r, size_t i, size_t j) {
-  const hudi_write_row *x = &r->order[i], *y = &r->order[j];
-  if (x->key_prefix != y->key_prefix && x->key_ascii && y->key_ascii) return x->key_prefix < y->key_prefix ? -1 : 1;
-  const char *s = (const char *)r->strings.data;
-  return hudi_java_string_cmp(s + x->key_off, x->key_len, s + y->key_off, y->key_len);
+  return key_cmp_rows((const char *)r->strings.data, &r->order[i], &r->order[j]);
 }
 
 /* Merges sorted runs src[lo, mid) and src[mid, hi) into dst[lo, hi); on

@@ -223,6 +223,74 @@ static void java_string_order(void **state) {
   assert_true(memcmp(emoji, half, 3) > 0);
   assert_true(hudi_java_string_cmp("a", 1, "ab", 2) < 0);
   assert_int_equal(hudi_java_string_cmp("ab", 2, "ab", 2), 0);
+  /* An ASCII prefix, then the difference (the fast path's cases). */
+  assert_true(hudi_java_string_cmp("abc\xf0\x9f\x98\x80", 7, "abc\xef\xbd\xa1", 6) < 0);
+  assert_true(hudi_java_string_cmp("abcd", 4, "abc\xc3\xa9", 5) < 0);
+  assert_true(hudi_java_string_cmp("abc\xc3\xa9", 5, "abcd", 4) > 0);
+  assert_true(hudi_java_string_cmp("abc", 3, "abc\xf0\x9f\x98\x80", 7) < 0);
+  assert_true(hudi_java_string_cmp("ab\xc3\xa9x", 5, "ab\xc3\xa9y", 5) < 0);
+  assert_true(hudi_java_string_cmp("", 0, "", 0) == 0);
+}
+
+/* UTF-16 code units of valid UTF-8, decoded independently of the code
+ * under test. */
+static size_t utf16_units(const uint8_t *s, size_t len, uint16_t *out) {
+  size_t n = 0;
+  for (size_t i = 0; i < len;) {
+    uint32_t cp;
+    if (s[i] < 0x80) cp = s[i], i += 1;
+    else if (s[i] < 0xe0) cp = (uint32_t)(s[i] & 0x1f) << 6 | (s[i + 1] & 0x3f), i += 2;
+    else if (s[i] < 0xf0) cp = (uint32_t)(s[i] & 0x0f) << 12 | (uint32_t)(s[i + 1] & 0x3f) << 6 | (s[i + 2] & 0x3f), i += 3;
+    else
+      cp = (uint32_t)(s[i] & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3f) << 12 | (uint32_t)(s[i + 2] & 0x3f) << 6 |
+           (s[i + 3] & 0x3f),
+      i += 4;
+    if (cp >= 0x10000) {
+      out[n++] = (uint16_t)(0xd800 | ((cp - 0x10000) >> 10));
+      out[n++] = (uint16_t)(0xdc00 | ((cp - 0x10000) & 0x3ff));
+    } else {
+      out[n++] = (uint16_t)cp;
+    }
+  }
+  return n;
+}
+
+/* Random strings from ASCII, 2-, 3- (U+FF61) and 4-byte (U+1F600)
+ * characters, pairs sharing random prefixes: the sign of
+ * hudi_java_string_cmp equals the UTF-16 comparison's. */
+static void java_string_order_random(void **state) {
+  (void)state;
+  static const char *alphabet[] = {"a", "b", "z", "0", "\xc3\xa9", "\xef\xbd\xa1", "\xee\x80\x80", "\xf0\x9f\x98\x80"};
+  uint32_t seed = 12345;
+  for (int t = 0; t < 20000; t++) {
+    uint8_t a[64], b[64];
+    size_t al = 0, bl = 0;
+    int common = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 6;
+    int na = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 4, nb = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 4;
+    for (int k = 0; k < common + na + nb; k++) {
+      const char *c = alphabet[((seed = seed * 1103515245u + 12345u) >> 16) % 8];
+      size_t cl = strlen(c);
+      if (k < common || k < common + na) {
+        memcpy(a + al, c, cl);
+        al += cl;
+      }
+      if (k < common) {
+        memcpy(b + bl, c, cl);
+        bl += cl;
+      } else if (k >= common + na) {
+        memcpy(b + bl, c, cl);
+        bl += cl;
+      }
+    }
+    uint16_t ua[64], ub[64];
+    size_t na16 = utf16_units(a, al, ua), nb16 = utf16_units(b, bl, ub), m = na16 < nb16 ? na16 : nb16;
+    int want = 0;
+    for (size_t k = 0; k < m && !want; k++) want = ua[k] < ub[k] ? -1 : ua[k] > ub[k];
+    if (!want) want = (na16 > m) - (nb16 > m);
+    int got = hudi_java_string_cmp((const char *)a, al, (const char *)b, bl);
+    got = (got > 0) - (got < 0);
+    if (got != want) fail_msg("pair %d: got %d, want %d", t, got, want);
+  }
 }
 
 static void bloom_basics(void **state) {
@@ -258,6 +326,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(create_properties), cmocka_unit_test(create_errors),
       cmocka_unit_test(append_commit_protocol), cmocka_unit_test(java_string_order),
+      cmocka_unit_test(java_string_order_random),
       cmocka_unit_test(bloom_basics),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
