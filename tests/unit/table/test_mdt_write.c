@@ -722,17 +722,26 @@ static void test_round_trip_v9(void **state) {
   g_version = 8;
 }
 
+/* A non-partitioned data table with a fresh metadata table; o gets the
+ * write options used. */
+static hudi_storage *non_partitioned_mdt(hudi_mdt_write_options *o) {
+  hudi_storage *s = open_storage(dir);
+  hudi_error err = HUDI_ERROR_INIT;
+  data_props(s, false);
+  *o = (hudi_mdt_write_options)HUDI_MDT_WRITE_OPTIONS_INIT;
+  o->table_name = "mdtw";
+  if (hudi_mdt_init(s, o, NULL, &err) != HUDI_OK) fail_msg("%s", err.message);
+  return s;
+}
+
 /* A non-partitioned table, one commit of 3000 keys in two file groups with
  * small HFile blocks (many blocks per shard), then 500 of them deleted:
  * every key looks up right, absent keys stay absent. */
 static void test_many_keys_non_partitioned(void **state) {
   (void)state;
-  hudi_storage *s = open_storage(dir);
   hudi_error err = HUDI_ERROR_INIT;
-  data_props(s, false);
-  hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
-  o.table_name = "mdtw";
-  assert_int_equal(hudi_mdt_init(s, &o, NULL, &err), HUDI_OK);
+  hudi_mdt_write_options o;
+  hudi_storage *s = non_partitioned_mdt(&o);
   enum { N = 3000, HALF = 1500, DELETED = 500 };
   static char keys[N][16];
   static hudi_mdt_key_change changes[N];
@@ -818,12 +827,9 @@ static void test_many_keys_non_partitioned(void **state) {
  * looks up to its file group; the checker reads the shards. */
 static void test_many_keys_in_input_order(void **state) {
   (void)state;
-  hudi_storage *s = open_storage(dir);
   hudi_error err = HUDI_ERROR_INIT;
-  data_props(s, false);
-  hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
-  o.table_name = "mdtw";
-  assert_int_equal(hudi_mdt_init(s, &o, NULL, &err), HUDI_OK);
+  hudi_mdt_write_options o;
+  hudi_storage *s = non_partitioned_mdt(&o);
   enum { N = 60000, THIRD = 20000 };
   static char keys[N][16];
   static hudi_mdt_key_change changes[N];
