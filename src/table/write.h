@@ -26,12 +26,13 @@ HUDI_NODISCARD hudi_status hudi_write_int_option(const hudi_table *t, const hudi
                                                  const char *key, int64_t dflt, int64_t min, int64_t *out,
                                                  hudi_error *err);
 
-/* zstd's level when parquet.compression.codec.zstd.level is unset: 3, as
- * parquet-java (Spark, Hudi) writes. Level 1 (Arrow writers' default) took
- * 26% less CPU on the 10M-row uuid bulk load and wrote 4% fewer bytes, 24%
- * less CPU and 1.5% more bytes on rag data (docs/benchmarks.md,
- * docs/compatibility.md item 20). */
-#define HUDI_WRITE_DEFAULT_ZSTD_LEVEL 3
+/* zstd's level when parquet.compression.codec.zstd.level is unset: 1, the
+ * default of Arrow's writers (pyarrow, parquet-rs, so PyIceberg and Polars).
+ * parquet-java (Spark, Hudi) writes 3; level 1 took 26% less CPU on the
+ * 10M-row uuid bulk load and wrote 4% fewer bytes, 24% less CPU and 1.5%
+ * more bytes on rag data (docs/benchmarks.md, docs/compatibility.md item
+ * 20). Readers do not see the level. */
+#define HUDI_WRITE_DEFAULT_ZSTD_LEVEL 1
 
 /* Parquet writer options for base files from the write's options:
  * hoodie.parquet.block.size (row group), hoodie.parquet.page.size,

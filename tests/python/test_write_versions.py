@@ -178,8 +178,8 @@ def test_codec_option_and_bad_codec(tmp_path):
 
 def test_zstd_level_option(tmp_path):
     """parquet.compression.codec.zstd.level (parquet-java's key) sets the level of zstd pages: the
-    default is level 3, parquet-java's (the same bytes as an explicit 3), level 1 (Arrow's) writes
-    other bytes, and every level reads back the same rows; a level outside 1..22 is an error naming
+    default is level 1, Arrow's writers' (the same bytes as an explicit 1), level 3 (parquet-java's)
+    writes other bytes, and every level reads back the same rows; a level outside 1..22 is an error naming
     the option, with nothing written."""
     rows = data([f"key-{i:06d}" for i in range(20_000)], list(range(20_000)), ["x"] * 20_000,
                 [i % 977 for i in range(20_000)])
@@ -200,7 +200,7 @@ def test_zstd_level_option(tmp_path):
         sizes[level] = [md.row_group(0).column(c).total_compressed_size for c in range(2, md.num_columns) if c != 4]
         assert pq.read_table(f).select(["id", "ts", "v"]).sort_by("id").equals(rows.select(["id", "ts", "v"]))
         check(path)
-    assert sizes[None] == sizes["3"] and sizes["3"] != sizes["1"], sizes
+    assert sizes[None] == sizes["1"] and sizes["3"] != sizes["1"], sizes
 
 
 @pytest.mark.parametrize("version", ["6", "9"])
