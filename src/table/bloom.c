@@ -74,22 +74,61 @@ static hudi_status active_row(hudi_bloom *b, uint8_t **row, hudi_error *err) {
 
 static hudi_status hold(hudi_bloom *b, const void *key, size_t len, hudi_error *err);
 
-hudi_status hudi_bloom_add(hudi_bloom *b, const void *key, size_t len, hudi_error *err) {
-  if (b->held) return hold(b, key, len, err);
-  int32_t pos[64];
-  if (b->nb_hash > 64) return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "bloom filter with %d hashes", b->nb_hash);
+/* Sets a key's bits (its positions pos[i * stride]) in the active row
+ * (Java's add for one key). */
+static hudi_status set_bits(hudi_bloom *b, const int32_t *pos, size_t stride, hudi_error *err) {
   uint8_t *row;
   HUDI_TRY(active_row(b, &row, err));
-  positions(b, key, len, pos);
-  for (int32_t i = 0; i < b->nb_hash; i++) row[pos[i] >> 3] |= (uint8_t)(1u << (pos[i] & 7));
+  for (int32_t i = 0; i < b->nb_hash; i++) {
+    int32_t p = pos[(size_t)i * stride];
+    row[p >> 3] |= (uint8_t)(1u << (p & 7));
+  }
   b->current++;
   return HUDI_OK;
 }
 
+/* One key on a sized filter, hashed alone. */
+static hudi_status add_one(hudi_bloom *b, const void *key, size_t len, hudi_error *err) {
+  int32_t pos[64];
+  positions(b, key, len, pos);
+  return set_bits(b, pos, 1, err);
+}
+
+static hudi_status add_keys(hudi_bloom *b, const char *const *keys, const size_t *lens, size_t n, hudi_error *err);
+
+/* Adds the pending keys (hudi_bloom_add's queue), in order. */
+static hudi_status flush_pending(hudi_bloom *b, hudi_error *err) {
+  int32_t n = b->pend_n;
+  if (n == 0) return HUDI_OK;
+  const char *ks[HUDI_BLOOM_PENDING];
+  size_t ls[HUDI_BLOOM_PENDING];
+  for (int32_t i = 0; i < n; i++) {
+    ks[i] = b->pend + b->pend_off[i];
+    ls[i] = (size_t)(b->pend_off[i + 1] - b->pend_off[i]);
+  }
+  b->pend_n = 0;
+  return add_keys(b, ks, ls, (size_t)n, err);
+}
+
+hudi_status hudi_bloom_add(hudi_bloom *b, const void *key, size_t len, hudi_error *err) {
+  if (b->held) return hold(b, key, len, err);
+  if (b->nb_hash > 64) return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "bloom filter with %d hashes", b->nb_hash);
+  if (b->pend_n == 0) b->pend_off[0] = 0;
+  size_t used = b->pend_off[b->pend_n];
+  if (len > sizeof b->pend - used) { /* no room: the queue first, then maybe this key alone */
+    HUDI_TRY(flush_pending(b, err));
+    b->pend_off[0] = 0;
+    used = 0;
+    if (len > sizeof b->pend) return add_one(b, key, len, err);
+  }
+  memcpy(b->pend + used, key, len);
+  b->pend_off[++b->pend_n] = (uint16_t)(used + len);
+  return b->pend_n == HUDI_BLOOM_PENDING ? flush_pending(b, err) : HUDI_OK;
+}
+
 /* ---- several keys at once ---- */
 
-#define LANES 4
-#define LANE_WORDS 32 /* keys up to 128 bytes take the lane path */
+#define LANE_WORDS 32 /* keys up to 128 bytes take the vector path */
 
 /* One key of the murmur2 (Hadoop, hudi_murmur2_hadoop) lanes: its mixed
  * words do not depend on the seed, so they are computed once for all
@@ -136,7 +175,7 @@ static inline uint32_t lane_hash(const lane *l, uint32_t seed) {
 /* Java's abs(h % n) for the int32 h whose bits are u: |h % n| = |h| % n,
  * |h| taken as unsigned (INT32_MIN's is 2^31). The remainder is Lemire's
  * fastmod with m = 2^64 / n rounded up (exact for 32-bit operands): two
- * multiplies instead of a division per hash, 30 per key. */
+ * multiplies instead of a division per hash. */
 static inline int32_t java_pos(uint32_t u, uint64_t m, uint32_t n) {
   uint32_t a = u & 0x80000000u ? 0u - u : u;
   uint64_t low = m * a;
@@ -167,47 +206,157 @@ static void positions(const hudi_bloom *b, const void *key, size_t len, int32_t 
   }
 }
 
+/* VL keys are hashed at once, eight to a vector (GCC/Clang vector
+ * extensions, 32-byte vectors; on x86-64 compiled twice, for AVX2 and the
+ * baseline, the loader picking one), two vectors side by side so that
+ * one's multiplies wait out the other's. The words of the keys are mixed
+ * beforehand (lane_init, transposed to kw[word][lane]); a lane whose key
+ * has fewer words keeps its hash (on[word][lane] = 0) while longer keys
+ * go on, and every key's tail bytes are folded in after the last word,
+ * which is where its own loop would have folded them. */
+#define VL 16
+typedef uint32_t vu32 __attribute__((vector_size(32)));
+typedef int32_t vi32x4 __attribute__((vector_size(16)));
+typedef double vf64 __attribute__((vector_size(32)));
+typedef int64_t vi64 __attribute__((vector_size(32)));
+
+typedef struct vgroup {
+  uint32_t kw[LANE_WORDS][VL];
+  uint32_t on[LANE_WORDS][VL];
+  uint32_t len[VL], tail[VL], has_tail[VL];
+  size_t max_words;
+} vgroup;
+
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define HUDI_VEC_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef HUDI_VEC_CLONES
+#define HUDI_VEC_CLONES
+#endif
+
+/* Java's abs(h % n) of four hashes (int32 bits), in doubles: |h| <= 2^31
+ * and n < 2^31 are exact, the quotient from |h| * (1/n) is off by at most
+ * one (its error is below 2^-21), and the exact |h| - q*n is moved back
+ * into [0, n). q < 2^31 for n >= 2, so it goes through int32, the widest
+ * conversion AVX2 has. */
+#define JAVA_POS4(h4, out)                                                          \
+  do {                                                                              \
+    vf64 a_ = __builtin_convertvector((h4), vf64);                                  \
+    a_ = (vf64)((vi64)a_ & abs_mask);                                               \
+    vf64 q_ = __builtin_convertvector(__builtin_convertvector(a_ * inv, vi32x4), vf64); \
+    vf64 r_ = a_ - q_ * nd;                                                         \
+    r_ += (vf64)((vi64)nd & (vi64)(r_ < zero));                                     \
+    r_ -= (vf64)((vi64)nd & (vi64)(r_ >= nd));                                      \
+    vi32x4 p_ = __builtin_convertvector(r_, vi32x4);                                \
+    memcpy((out), &p_, sizeof p_);                                                  \
+  } while (0)
+
+/* pos[k][l]: the k-th bit position of lane l's key, for nb_hash hashes
+ * into n_bits >= 2 bits. */
+HUDI_VEC_CLONES static void group_positions(const vgroup *g, int32_t nb_hash, uint32_t n_bits,
+                                            int32_t pos[][VL]) {
+  vu32 len0, len1, tail0, tail1, has0, has1;
+  memcpy(&len0, g->len, 32);
+  memcpy(&len1, g->len + 8, 32);
+  memcpy(&tail0, g->tail, 32);
+  memcpy(&tail1, g->tail + 8, 32);
+  memcpy(&has0, g->has_tail, 32);
+  memcpy(&has1, g->has_tail + 8, 32);
+  vu32 h0 = len0 ^ len0, h1 = h0; /* the first seed: 0 */
+  const vf64 zero = {0}, nd = zero + (double)n_bits, inv = zero + 1.0 / (double)n_bits;
+  const vi64 abs_mask = (vi64){0} + INT64_MAX;
+  for (int32_t k = 0; k < nb_hash; k++) {
+    h0 ^= len0;
+    h1 ^= len1;
+    for (size_t w = 0; w < g->max_words; w++) {
+      vu32 k0, k1, on0, on1;
+      memcpy(&k0, g->kw[w], 32);
+      memcpy(&k1, g->kw[w] + 8, 32);
+      memcpy(&on0, g->on[w], 32);
+      memcpy(&on1, g->on[w] + 8, 32);
+      h0 = ((h0 * MURMUR_M ^ k0) & on0) | (h0 & ~on0);
+      h1 = ((h1 * MURMUR_M ^ k1) & on1) | (h1 & ~on1);
+    }
+    h0 = (((h0 ^ tail0) * MURMUR_M) & has0) | (h0 & ~has0);
+    h1 = (((h1 ^ tail1) * MURMUR_M) & has1) | (h1 & ~has1);
+    h0 ^= h0 >> 13;
+    h1 ^= h1 >> 13;
+    h0 *= MURMUR_M;
+    h1 *= MURMUR_M;
+    h0 ^= h0 >> 15;
+    h1 ^= h1 >> 15;
+    vi32x4 q[4];
+    memcpy(q, &h0, 32);
+    memcpy(q + 2, &h1, 32);
+    for (int i = 0; i < 4; i++) JAVA_POS4(q[i], pos[k] + 4 * i);
+  }
+}
+
+/* Adds keys[0, n) (each at most LANE_WORDS * 4 bytes) in order. */
+static hudi_status add_group(hudi_bloom *b, vgroup *g, const char *const *keys, const size_t *lens, size_t n,
+                             hudi_error *err) {
+  lane ls[VL];
+  g->max_words = 0;
+  for (size_t i = 0; i < VL; i++) {
+    lane_init(&ls[i], (const uint8_t *)(i < n ? keys[i] : ""), i < n ? lens[i] : 0);
+    g->len[i] = ls[i].len;
+    g->tail[i] = ls[i].tail;
+    g->has_tail[i] = ls[i].has_tail ? UINT32_MAX : 0;
+    if (ls[i].words > g->max_words) g->max_words = ls[i].words;
+  }
+  for (size_t w = 0; w < g->max_words; w++)
+    for (size_t i = 0; i < VL; i++) {
+      bool on = w < ls[i].words;
+      g->kw[w][i] = on ? ls[i].k[w] : 0;
+      g->on[w][i] = on ? UINT32_MAX : 0;
+    }
+  int32_t pos[64][VL];
+  group_positions(g, b->nb_hash, (uint32_t)b->vector_size, pos);
+  for (size_t i = 0; i < n; i++) HUDI_TRY(set_bits(b, &pos[0][i], VL, err));
+  return HUDI_OK;
+}
+
+/* Adds keys in order on a sized filter with nothing pending. */
+static hudi_status add_keys(hudi_bloom *b, const char *const *keys, const size_t *lens, size_t n, hudi_error *err) {
+  if (b->vector_size < 2) { /* the vector remainder wants n >= 2 */
+    for (size_t i = 0; i < n; i++) HUDI_TRY(add_one(b, keys[i], lens[i], err));
+    return HUDI_OK;
+  }
+  vgroup g;
+  size_t i = 0;
+  while (i < n) {
+    size_t c = 0;
+    while (c < VL && i + c < n && lens[i + c] <= LANE_WORDS * 4) c++;
+    if (c == 0) { /* a long key: the one-at-a-time path */
+      HUDI_TRY(add_one(b, keys[i], lens[i], err));
+      i++;
+      continue;
+    }
+    HUDI_TRY(add_group(b, &g, keys + i, lens + i, c, err));
+    i += c;
+  }
+  return HUDI_OK;
+}
+
 hudi_status hudi_bloom_add_many(hudi_bloom *b, const char *const *keys, const size_t *lens, size_t n,
                                 hudi_error *err) {
   size_t i = 0;
   for (; b->held && i < n; i++) HUDI_TRY(hold(b, keys[i], lens[i], err));
   if (i == n) return HUDI_OK;
   if (b->nb_hash > 64) return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "bloom filter with %d hashes", b->nb_hash);
-  lane ls[LANES];
-  int32_t pos[LANES][64];
-  uint32_t n_bits = (uint32_t)b->vector_size;
-  uint64_t m = UINT64_MAX / n_bits + 1;
-  while (i < n) {
-    size_t g = 0;
-    while (g < LANES && i + g < n && lens[i + g] <= LANE_WORDS * 4) {
-      lane_init(&ls[g], (const uint8_t *)keys[i + g], lens[i + g]);
-      g++;
-    }
-    if (g == 0) { /* a long key: the one-at-a-time path */
-      HUDI_TRY(hudi_bloom_add(b, keys[i], lens[i], err));
-      i++;
-      continue;
-    }
-    uint32_t h[LANES] = {0};
-    for (int32_t k = 0; k < b->nb_hash; k++)
-      for (size_t l = 0; l < g; l++) {
-        h[l] = lane_hash(&ls[l], h[l]);
-        pos[l][k] = java_pos(h[l], m, n_bits);
-      }
-    for (size_t l = 0; l < g; l++) {
-      uint8_t *row;
-      HUDI_TRY(active_row(b, &row, err));
-      for (int32_t k = 0; k < b->nb_hash; k++) row[pos[l][k] >> 3] |= (uint8_t)(1u << (pos[l][k] & 7));
-      b->current++;
-    }
-    i += g;
-  }
-  return HUDI_OK;
+  HUDI_TRY(flush_pending(b, err));
+  return add_keys(b, keys + i, lens + i, n - i, err);
 }
 
 bool hudi_bloom_might_contain(const hudi_bloom *b, const void *key, size_t len) {
   int32_t pos[64];
   if (b->held || b->nb_hash > 64) return true;
+  for (int32_t i = 0; i < b->pend_n; i++) {
+    size_t pl = (size_t)(b->pend_off[i + 1] - b->pend_off[i]);
+    if (pl == len && memcmp(b->pend + b->pend_off[i], key, len) == 0) return true;
+  }
   positions(b, key, len, pos);
   for (int32_t r = 0; r < b->n_rows; r++) {
     int32_t i = 0;
@@ -231,8 +380,9 @@ static hudi_status filter_header(const hudi_bloom *b, hudi_buf *o, hudi_error *e
   return be32(o, b->vector_size, err);
 }
 
-hudi_status hudi_bloom_serialize(const hudi_bloom *b, hudi_buf *out, hudi_error *err) {
+hudi_status hudi_bloom_serialize(hudi_bloom *b, hudi_buf *out, hudi_error *err) {
   if (b->held) return hudi_err_set(err, HUDI_ERR_INTERNAL, "bloom filter serialized before hudi_bloom_finish");
+  HUDI_TRY(flush_pending(b, err));
   hudi_buf raw;
   hudi_buf_init(&raw, HUDI_BUF_DEFAULT_MAX);
   hudi_status st = filter_header(b, &raw, err);
@@ -365,6 +515,6 @@ static hudi_status hold(hudi_bloom *b, const void *key, size_t len, hudi_error *
 }
 
 hudi_status hudi_bloom_finish(hudi_bloom *b, hudi_error *err) {
-  if (!b->held) return HUDI_OK;
+  if (!b->held) return flush_pending(b, err);
   return size_held(b, b->held_n > 0 ? b->held_n : b->held_cap, err);
 }

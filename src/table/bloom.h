@@ -18,6 +18,10 @@
 #define HUDI_BLOOM_DEFAULT_FPP 1e-9
 #define HUDI_BLOOM_DEFAULT_MAX_ENTRIES 100000
 
+/* Keys (and their bytes) hudi_bloom_add queues before hashing them. */
+#define HUDI_BLOOM_PENDING 32
+#define HUDI_BLOOM_PENDING_BYTES 2048
+
 typedef struct hudi_bloom {
   int32_t vector_size; /* bits per row */
   int32_t nb_hash;
@@ -34,6 +38,14 @@ typedef struct hudi_bloom {
   int32_t held_n, held_cap, held_max;
   double held_fpp;
   hudi_buf held_keys;
+  /* Keys given one at a time (hudi_bloom_add) wait here until a group of
+   * them can be hashed side by side (hudi_bloom_add_many): a key's 30
+   * chained hashes are a chain of dependent multiplies, and one key at a
+   * time leaves the multiplier idle most of the time. Every reader of the
+   * filter (serialize, might_contain, add_many) takes them into account. */
+  int32_t pend_n;
+  uint16_t pend_off[HUDI_BLOOM_PENDING + 1];
+  char pend[HUDI_BLOOM_PENDING_BYTES];
 } hudi_bloom;
 
 /* An empty filter sized for num_entries keys at false-positive rate fpp,
@@ -42,13 +54,13 @@ HUDI_NODISCARD hudi_status hudi_bloom_init(hudi_bloom *b, int32_t num_entries, d
                                            hudi_error *err);
 void hudi_bloom_free(hudi_bloom *b);
 
-/* Adds a key (its UTF-8 bytes). */
+/* Adds a key (its UTF-8 bytes); it may wait in the pending queue. */
 HUDI_NODISCARD hudi_status hudi_bloom_add(hudi_bloom *b, const void *key, size_t len, hudi_error *err);
 
 /* Adds keys[0..n) in order, the same filter as n hudi_bloom_add calls.
  * Each key takes nb_hash (30 by default) chained murmur hashes, a chain of
- * dependent multiplies; several keys are hashed side by side so that
- * their chains overlap. */
+ * dependent multiplies; up to 16 keys are hashed side by side, in vector
+ * lanes, so that their chains overlap. */
 HUDI_NODISCARD hudi_status hudi_bloom_add_many(hudi_bloom *b, const char *const *keys, const size_t *lens, size_t n,
                                                hudi_error *err);
 
@@ -56,8 +68,8 @@ HUDI_NODISCARD hudi_status hudi_bloom_add_many(hudi_bloom *b, const char *const 
 bool hudi_bloom_might_contain(const hudi_bloom *b, const void *key, size_t len);
 
 /* Appends the base64 text Hudi writes into the footer (a held filter:
- * HUDI_ERR_INTERNAL, see hudi_bloom_finish). */
-HUDI_NODISCARD hudi_status hudi_bloom_serialize(const hudi_bloom *b, hudi_buf *out, hudi_error *err);
+ * HUDI_ERR_INTERNAL, see hudi_bloom_finish); adds pending keys first. */
+HUDI_NODISCARD hudi_status hudi_bloom_serialize(hudi_bloom *b, hudi_buf *out, hudi_error *err);
 
 /* The footer bloom filter of one write's base files.
  * on: whether they carry it, by Java's rule

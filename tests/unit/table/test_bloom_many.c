@@ -1,6 +1,10 @@
-/* hudi_bloom_add_many against hudi_bloom_add, the one-key path that the
- * other bloom tests check bit for bit against Java's filters: the same keys
- * added either way must serialize to the same bytes. Keys of every tail
+/* hudi_bloom_add_many (keys hashed 16 at a time in vector lanes) against
+ * hudi_bloom_add (keys queued, then hashed the same way) and against an
+ * independent reference written here from Hadoop's HashFunction: murmur
+ * chained through its seed, Java's Math.abs(h % n) by plain division, and
+ * the dynamic filter's row rule (a new row every num_entries keys up to
+ * max entries, then round robin). The other bloom tests check the filters
+ * bit for bit against Java's. Keys of every tail
  * length (0-3 bytes past a word), empty, non-ASCII (Java's sign-extended
  * tail bytes) and past the 128-byte lane limit; a small filter so that
  * rows are added and the round-robin phase past max entries is reached,
@@ -12,11 +16,48 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "table/bloom.h"
 
 #define N 1500
+
+/* The rows Java's filter has after keys[0, n), built without bloom.c. */
+static void reference_rows(const hudi_bloom *b, int32_t entries, int32_t max_entries, const char *const *keys,
+                           const size_t *lens, size_t n, uint8_t **rows, int32_t *n_rows) {
+  int32_t maxe = max_entries > entries ? max_entries : entries, cur = 0, nr = 1;
+  int64_t rr = 0;
+  int reached = 0;
+  size_t bytes = ((size_t)b->vector_size + 7) / 8;
+  for (int32_t r = 0; r < 64; r++) memset(rows[r], 0, bytes);
+  for (size_t i = 0; i < n; i++) {
+    int32_t r;
+    if (reached) {
+      r = (int32_t)(rr++ % nr);
+    } else if (cur >= entries && (int64_t)nr * entries < maxe) {
+      nr++;
+      cur = 0;
+      r = nr - 1;
+    } else if (cur >= entries) {
+      reached = 1;
+      r = (int32_t)(rr++ % nr);
+    } else {
+      r = nr - 1;
+    }
+    assert_true(nr <= 64);
+    int32_t h = 0;
+    for (int32_t k = 0; k < b->nb_hash; k++) {
+      h = hudi_murmur2_hadoop(keys[i], lens[i], h);
+      int32_t p = h % b->vector_size;
+      if (p < 0) p = -p;
+      rows[r][p >> 3] |= (uint8_t)(1u << (p & 7));
+    }
+    cur++;
+  }
+  *n_rows = nr;
+}
 
 static void check_sizes(int32_t entries, double fpp, int32_t max_entries) {
   hudi_error err = HUDI_ERROR_INIT;
@@ -56,6 +97,14 @@ static void check_sizes(int32_t entries, double fpp, int32_t max_entries) {
   assert_int_equal(a.len, b.len);
   assert_memory_equal(a.data, b.data, a.len);
   for (int i = 0; i < N; i++) assert_true(hudi_bloom_might_contain(&many, keys[i], lens[i]));
+  uint8_t *ref[64];
+  size_t bytes = ((size_t)many.vector_size + 7) / 8;
+  for (int r = 0; r < 64; r++) assert_non_null(ref[r] = malloc(bytes));
+  int32_t ref_rows;
+  reference_rows(&many, entries, max_entries, keys, lens, N, ref, &ref_rows);
+  assert_int_equal(many.n_rows, ref_rows);
+  for (int32_t r = 0; r < ref_rows; r++) assert_memory_equal(many.rows[r], ref[r], bytes);
+  for (int r = 0; r < 64; r++) free(ref[r]);
   hudi_buf_free(&a);
   hudi_buf_free(&b);
   hudi_bloom_free(&one);
@@ -75,6 +124,9 @@ static void other_bit_counts(void **state) {
   check_sizes(7, 0.5, 7);
   check_sizes(1000, 1e-3, 5000);
   check_sizes(1, 0.9, 1);
+  /* Tiny filters: 3 and 13 bits. */
+  check_sizes(1, 0.3, 1);
+  check_sizes(5, 0.3, 20);
 }
 
 int main(void) {
