@@ -43,6 +43,10 @@ static size_t find(const hudi_hashmap *m, uint64_t h, const void *key, size_t le
   return SIZE_MAX;
 }
 
+void hudi_hashmap_prefetch(const hudi_hashmap *m, const void *key, size_t key_len) {
+  if (m->cap) __builtin_prefetch(&m->slots[(size_t)hash_key(key, key_len) & (m->cap - 1)]);
+}
+
 /* Rebuilds the table with new_cap slots, dropping tombstones. */
 static hudi_status rehash(hudi_hashmap *m, size_t new_cap, hudi_error *err) {
   hudi_hashmap_slot *slots = hudi_calloc(new_cap, sizeof *slots);

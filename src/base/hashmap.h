@@ -51,6 +51,11 @@ HUDI_NODISCARD hudi_status hudi_hashmap_put(hudi_hashmap *m, const void *key, si
 /* 1 and *out (if not NULL) when the key is present, else 0. */
 int hudi_hashmap_get(const hudi_hashmap *m, const void *key, size_t key_len, hudi_hashmap_value *out);
 
+/* Fetches the slot where a lookup of key starts into the cache: a caller
+ * about to look up many keys in a map larger than the cache calls this a
+ * few keys ahead, so that the lookups' cache misses overlap. */
+void hudi_hashmap_prefetch(const hudi_hashmap *m, const void *key, size_t key_len);
+
 /* Removes the key: 1 and its value in *old (if not NULL), or 0 when absent. */
 int hudi_hashmap_remove(hudi_hashmap *m, const void *key, size_t key_len, hudi_hashmap_value *old);
 

@@ -124,26 +124,43 @@ static hudi_status grow_words(hudi_pq_dict *d, hudi_error *err) {
   return HUDI_OK;
 }
 
+/* Values hashed (and their slots prefetched) ahead of the probes: a
+ * dictionary of a high-cardinality column outgrows the caches (Java
+ * abandons it only at 1 MiB of values: up to 256k int32 entries, a 4 MiB
+ * table), and one cache miss at a time would cost a memory latency per
+ * value. */
+#define DICT_AHEAD 16
+
 /* hudi_pq_dict_insert for 4- and 8-byte values. */
 static hudi_status insert_words(hudi_pq_dict *d, const uint8_t *data, size_t n, uint32_t *indices, hudi_error *err) {
   size_t w = (size_t)d->width;
   if (!d->words) HUDI_TRY(grow_words(d, err));
   uint64_t prev = 0;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t x = word_of(data + i * w, w);
-    if (i > 0 && x == prev) {
-      indices[i] = indices[i - 1];
-      continue;
+  uint64_t xs[DICT_AHEAD], hs[DICT_AHEAD];
+  for (size_t at = 0; at < n; at += DICT_AHEAD) {
+    size_t m = n - at < DICT_AHEAD ? n - at : DICT_AHEAD;
+    for (size_t j = 0; j < m; j++) {
+      xs[j] = word_of(data + (at + j) * w, w);
+      hs[j] = hash_word(xs[j]);
+      __builtin_prefetch(&d->words[hs[j] & d->mask]);
     }
-    prev = x;
-    if ((d->n + 1) * 2 > d->mask + 1) HUDI_TRY(grow_words(d, err));
-    uint64_t h = hash_word(x) & d->mask;
-    while (d->words[h].index && d->words[h].value != x) h = (h + 1) & d->mask;
-    if (!d->words[h].index) {
-      HUDI_TRY(add(d, data + i * w, w, err));
-      d->words[h] = (hudi_pq_dict_word){x, (uint32_t)d->n};
+    for (size_t j = 0; j < m; j++) {
+      size_t i = at + j;
+      uint64_t x = xs[j];
+      if (i > 0 && x == prev) {
+        indices[i] = indices[i - 1];
+        continue;
+      }
+      prev = x;
+      if ((d->n + 1) * 2 > d->mask + 1) HUDI_TRY(grow_words(d, err));
+      uint64_t h = hs[j] & d->mask;
+      while (d->words[h].index && d->words[h].value != x) h = (h + 1) & d->mask;
+      if (!d->words[h].index) {
+        HUDI_TRY(add(d, data + i * w, w, err));
+        d->words[h] = (hudi_pq_dict_word){x, (uint32_t)d->n};
+      }
+      indices[i] = d->words[h].index - 1;
     }
-    indices[i] = d->words[h].index - 1;
   }
   return HUDI_OK;
 }

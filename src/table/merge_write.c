@@ -623,6 +623,9 @@ static hudi_status bw_close(bw *b, const char *prev_commit, int64_t inserts, int
 
 /* ---- COPY_ON_WRITE: rewriting a touched file group --------------------- */
 
+/* Rows ahead whose key's slot rewrite_slice prefetches. */
+#define KEY_AHEAD 8
+
 static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
   hudi_file_slice_info info;
   hudi_file_slice_list_at(c->full, s, &info);
@@ -663,6 +666,11 @@ static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
     if (st == HUDI_OK) st = bw_direct_check(&b, &vf, err);
     int64_t run = -1; /* direct: start of the unchanged rows not yet written */
     for (int64_t i = 0; st == HUDI_OK && i < v.length; i++) {
+      if (i + KEY_AHEAD < v.length) { /* most rows' keys are not in `mine`: misses, overlapped */
+        int64_t al;
+        const uint8_t *ak = hudi_arrow_view_bytes(&v.children[2], hudi_arrow_view_struct_row(&v, i + KEY_AHEAD), &al);
+        if (ak) hudi_hashmap_prefetch(&mine, ak, (size_t)al);
+      }
       int64_t row = hudi_arrow_view_struct_row(&v, i), kl;
       const uint8_t *k = hudi_arrow_view_bytes(&v.children[2], row, &kl);
       hudi_hashmap_value hv;

@@ -349,6 +349,21 @@ static void test_bad_input_writes_nothing(void **state) {
   hudi_mdt_key_change bad_utf8 = {"\xff", 1, "p", "11111111-1111-1111-1111-111111111111-0"};
   hudi_mdt_commit_input bu = {"20260101000000000", NULL, 0, &bad_utf8, 1};
   assert_int_equal(hudi_mdt_commit(s, &o, &bu, NULL, &err), HUDI_ERR_INVALID_ARG);
+  /* Enough keys to be hashed on several threads, bad ones late in two of
+   * the threads' ranges: the error names the first, as one thread would. */
+  enum { MANY = 50000 };
+  static char many_keys[MANY][12];
+  static hudi_mdt_key_change many[MANY];
+  for (int i = 0; i < MANY; i++) {
+    snprintf(many_keys[i], sizeof many_keys[i], "k%07d", i);
+    many[i] = (hudi_mdt_key_change){many_keys[i], strlen(many_keys[i]), "p", "11111111-1111-1111-1111-111111111111-0"};
+  }
+  many[MANY - 10].key = "\xff";
+  many[MANY - 10].key_len = 1;
+  many[MANY / 2 + 3].key_len = 0;
+  hudi_mdt_commit_input mi = {"20260101000000000", NULL, 0, many, MANY};
+  assert_int_equal(hudi_mdt_commit(s, &o, &mi, NULL, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "record key 25003 is empty"));
   /* A version other than the MDT's. */
   o.table_version = 9;
   assert_int_equal(hudi_mdt_commit(s, &o, &none, NULL, &err), HUDI_ERR_INVALID_ARG);
