@@ -227,7 +227,8 @@ typedef struct vgroup {
   size_t max_words;
 } vgroup;
 
-#if defined(__x86_64__) && defined(__has_attribute)
+/* HUDI_BLOOM_NO_CLONES: the baseline alone (tests/unit/CMakeLists.txt). */
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(HUDI_BLOOM_NO_CLONES)
 #if __has_attribute(target_clones)
 #define HUDI_VEC_CLONES __attribute__((target_clones("avx2", "default")))
 #endif
