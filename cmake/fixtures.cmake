@@ -1,5 +1,13 @@
 # Where the shared fixtures are, and their zips unpacked for the tests.
+# They sit in ../shared next to the checkout (the C, Python and interop
+# tests all take them from there); a checkout elsewhere gets this message
+# at configure time rather than every fixture test failing.
 get_filename_component(HUDI_SHARED_DIR ${PROJECT_SOURCE_DIR}/../shared ABSOLUTE)
+if(NOT IS_DIRECTORY ${HUDI_SHARED_DIR}/fixtures)
+  message(FATAL_ERROR "The tests read the fixture tables in ${HUDI_SHARED_DIR}/fixtures, which does not exist: "
+                      "put the checkout next to shared/ (as CI does), or configure with -DHUDI_BUILD_TESTS=OFF "
+                      "to build the library alone.")
+endif()
 
 # The fixture tables are zips; tests read them unpacked. Each
 # ../shared/fixtures/<path>/<name>.zip is extracted once, at configure time,
