@@ -16,6 +16,7 @@
 #include "table/mdt_reader.h"
 #include "table/properties.h"
 #include "table/timeline_record.h"
+#include "table/write.h"
 
 /* ---- options ------------------------------------------------------------- */
 
@@ -33,11 +34,8 @@ static hudi_status int_opt(int *out, const hudi_table *t, const hudi_option *o, 
   if (!v && alias) v = opt(t, o, n, alias);
   *out = def;
   if (!v) return HUDI_OK;
-  char *end;
-  errno = 0;
-  long x = strtol(v, &end, 10);
-  if (errno || *end || x < lo || x > 1000000)
-    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s: '%s' is not a count >= %d", key, v, lo);
+  int64_t x;
+  HUDI_TRY(hudi_option_parse_int(key, v, lo, 1000000, &x, err));
   *out = (int)x;
   return HUDI_OK;
 }

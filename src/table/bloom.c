@@ -428,11 +428,8 @@ static hudi_status int_opt(int32_t *out, const hudi_table *t, const hudi_option 
   const char *v = hudi_write_option(t, opts, n, key);
   if (set) *set = v != NULL;
   if (!v) return HUDI_OK;
-  char *end;
-  errno = 0;
-  long long x = strtoll(v, &end, 10);
-  if (errno || end == v || *end || x <= 0 || x > INT32_MAX / 64)
-    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option %s is '%s' (a positive number of entries)", key, v);
+  int64_t x;
+  HUDI_TRY(hudi_option_parse_int(key, v, 1, INT32_MAX / 64, &x, err));
   *out = (int32_t)x;
   return HUDI_OK;
 }

@@ -41,11 +41,10 @@ static hudi_status count_opt(const hudi_table *t, const hudi_option *o, size_t n
   const char *v = clean_opt(t, o, n, suffix);
   *out = dflt;
   if (!v) return HUDI_OK;
-  char *end;
-  long x = strtol(v, &end, 10);
-  if (*end || x < 1 || x > CLEAN_MAX_RETAINED)
-    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hoodie.clean.%s: '%s' is not a count in 1..%d", suffix, v,
-                        CLEAN_MAX_RETAINED);
+  char key[96];
+  snprintf(key, sizeof key, "hoodie.clean.%s", suffix);
+  int64_t x;
+  HUDI_TRY(hudi_option_parse_int(key, v, 1, CLEAN_MAX_RETAINED, &x, err));
   *out = (int)x;
   return HUDI_OK;
 }

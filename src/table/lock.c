@@ -76,12 +76,7 @@ static hudi_status int_opt(hudi_table *t, const hudi_option *o, size_t n, const 
                            hudi_error *err) {
   const char *v = hudi_write_option(t, o, n, key);
   if (!v || !*v) return *out = dflt, HUDI_OK;
-  char *end;
-  errno = 0;
-  long long x = strtoll(v, &end, 10);
-  if (errno || *end || x < 0) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option %s: not a count: '%s'", key, v);
-  *out = x;
-  return HUDI_OK;
+  return hudi_option_parse_int(key, v, 0, INT64_MAX, out, err);
 }
 
 /* Removes the lock file if it is stale; *removed tells. */

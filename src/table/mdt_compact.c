@@ -888,10 +888,8 @@ static hudi_status int_option(const hudi_table *t, const hudi_option *opts, size
                               const char *alias, int32_t *out, hudi_error *err) {
   const char *v = option(t, opts, n, key, alias);
   if (!v) return HUDI_OK;
-  char *end;
-  long x = strtol(v, &end, 10);
-  if (end == v || *end || x < 1 || x > 1000000)
-    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option %s=%s: expected a positive integer", key, v);
+  int64_t x;
+  HUDI_TRY(hudi_option_parse_int(key, v, 1, 1000000, &x, err));
   *out = (int32_t)x;
   return HUDI_OK;
 }

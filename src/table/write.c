@@ -50,19 +50,27 @@ const char *hudi_write_option(const hudi_table *t, const hudi_option *opts, size
   return v ? v : hudi_props_get(&t->props, key);
 }
 
+hudi_status hudi_option_parse_int(const char *key, const char *v, int64_t lo, int64_t hi, int64_t *out,
+                                  hudi_error *err) {
+  char *end;
+  errno = 0;
+  long long x = strtoll(v, &end, 10);
+  if (!*v || *end || errno || x < lo || x > hi) {
+    if (hi == INT64_MAX)
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option %s is '%s' (a whole number >= %" PRId64 " expected)", key,
+                          v, lo);
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                        "option %s is '%s' (a whole number in %" PRId64 "..%" PRId64 " expected)", key, v, lo, hi);
+  }
+  *out = x;
+  return HUDI_OK;
+}
+
 hudi_status hudi_write_int_option(const hudi_table *t, const hudi_option *o, size_t n, const char *key, int64_t dflt,
                                   int64_t min, int64_t *out, hudi_error *err) {
   const char *v = hudi_write_option(t, o, n, key);
   *out = dflt;
-  if (!v) return HUDI_OK;
-  char *end;
-  errno = 0;
-  long long x = strtoll(v, &end, 10);
-  if (!*v || *end || errno || x < min)
-    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option %s is '%s' (a whole number >= %" PRId64 " expected)", key,
-                        v, min);
-  *out = x;
-  return HUDI_OK;
+  return v ? hudi_option_parse_int(key, v, min, INT64_MAX, out, err) : HUDI_OK;
 }
 
 /* The Parquet codec of base files when hoodie.parquet.compression.codec is

@@ -20,6 +20,13 @@
  * options, then hoodie.properties; NULL when none has it. */
 const char *hudi_write_option(const hudi_table *t, const hudi_option *opts, size_t n, const char *key);
 
+/* The value v of option key as a whole number in [lo, hi]; anything else
+ * (empty, trailing characters, out of range) is HUDI_ERR_INVALID_ARG
+ * naming the option, the value and the range. Every integer option goes
+ * through here, whatever it is looked up from. */
+HUDI_NODISCARD hudi_status hudi_option_parse_int(const char *key, const char *v, int64_t lo, int64_t hi, int64_t *out,
+                                                 hudi_error *err);
+
 /* An integer option (hudi_write_option): *out = dflt when unset; a value
  * that is not a whole number >= min is an error naming the option. */
 HUDI_NODISCARD hudi_status hudi_write_int_option(const hudi_table *t, const hudi_option *opts, size_t n,
