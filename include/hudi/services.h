@@ -85,7 +85,7 @@ HUDI_EXTERN hudi_status hudi_table_wait_services(hudi_table *table, hudi_error *
 typedef struct hudi_clean_result {
   char requested_time[HUDI_SERVICE_TIME_MAX]; /* "" when there was nothing to clean */
   char completion_time[HUDI_SERVICE_TIME_MAX];
-  char earliest_commit_to_retain[HUDI_SERVICE_TIME_MAX]; /* "" unless KEEP_LATEST_COMMITS */
+  char earliest_commit_to_retain[HUDI_SERVICE_TIME_MAX]; /* "" unless KEEP_LATEST_COMMITS or _BY_HOURS */
   int64_t num_files_deleted;
   int64_t num_partitions; /* partitions with files deleted */
 } hudi_clean_result;
@@ -99,14 +99,19 @@ typedef struct hudi_clean_result {
  *                                  slice a read as of one of the last N
  *                                  commits needs;
  *                                  KEEP_LATEST_FILE_VERSIONS: keep the newest
- *                                  N slices of each file group
+ *                                  N slices of each file group;
+ *                                  KEEP_LATEST_BY_HOURS: keep every slice a
+ *                                  read as of a write requested in the last
+ *                                  N hours needs (no write in the window:
+ *                                  nothing is cleaned, as in Hudi)
  *   hoodie.clean.commits.retained  N for KEEP_LATEST_COMMITS (default 10)
- *   hoodie.clean.fileversions.retained  N for the other (default 3)
+ *   hoodie.clean.fileversions.retained  N for KEEP_LATEST_FILE_VERSIONS (default 3)
+ *   hoodie.clean.hours.retained    N for KEEP_LATEST_BY_HOURS (default 24)
  * (hoodie.cleaner.* names are accepted too.) File groups replaced by an
  * overwrite or clustering go whole once outside the window. The latest
  * slice, slices a pending compaction reads and savepointed slices are never
  * deleted. Nothing to delete: no instant, requested_time "".
- * After a KEEP_LATEST_COMMITS clean, reads as of an instant before
+ * After a KEEP_LATEST_COMMITS or _BY_HOURS clean, reads as of an instant before
  * earliest_commit_to_retain fail with HUDI_ERR_INVALID_ARG.
  * Every write also cleans after its commit (hoodie.clean.automatic=true,
  * the default) when its timeline shows something may be due. */

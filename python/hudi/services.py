@@ -37,7 +37,7 @@ class HudiCleanResult:
     """The clean instant; ``""`` when there was nothing to delete (then no instant is written)."""
     completion_time: str
     earliest_commit_to_retain: str
-    """KEEP_LATEST_COMMITS: the oldest commit whose file slices are all kept; once the clean
+    """KEEP_LATEST_COMMITS, KEEP_LATEST_BY_HOURS: the oldest commit whose file slices are all kept; once the clean
     completed, reads as of an earlier instant fail. ``""`` for KEEP_LATEST_FILE_VERSIONS."""
     num_files_deleted: int
     num_partitions: int

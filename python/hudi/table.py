@@ -243,8 +243,9 @@ class HudiTable:
     def clean(self, options: "Optional[Dict[str, str]]" = None) -> "HudiCleanResult":
         """Deletes the file slices the cleaning policy no longer retains (one clean instant; none when
         there is nothing to delete). Options: ``hoodie.clean.policy`` (``KEEP_LATEST_COMMITS``, the
-        default, or ``KEEP_LATEST_FILE_VERSIONS``), ``hoodie.clean.commits.retained`` (10),
-        ``hoodie.clean.fileversions.retained`` (3). Writes clean by themselves after each commit
+        default, ``KEEP_LATEST_FILE_VERSIONS`` or ``KEEP_LATEST_BY_HOURS``),
+        ``hoodie.clean.commits.retained`` (10), ``hoodie.clean.fileversions.retained`` (3),
+        ``hoodie.clean.hours.retained`` (24). Writes clean by themselves after each commit
         unless ``hoodie.clean.automatic`` is ``false``."""
         from hudi import services
 

@@ -110,6 +110,21 @@ hudi_status hudi_instant_time_format(char out[HUDI_INSTANT_TIME_BUF], int64_t ep
   return HUDI_OK;
 }
 
+hudi_status hudi_instant_time_format_zone(char out[HUDI_INSTANT_TIME_BUF], int64_t ms, bool utc, hudi_error *err) {
+  if (utc) return hudi_instant_time_format(out, ms, err);
+  time_t secs = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+  struct tm tm;
+  if (!localtime_r(&secs, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "epoch milliseconds %lld lie outside years 0000-9999 of an instant time",
+                        (long long)ms);
+  char tmp[64];
+  snprintf(tmp, sizeof tmp, "%04d%02d%02d%02d%02d%02d%03d", tm.tm_year + 1900, (tm.tm_mon + 1) % 100,
+           tm.tm_mday % 100, tm.tm_hour % 100, tm.tm_min % 100, tm.tm_sec % 100, (int)(((ms % 1000) + 1000) % 1000));
+  memcpy(out, tmp, HUDI_INSTANT_TIME_BUF - 1);
+  out[HUDI_INSTANT_TIME_BUF - 1] = 0;
+  return HUDI_OK;
+}
+
 /* ---- instant times ---- */
 
 static int all_digits(const char *s, size_t len) {

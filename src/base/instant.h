@@ -5,6 +5,7 @@
 #define HUDI_BASE_INSTANT_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,13 @@
  * outside [HUDI_INSTANT_MIN_MILLIS, HUDI_INSTANT_MAX_MILLIS]. */
 HUDI_NODISCARD hudi_status hudi_instant_time_format(char out[HUDI_INSTANT_TIME_BUF], int64_t epoch_ms,
                                                     hudi_error *err);
+
+/* The same in UTC (utc) or in the process's local timezone, as Java's
+ * HoodieInstantTimeGenerator.formatDate writes times for a table whose
+ * hoodie.table.timeline.timezone is LOCAL (Hudi's default for tables Spark
+ * created) and the JVM runs in that zone. */
+HUDI_NODISCARD hudi_status hudi_instant_time_format_zone(char out[HUDI_INSTANT_TIME_BUF], int64_t epoch_ms, bool utc,
+                                                         hudi_error *err);
 
 /* Epoch milliseconds of an instant time as it appears on a timeline (UTC):
  *  - 17 digits yyyyMMddHHmmssSSS, a valid calendar time;

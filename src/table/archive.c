@@ -50,6 +50,8 @@ typedef struct archive_cfg {
   int min_keep, max_keep;
   int clean_retained;
   bool keep_latest_commits;
+  bool keep_latest_by_hours;
+  int clean_hours;
   bool beyond_savepoint;
   int max_delta_commits;
   int lsm_batch;
@@ -92,6 +94,9 @@ static hudi_status read_cfg(archive_cfg *c, const hudi_table *t, const hudi_opti
   const char *pol = opt(t, o, n, "hoodie.clean.policy");
   if (!pol) pol = opt(t, o, n, "hoodie.cleaner.policy");
   c->keep_latest_commits = !pol || strcmp(pol, "KEEP_LATEST_COMMITS") == 0;
+  c->keep_latest_by_hours = pol && strcmp(pol, "KEEP_LATEST_BY_HOURS") == 0;
+  HUDI_TRY(int_opt(&c->clean_hours, t, o, n, "hoodie.clean.hours.retained", "hoodie.cleaner.hours.retained", 24, 0,
+                   err));
   c->beyond_savepoint = bool_opt(t, o, n, "hoodie.archive.beyond.savepoint", false);
   HUDI_TRY(int_opt(&c->max_delta_commits, t, o, n, "hoodie.compact.inline.max.delta.commits", NULL, 5, 1, err));
   HUDI_TRY(int_opt(&c->lsm_batch, t, o, n, "hoodie.timeline.compaction.batch.size", NULL, 10, 2, err));
@@ -197,12 +202,36 @@ static const char *compaction_bound(const hudi_timeline *tl, int max_delta) {
   return NULL;
 }
 
+/* KEEP_LATEST_BY_HOURS as ArchivalUtils sees it: the first completed commit
+ * requested at or after the latest one's time minus the hours (calendar
+ * arithmetic on the instant times; NULL when none parses). */
+static const char *hours_window_start(const archive_cfg *c, const hudi_timeline *tl, const size_t *commits,
+                                      size_t nc) {
+  const char *latest = tl->items[commits[nc - 1]].requested_time;
+  int64_t ms;
+  char cutoff[HUDI_INSTANT_TIME_BUF];
+  hudi_error ignored = HUDI_ERROR_INIT;
+  if (hudi_instant_time_to_millis(&ms, latest, strlen(latest), &ignored) != HUDI_OK ||
+      hudi_instant_time_format(cutoff, ms - (int64_t)c->clean_hours * 3600000, &ignored) != HUDI_OK) {
+    hudi_error_clear(&ignored);
+    return NULL;
+  }
+  for (size_t i = 0; i < nc; i++)
+    if (strcmp(tl->items[commits[i]].requested_time, cutoff) >= 0) return tl->items[commits[i]].requested_time;
+  return NULL;
+}
+
 /* ArchivalUtils.getMinAndMaxInstantsToKeep: never archive commits the
- * cleaner still retains (KEEP_LATEST_COMMITS). */
+ * cleaner still retains (KEEP_LATEST_COMMITS, KEEP_LATEST_BY_HOURS). */
 static void adjust_for_cleaning(archive_cfg *c, const hudi_timeline *tl, const size_t *commits, size_t nc) {
-  if (!c->keep_latest_commits || nc <= (size_t)c->clean_retained) return;
-  const char *e = tl->items[commits[nc - (size_t)c->clean_retained]].requested_time;
-  for (size_t i = 0; i < tl->count; i++) {
+  const char *e = NULL;
+  if (c->keep_latest_by_hours && nc > 0) e = hours_window_start(c, tl, commits, nc);
+  else if (c->keep_latest_commits && nc > (size_t)c->clean_retained)
+    e = tl->items[commits[nc - (size_t)c->clean_retained]].requested_time;
+  if (!e) return;
+  /* Moved back before the oldest pending write (KEEP_LATEST_COMMITS only,
+   * as CleanerUtils.getEarliestCommitToRetain does). */
+  for (size_t i = 0; c->keep_latest_commits && i < tl->count; i++) {
     const hudi_instant *in = &tl->items[i];
     if (in->state != HUDI_INSTANT_COMPLETED && is_commit_action(in->requested_action) &&
         strcmp(in->requested_time, e) < 0) {

@@ -37,14 +37,14 @@ static const char *clean_opt(const hudi_table *t, const hudi_option *o, size_t n
 }
 
 static hudi_status count_opt(const hudi_table *t, const hudi_option *o, size_t n, const char *suffix, int dflt,
-                             int *out, hudi_error *err) {
+                             int lo, int *out, hudi_error *err) {
   const char *v = clean_opt(t, o, n, suffix);
   *out = dflt;
   if (!v) return HUDI_OK;
   char key[96];
   snprintf(key, sizeof key, "hoodie.clean.%s", suffix);
   int64_t x;
-  HUDI_TRY(hudi_option_parse_int(key, v, 1, CLEAN_MAX_RETAINED, &x, err));
+  HUDI_TRY(hudi_option_parse_int(key, v, lo, CLEAN_MAX_RETAINED, &x, err));
   *out = (int)x;
   return HUDI_OK;
 }
@@ -55,15 +55,17 @@ hudi_status hudi_clean_config_load(hudi_clean_config *out, const hudi_table *t, 
   const char *p = clean_opt(t, opts, n, "policy");
   if (!p || !strcasecmp(p, "KEEP_LATEST_COMMITS")) out->policy = HUDI_CLEAN_KEEP_LATEST_COMMITS;
   else if (!strcasecmp(p, "KEEP_LATEST_FILE_VERSIONS")) out->policy = HUDI_CLEAN_KEEP_LATEST_FILE_VERSIONS;
+  else if (!strcasecmp(p, "KEEP_LATEST_BY_HOURS")) out->policy = HUDI_CLEAN_KEEP_LATEST_BY_HOURS;
   else
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
-                        "hoodie.clean.policy: '%s' is not supported (KEEP_LATEST_COMMITS or "
-                        "KEEP_LATEST_FILE_VERSIONS; KEEP_LATEST_BY_HOURS is not implemented)",
+                        "hoodie.clean.policy: '%s' is not a cleaning policy (KEEP_LATEST_COMMITS, "
+                        "KEEP_LATEST_FILE_VERSIONS or KEEP_LATEST_BY_HOURS)",
                         p);
-  HUDI_TRY(count_opt(t, opts, n, "commits.retained", HUDI_CLEAN_DEFAULT_COMMITS_RETAINED, &out->commits_retained,
+  HUDI_TRY(count_opt(t, opts, n, "commits.retained", HUDI_CLEAN_DEFAULT_COMMITS_RETAINED, 1, &out->commits_retained,
                      err));
-  HUDI_TRY(count_opt(t, opts, n, "fileversions.retained", HUDI_CLEAN_DEFAULT_VERSIONS_RETAINED,
+  HUDI_TRY(count_opt(t, opts, n, "fileversions.retained", HUDI_CLEAN_DEFAULT_VERSIONS_RETAINED, 1,
                      &out->versions_retained, err));
+  HUDI_TRY(count_opt(t, opts, n, "hours.retained", HUDI_CLEAN_DEFAULT_HOURS_RETAINED, 0, &out->hours_retained, err));
   const char *a = hudi_write_option(t, opts, n, "hoodie.clean.automatic");
   if (!a || !*a) a = hudi_write_option(t, opts, n, "hoodie.auto.clean");
   if (!a || !*a || !strcasecmp(a, "true")) out->automatic = true;
@@ -73,7 +75,15 @@ hudi_status hudi_clean_config_load(hudi_clean_config *out, const hudi_table *t, 
 }
 
 static const char *policy_name(hudi_clean_policy p) {
-  return p == HUDI_CLEAN_KEEP_LATEST_FILE_VERSIONS ? "KEEP_LATEST_FILE_VERSIONS" : "KEEP_LATEST_COMMITS";
+  return p == HUDI_CLEAN_KEEP_LATEST_FILE_VERSIONS ? "KEEP_LATEST_FILE_VERSIONS"
+         : p == HUDI_CLEAN_KEEP_LATEST_BY_HOURS    ? "KEEP_LATEST_BY_HOURS"
+                                                   : "KEEP_LATEST_COMMITS";
+}
+
+/* The policies with an earliest commit to retain (ECTR): slices are kept
+ * by how they stand to it. */
+static bool by_ectr(const hudi_clean_config *c) {
+  return c->policy == HUDI_CLEAN_KEEP_LATEST_COMMITS || c->policy == HUDI_CLEAN_KEEP_LATEST_BY_HOURS;
 }
 
 /* ---- the timeline -------------------------------------------------------- */
@@ -86,14 +96,36 @@ static bool is_write_action(const char *a) {
 
 typedef struct tl_info {
   size_t n_writes;               /* completed writes */
-  const hudi_instant *ectr;      /* KEEP_LATEST_COMMITS: earliest commit to retain, or NULL */
+  const hudi_instant *ectr;      /* by_ectr policies: earliest commit to retain, or NULL */
   const hudi_instant *last_write; /* the latest completed write */
   const hudi_instant *last_clean; /* the latest completed clean */
   bool has_replace;
 } tl_info;
 
+/* KEEP_LATEST_BY_HOURS: the oldest completed write requested at or after
+ * now - hours, formatted in the table's timeline timezone. */
+static void ectr_by_hours(tl_info *out, const hudi_table *t, const hudi_clean_config *c) {
+  int64_t now = c->now_ms ? c->now_ms : hudi_clock_realtime_ms(NULL);
+  const char *tz = hudi_table_property(t, "hoodie.table.timeline.timezone");
+  char cutoff[HUDI_INSTANT_TIME_BUF];
+  hudi_error ignored = HUDI_ERROR_INIT;
+  /* Out of range only for a clock or hours beyond years 0000-9999. */
+  if (hudi_instant_time_format_zone(cutoff, now - (int64_t)c->hours_retained * 3600000, tz && !strcmp(tz, "UTC"),
+                                    &ignored) != HUDI_OK) {
+    hudi_error_clear(&ignored);
+    return;
+  }
+  const hudi_timeline *tl = &t->timeline;
+  for (size_t i = 0; i < tl->count; i++)
+    if (hudi_instant_is_write(&tl->items[i]) && strcmp(tl->items[i].requested_time, cutoff) >= 0) {
+      out->ectr = &tl->items[i];
+      return;
+    }
+}
+
 /* CleanerUtils.getEarliestCommitToRetain over t's timeline. */
-static void analyse(tl_info *out, const hudi_timeline *tl, const hudi_clean_config *c) {
+static void analyse(tl_info *out, const hudi_table *t, const hudi_clean_config *c) {
+  const hudi_timeline *tl = &t->timeline;
   memset(out, 0, sizeof *out);
   const hudi_instant *first_pending = NULL;
   for (size_t i = 0; i < tl->count; i++) {
@@ -106,6 +138,10 @@ static void analyse(tl_info *out, const hudi_timeline *tl, const hudi_clean_conf
       first_pending = in;
     }
     if (in->state == HUDI_INSTANT_COMPLETED && !strcmp(in->action, "clean")) out->last_clean = in;
+  }
+  if (c->policy == HUDI_CLEAN_KEEP_LATEST_BY_HOURS) {
+    ectr_by_hours(out, t, c);
+    return;
   }
   if (c->policy != HUDI_CLEAN_KEEP_LATEST_COMMITS || out->n_writes <= (size_t)c->commits_retained) return;
   size_t nth = out->n_writes - (size_t)c->commits_retained, k = 0;
@@ -264,7 +300,7 @@ static bool is_pending_slice(const hudi_file_group *g, size_t i) {
 /* A replaced group: deleted whole once its replacecommit is older than
  * ECTR (any time under KEEP_LATEST_FILE_VERSIONS). */
 static hudi_status plan_replaced(planner *p, const hudi_file_group *g, const hudi_instant *by, hudi_error *err) {
-  if (p->c->policy == HUDI_CLEAN_KEEP_LATEST_COMMITS &&
+  if (by_ectr(p->c) &&
       (!p->info.ectr || strcmp(by->requested_time, p->info.ectr->requested_time) >= 0))
     return HUDI_OK;
   for (size_t i = 0; i < g->n_slices; i++)
@@ -272,8 +308,8 @@ static hudi_status plan_replaced(planner *p, const hudi_file_group *g, const hud
   return HUDI_OK;
 }
 
-/* KEEP_LATEST_COMMITS: keep the latest slice and the newest one older than
- * ECTR; delete the other slices older than ECTR. */
+/* KEEP_LATEST_COMMITS and _BY_HOURS: keep the latest slice and the newest
+ * one older than ECTR; delete the other slices older than ECTR. */
 static hudi_status plan_commits(planner *p, const hudi_file_group *g, hudi_error *err) {
   const char *ectr = p->info.ectr->requested_time;
   size_t keep_before = SIZE_MAX, needed = compaction_input(g);
@@ -307,8 +343,8 @@ static hudi_status plan_versions(planner *p, const hudi_file_group *g, hudi_erro
 }
 
 static hudi_status plan(planner *p, hudi_error *err) {
-  analyse(&p->info, &p->t->timeline, p->c);
-  if (p->c->policy == HUDI_CLEAN_KEEP_LATEST_COMMITS && !p->info.ectr) return HUDI_OK; /* too few commits */
+  analyse(&p->info, p->t, p->c);
+  if (by_ectr(p->c) && !p->info.ectr) return HUDI_OK; /* too few commits, or none in the hours window */
   HUDI_TRY(load_replaced(p, err));
   hudi_fsview_options fo = {NULL, p->t->version};
   HUDI_TRY(hudi_fsview_build_from_listing(&p->view, p->t->storage, &p->t->timeline, &fo, err));
@@ -322,7 +358,7 @@ static hudi_status plan(planner *p, hudi_error *err) {
     if (st != HUDI_OK) break;
     if (hudi_hashmap_get(&p->replaced, key.data, key.len, &by))
       st = plan_replaced(p, fg, &p->t->timeline.items[by.u64], err);
-    else if (p->c->policy == HUDI_CLEAN_KEEP_LATEST_COMMITS)
+    else if (by_ectr(p->c))
       st = plan_commits(p, fg, err);
     else
       st = plan_versions(p, fg, err);
@@ -767,11 +803,11 @@ hudi_status hudi_clean_run(hudi_clean_result *result, hudi_table *t, const hudi_
  * clean did not. */
 static hudi_status worth_listing(bool *out, hudi_table *t, const hudi_clean_config *c, hudi_error *err) {
   tl_info info;
-  analyse(&info, &t->timeline, c);
+  analyse(&info, t, c);
   *out = false;
   if (!info.last_write) return HUDI_OK;
-  if (c->policy == HUDI_CLEAN_KEEP_LATEST_COMMITS) {
-    if (!info.ectr) return HUDI_OK; /* no more commits than retained */
+  if (by_ectr(c)) {
+    if (!info.ectr) return HUDI_OK; /* no more commits than retained (none in the hours window) */
   } else if (info.n_writes <= (size_t)c->versions_retained && !info.has_replace) {
     return HUDI_OK; /* no group can hold more slices than there were writes */
   }
@@ -784,10 +820,10 @@ static hudi_status worth_listing(bool *out, hudi_table *t, const hudi_clean_conf
   const char *prev_last = m->last_completed_commit_timestamp ? m->last_completed_commit_timestamp : "";
   const char *prev_ectr = m->earliest_commit_to_retain ? m->earliest_commit_to_retain : "";
   /* hoodie.clean.max.commits = 1: a write since the last clean; and, for
-   * KEEP_LATEST_COMMITS, an ECTR that moved (slices become eligible only
+   * the ECTR policies, an ECTR that moved (slices become eligible only
    * when it does). */
   bool new_write = strcmp(info.last_write->requested_time, prev_last) > 0;
-  bool moved = c->policy != HUDI_CLEAN_KEEP_LATEST_COMMITS || strcmp(info.ectr->requested_time, prev_ectr) > 0;
+  bool moved = !by_ectr(c) || strcmp(info.ectr->requested_time, prev_ectr) > 0;
   *out = new_write && moved;
   hudi_clean_metadata_free(m);
   return HUDI_OK;

@@ -21,6 +21,12 @@
  *     with base instant < ECTR are kept, older ones deleted (base file and
  *     log files); file groups replaced by a replacecommit requested before
  *     ECTR are deleted whole.
+ *   KEEP_LATEST_BY_HOURS (hoodie.clean.hours.retained, default 24): as
+ *     KEEP_LATEST_COMMITS with ECTR the oldest completed write requested
+ *     at or after now - N hours (in the table's timeline timezone), as
+ *     CleanerUtils.getEarliestCommitToRetain picks it: not moved back
+ *     before pending writes, and no write in the window means no ECTR and
+ *     nothing to clean (Hudi's cleaner then skips every partition).
  *   KEEP_LATEST_FILE_VERSIONS (hoodie.clean.fileversions.retained, default
  *     3): the newest N slices per group are kept (N-1 besides the one a
  *     pending compaction needs); replaced groups are deleted whole.
@@ -34,12 +40,13 @@
  *
  * Not done (Hudi does them): deleting a partition whose file groups were all
  * replaced and cleaned (its empty directory stays; readers see no files),
- * KEEP_LATEST_BY_HOURS, empty clean instants when nothing is to be deleted
+ * empty clean instants when nothing is to be deleted
  * (hudi-c writes no instant then), bootstrap base files. */
 #ifndef HUDI_TABLE_CLEAN_H
 #define HUDI_TABLE_CLEAN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "base/error.h"
 #include "hudi/services.h"
@@ -48,18 +55,22 @@
 
 typedef enum hudi_clean_policy {
   HUDI_CLEAN_KEEP_LATEST_COMMITS = 0,
-  HUDI_CLEAN_KEEP_LATEST_FILE_VERSIONS = 1
+  HUDI_CLEAN_KEEP_LATEST_FILE_VERSIONS = 1,
+  HUDI_CLEAN_KEEP_LATEST_BY_HOURS = 2
 } hudi_clean_policy;
 
 typedef struct hudi_clean_config {
   hudi_clean_policy policy;
   int commits_retained;  /* KEEP_LATEST_COMMITS */
   int versions_retained; /* KEEP_LATEST_FILE_VERSIONS */
+  int hours_retained;    /* KEEP_LATEST_BY_HOURS */
+  int64_t now_ms;        /* KEEP_LATEST_BY_HOURS: "now" in epoch ms; 0 = the system clock (tests set it) */
   bool automatic;        /* hoodie.clean.automatic */
 } hudi_clean_config;
 
 #define HUDI_CLEAN_DEFAULT_COMMITS_RETAINED 10
 #define HUDI_CLEAN_DEFAULT_VERSIONS_RETAINED 3
+#define HUDI_CLEAN_DEFAULT_HOURS_RETAINED 24
 
 /* The cleaning options of a call (call options, then the table's open
  * options, then hoodie.properties; hoodie.clean.* or the older

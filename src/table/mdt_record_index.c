@@ -22,21 +22,6 @@ void hudi_rli_locations_free(hudi_rli_location *locs, size_t n) {
   hudi_free(locs);
 }
 
-/* HoodieInstantTimeGenerator.formatDate in the zone the table names. */
-static hudi_status format_instant(char out[HUDI_INSTANT_TIME_BUF], int64_t ms, bool utc, hudi_error *err) {
-  if (utc) return hudi_instant_time_format(out, ms, err);
-  time_t secs = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
-  struct tm tm;
-  if (!localtime_r(&secs, &tm) || tm.tm_year + 1900 < 0 || tm.tm_year + 1900 > 9999)
-    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "record index instantTime %lld is out of range", (long long)ms);
-  char tmp[64];
-  snprintf(tmp, sizeof tmp, "%04d%02d%02d%02d%02d%02d%03d", tm.tm_year + 1900, (tm.tm_mon + 1) % 100,
-           tm.tm_mday % 100, tm.tm_hour % 100, tm.tm_min % 100, tm.tm_sec % 100, (int)(((ms % 1000) + 1000) % 1000));
-  memcpy(out, tmp, HUDI_INSTANT_TIME_BUF - 1);
-  out[HUDI_INSTANT_TIME_BUF - 1] = 0;
-  return HUDI_OK;
-}
-
 static hudi_status to_location(hudi_rli_location *loc, const hudi_mdt_record *r, bool utc, hudi_error *err) {
   if (r->type != HUDI_MDT_TYPE_RECORD_INDEX || !r->has_rli)
     return hudi_err_set(err, HUDI_ERR_CORRUPT, "record index entry '%s' has type %d and no recordIndexMetadata",
@@ -56,7 +41,7 @@ static hudi_status to_location(hudi_rli_location *loc, const hudi_mdt_record *r,
   if (!loc->partition) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   loc->instant_ms = r->rli.instant_ms;
   loc->found = true;
-  return format_instant(loc->instant, loc->instant_ms, utc, err);
+  return hudi_instant_time_format_zone(loc->instant, loc->instant_ms, utc, err);
 }
 
 hudi_status hudi_mdt_record_index_lookup(hudi_mdt *m, const char *const *keys, const size_t *key_lens, size_t n,

@@ -126,3 +126,17 @@ def test_automatic_archival_and_lsm_compaction(tmp_path):
     assert ids(fresh, {"hoodie.read.query.type": "incremental",
                        "hoodie.read.start.timestamp": "000"}) == snapshots[-1]
     assert ids(fresh) == snapshots[-1]
+
+
+def test_archival_keeps_the_by_hours_window(tmp_path):
+    """Under KEEP_LATEST_BY_HOURS, archival keeps every commit requested within the hours before
+    the latest commit (ArchivalUtils.getMinAndMaxInstantsToKeep): 35 commits made just now all stay
+    with the default 24 hours; with 0 hours the window is the latest commit alone and the usual
+    20..30 bounds archive 15, as under KEEP_LATEST_COMMITS."""
+    path = tmp_path / "t"
+    t, commits, _ = write_commits(path, 35, NO_AUTO)
+    by_hours = {"hoodie.clean.policy": "KEEP_LATEST_BY_HOURS"}
+    assert t.archive(by_hours).num_instants_archived == 0
+    r = t.archive({**by_hours, "hoodie.clean.hours.retained": "0"})
+    assert r.num_instants_archived == 15 and r.last_archived == commits[14][0]
+    check(path)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ import pytest
 import hudi
 from hudi import HudiTable
 from hudi.services import HudiCleanResult
-from hudi_fixtures import FIXTURES
+from hudi_fixtures import FIXTURES, table_path
 
 CHECKER = FIXTURES.parent / "tools" / "hudi_check.py"
 RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
@@ -95,11 +96,16 @@ def model_keep_latest_commits(path, retained: int) -> set:
     """The files Hudi's CleanPlanner (KEEP_LATEST_COMMITS) leaves: per live file group its latest
     slice, the newest slice before the earliest commit to retain and every later one; replaced
     groups only while their replacecommit is not older than it."""
-    files = data_files(path)
     writes = [req for req, a, _ in timeline(path) if a in ("commit", "deltacommit", "replacecommit")]
     if len(writes) <= retained:
-        return set(files)
-    ectr = writes[len(writes) - retained]
+        return set(data_files(path))
+    return model_keep_from(path, writes[len(writes) - retained])
+
+
+def model_keep_from(path, ectr: str) -> set:
+    """The files CleanPlanner's commit-window policies (KEEP_LATEST_COMMITS, KEEP_LATEST_BY_HOURS)
+    leave for the earliest commit to retain ectr."""
+    files = data_files(path)
     rep = replaced(path)
     done = {req: c for req, _, c in timeline(path)}
     slices: dict = {}
@@ -297,9 +303,80 @@ def test_bad_options(tmp_path):
     path = tmp_path / "t"
     t = HudiTable.create(str(path), "id", ordering_fields="ts")
     t.append(batch(range(2), 1))
-    with pytest.raises(hudi.HudiInvalidInputError, match="KEEP_LATEST_BY_HOURS"):
-        t.clean({"hoodie.clean.policy": "KEEP_LATEST_BY_HOURS"})
+    with pytest.raises(hudi.HudiInvalidInputError, match="KEEP_LATEST_BY_DAYS.*KEEP_LATEST_BY_HOURS"):
+        t.clean({"hoodie.clean.policy": "KEEP_LATEST_BY_DAYS"})
+    with pytest.raises(hudi.HudiInvalidInputError, match="hours.retained"):
+        t.clean({"hoodie.clean.policy": "KEEP_LATEST_BY_HOURS", "hoodie.clean.hours.retained": "-1"})
     with pytest.raises(hudi.HudiInvalidInputError, match="commits.retained"):
         t.clean({"hoodie.clean.commits.retained": "0"})
     with pytest.raises(hudi.HudiInvalidInputError, match="hoodie.clean.automatic"):
         t.upsert(batch([0], 2), {"hoodie.clean.automatic": "maybe"})
+
+
+BY_HOURS = {"hoodie.clean.policy": "KEEP_LATEST_BY_HOURS"}
+
+
+def bump(path, by: int) -> pa.Table:
+    """The table's rows without meta columns, longField (its ordering field) raised by `by`."""
+    data = pa.Table.from_batches(HudiTable(str(path)).read())
+    data = data.select([n for n in data.column_names if not n.startswith("_hoodie_")])
+    i = data.column_names.index("longField")
+    return data.set_column(i, "longField", pa.array([v + by for v in data["longField"].to_pylist()], pa.int64()))
+
+
+def test_keep_latest_by_hours_on_spark_table(tmp_path):
+    """KEEP_LATEST_BY_HOURS on a table Spark wrote in July 2025, continued by two upserts now: the
+    earliest commit to retain is the first write requested within the last N hours (Hudi's
+    CleanerUtils), and slices go as under KEEP_LATEST_COMMITS with that instant."""
+    path = tmp_path / "t"
+    shutil.copytree(table_path("sample_table/cow/v8_nonpartitioned"), path)
+    spark = [r for r, a, _ in timeline(path) if a == "commit"]
+    assert len(spark) == 2 and all(r.startswith("2025") for r in spark)
+    for k in (1, 2):
+        HudiTable(str(path)).upsert(bump(path, k * 1000), NO_AUTO)
+    writes = [r for r, a, _ in timeline(path) if a == "commit"]
+    assert len(writes) == 4
+    before_rows = pa.Table.from_batches(HudiTable(str(path)).read()).sort_by("id").to_pylist()
+    before = set(data_files(path))
+    assert len({fid for _, fid, _, _ in data_files(path).values()}) == 1 and len(before) == 4
+
+    # A window reaching back past July 2025 retains every write: nothing to clean, no instant.
+    wide = HudiTable(str(path)).clean({**BY_HOURS, "hoodie.clean.hours.retained": str(24 * 365 * 30)})
+    assert wide.requested_time == "" and set(data_files(path)) == before
+
+    expect = model_keep_from(path, writes[2])
+    res = HudiTable(str(path)).clean({**BY_HOURS, "hoodie.clean.hours.retained": "1"})
+    assert res.earliest_commit_to_retain == writes[2]
+    after = set(data_files(path))
+    assert after == expect and res.num_files_deleted == len(before - after) == 1
+    # the oldest Spark slice went; Spark's newest (the one before the window) and ours stayed
+    assert before - after == {f for f in before if writes[0] in f}
+    req, meta, plan = last_clean(path)
+    assert plan["policy"] == "KEEP_LATEST_BY_HOURS"
+    assert meta["earliestCommitToRetain"] == writes[2]
+    assert plan["earliestInstantToRetain"]["timestamp"] == writes[2]
+    assert pa.Table.from_batches(HudiTable(str(path)).read()).sort_by("id").to_pylist() == before_rows
+    check(path)
+
+
+def test_keep_latest_by_hours_matches_model(tmp_path):
+    """The same rule on our own table: the model's files for the instant the cleaner reports, and
+    KEEP_LATEST_BY_HOURS keeps what KEEP_LATEST_COMMITS with 1 retained would delete while every
+    write lies inside the window."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="p")
+    part = lambda i: "a" if i % 2 else "b"  # noqa: E731
+    t.append(batch(range(6), 1, part), NO_AUTO)
+    for v in range(2, 6):
+        HudiTable(str(path)).upsert(batch([v % 6, (v + 1) % 6], v, part), NO_AUTO)
+    before = set(data_files(path))
+    assert model_keep_latest_commits(path, 1) < before  # KEEP_LATEST_COMMITS would clean
+    # every write is within the last 24 hours (the default window): the first is the ECTR
+    res = HudiTable(str(path)).clean(BY_HOURS)
+    assert res.requested_time == "" and set(data_files(path)) == before
+    # automatic cleaning after a write uses the policy too
+    HudiTable(str(path)).upsert(batch([0], 9, part), {**BY_HOURS, "hoodie.clean.hours.retained": "2"})
+    assert not [a for _, a, _ in timeline(path) if a == "clean"]
+    writes = [r for r, a, _ in timeline(path) if a in ("commit", "deltacommit")]
+    assert model_keep_from(path, writes[0]) == set(data_files(path))
+    check(path)

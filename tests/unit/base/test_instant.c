@@ -67,6 +67,29 @@ static void format_matches_gmtime(void **state) {
   }
 }
 
+/* The zone formatter: UTC as hudi_instant_time_format; local time under a
+ * fixed-offset TZ (no daylight saving) shifted by that offset. */
+static void format_zone(void **state) {
+  (void)state;
+  const int64_t ms = INT64_C(1752368735797); /* 2025-07-13T01:05:35.797Z */
+  char out[HUDI_INSTANT_TIME_BUF];
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_instant_time_format_zone(out, ms, true, &err), HUDI_OK);
+  assert_string_equal(out, "20250713010535797");
+  const char *old = getenv("TZ");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("TZ", "UTC-05:30", 1); /* POSIX sign: 5:30 east of UTC */
+  tzset();
+  assert_int_equal(hudi_instant_time_format_zone(out, ms, false, &err), HUDI_OK);
+  assert_string_equal(out, "20250713063535797");
+  assert_int_equal(hudi_instant_time_format_zone(out, INT64_C(-1), false, &err), HUDI_OK);
+  assert_string_equal(out, "19700101052959999");
+  if (saved) setenv("TZ", saved, 1);
+  else unsetenv("TZ");
+  tzset();
+  free(saved);
+}
+
 static void expect_millis(const char *s, int64_t want) {
   int64_t got = 0;
   hudi_error err = HUDI_ERROR_INIT;
@@ -339,6 +362,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(format_known_values),
       cmocka_unit_test(format_matches_gmtime),
+      cmocka_unit_test(format_zone),
       cmocka_unit_test(timeline_instants),
       cmocka_unit_test(timestamps_hudi_rs_cases),
       cmocka_unit_test(timestamps_more),
