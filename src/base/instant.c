@@ -358,7 +358,10 @@ void hudi_instant_gen_init(hudi_instant_gen *gen, hudi_clock_fn clock, void *clo
   atomic_init(&gen->last_ms, INT64_MIN);
   gen->clock = clock;
   gen->clock_ctx = clock_ctx;
+  gen->offset_ms = 0;
 }
+
+void hudi_instant_gen_set_offset(hudi_instant_gen *gen, int64_t offset_ms) { gen->offset_ms = offset_ms; }
 
 void hudi_instant_gen_observe(hudi_instant_gen *gen, int64_t epoch_ms) {
   int64_t last = atomic_load(&gen->last_ms);
@@ -370,7 +373,7 @@ void hudi_instant_gen_observe(hudi_instant_gen *gen, int64_t epoch_ms) {
 static hudi_status gen_next_raw(hudi_instant_gen *gen, int64_t *out_ms, hudi_error *err) {
   int64_t last = atomic_load(&gen->last_ms), next;
   do {
-    int64_t now = gen->clock ? gen->clock(gen->clock_ctx) : hudi_clock_realtime_ms(NULL);
+    int64_t now = (gen->clock ? gen->clock(gen->clock_ctx) : hudi_clock_realtime_ms(NULL)) + gen->offset_ms;
     if (last >= HUDI_INSTANT_MAX_MILLIS)
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "no instant time after %lld ms is representable",
                           (long long)last);
@@ -380,7 +383,7 @@ static hudi_status gen_next_raw(hudi_instant_gen *gen, int64_t *out_ms, hudi_err
   return HUDI_OK;
 }
 
-static hudi_instant_gen g_process_gen = {INT64_MIN, NULL, NULL};
+static hudi_instant_gen g_process_gen = {INT64_MIN, NULL, NULL, 0};
 
 hudi_status hudi_instant_gen_next(hudi_instant_gen *gen, char out[HUDI_INSTANT_TIME_BUF], int64_t *epoch_ms,
                                   hudi_error *err) {
@@ -392,13 +395,16 @@ hudi_status hudi_instant_gen_next(hudi_instant_gen *gen, char out[HUDI_INSTANT_T
      * the metadata table's) also goes through the process-wide one: two
      * generators seeded from different timelines could otherwise hand out
      * the same millisecond, e.g. a metadata-table compaction and the next
-     * data write, whose deltacommit lands on the same metadata timeline. */
-    hudi_instant_gen_observe(&g_process_gen, atomic_load(&gen->last_ms));
+     * data write, whose deltacommit lands on the same metadata timeline.
+     * The process-wide one runs in UTC; gen's times are its zone's. */
+    int64_t last = atomic_load(&gen->last_ms);
+    if (last != INT64_MIN) hudi_instant_gen_observe(&g_process_gen, last - gen->offset_ms);
     HUDI_TRY(gen_next_raw(&g_process_gen, &next, err));
+    next += gen->offset_ms;
     hudi_instant_gen_observe(gen, next);
   }
   HUDI_TRY(hudi_instant_time_format(out, next, err));
-  if (epoch_ms) *epoch_ms = next;
+  if (epoch_ms) *epoch_ms = next - gen->offset_ms;
   return HUDI_OK;
 }
 

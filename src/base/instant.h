@@ -74,16 +74,27 @@ typedef struct hudi_instant_gen {
   _Atomic int64_t last_ms; /* last time handed out; INT64_MIN before the first */
   hudi_clock_fn clock;     /* NULL: the system's realtime clock */
   void *clock_ctx;
+  /* The timeline zone's offset from UTC (hudi_instant_gen_set_offset):
+   * last_ms and every time observed or handed out are wall-clock times of
+   * that zone read as if UTC, which is what the 17 digits say. */
+  int64_t offset_ms;
 } hudi_instant_gen;
 
-/* clock may be NULL for the system clock. */
+/* clock may be NULL for the system clock. The offset starts at 0 (UTC). */
 void hudi_instant_gen_init(hudi_instant_gen *gen, hudi_clock_fn clock, void *clock_ctx);
+
+/* Times from here on are wall-clock times offset_ms east of UTC: a table
+ * whose hoodie.table.timeline.timezone is LOCAL (Spark's default) gets the
+ * process zone's local time, as Java's HoodieInstantTimeGenerator writes
+ * it. Call before observing a timeline's times. */
+void hudi_instant_gen_set_offset(hudi_instant_gen *gen, int64_t offset_ms);
 
 /* Makes every later time strictly greater than epoch_ms (e.g. the newest
  * instant already on a timeline, written by a host whose clock runs ahead). */
 void hudi_instant_gen_observe(hudi_instant_gen *gen, int64_t epoch_ms);
 
-/* The next instant time; epoch_ms may be NULL. A generator over the system
+/* The next instant time; epoch_ms (may be NULL) gets its epoch
+ * milliseconds (UTC, whatever the generator's offset). A generator over the system
  * clock (clock NULL) also draws from the process-wide generator below, so
  * no two instant times handed out in one process are equal, whatever
  * timeline each generator was seeded from. */

@@ -368,6 +368,7 @@ hudi_status hudi_clean_mdt_update(hudi_table *t, const char *instant, const hudi
   c.instant = instant;
   hudi_mdt_write_options in = HUDI_MDT_WRITE_OPTIONS_INIT;
   in.record_index_shards = -1;
+  in.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(t);
   HUDI_TRY(hudi_mdt_w_resolve(&c.o, &in, err));
   hudi_status st = run(&c, t, deleted, n, err);
   hudi_mdt_share_invalidate(t); /* the MDT changed (or may have, on failure) */

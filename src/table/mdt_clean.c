@@ -213,6 +213,7 @@ static hudi_status new_instant(const hudi_table *data, const hudi_timeline *mdt,
                                hudi_error *err) {
   hudi_instant_gen gen;
   hudi_instant_gen_init(&gen, NULL, NULL);
+  hudi_instant_gen_set_offset(&gen, (int64_t)hudi_table_timeline_offset_minutes(data) * 60000);
   hudi_timeline_observe_times(&data->timeline, &gen);
   hudi_timeline_observe_times(mdt, &gen);
   return hudi_instant_gen_next(&gen, out, NULL, err);
@@ -259,6 +260,7 @@ static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error
     HUDI_TRY(hudi_storage_delete(c->t->storage, path, HUDI_DELETE_MISSING_OK, err));
   }
   hudi_mdt_write_options wo = HUDI_MDT_WRITE_OPTIONS_INIT;
+  wo.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(c->t);
   char done[HUDI_INSTANT_TIME_BUF];
   HUDI_TRY(hudi_mdt_w_completion(c->t->storage, &wo, c->instant, done, err));
   hudi_buf meta;

@@ -65,6 +65,7 @@ static hudi_status pick_instant(const hudi_table *data, const hudi_timeline *mdt
   }
   hudi_instant_gen gen;
   hudi_instant_gen_init(&gen, NULL, NULL);
+  hudi_instant_gen_set_offset(&gen, (int64_t)hudi_table_timeline_offset_minutes(data) * 60000);
   hudi_timeline_observe_times(&data->timeline, &gen);
   hudi_timeline_observe_times(mdt, &gen);
   return hudi_instant_gen_next(&gen, out, NULL, err);
@@ -561,6 +562,7 @@ static hudi_status setup(compact_ctx *c, const hudi_mdt_compact_options *o, hudi
   c->wo.table_version = version == 9 ? 9 : 8;
   c->wo.hfile_block_size = o->hfile_block_size;
   c->wo.hfile_create_time_ms = o->hfile_create_time_ms;
+  c->wo.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(c->t);
   hudi_mdt_write_options resolved;
   HUDI_TRY(hudi_mdt_w_resolve(&resolved, &c->wo, err));
   c->wo = resolved;

@@ -64,6 +64,7 @@ hudi_status hudi_mdt_w_completion(hudi_storage *s, const hudi_mdt_write_options 
   }
   hudi_instant_gen gen;
   hudi_instant_gen_init(&gen, NULL, NULL);
+  hudi_instant_gen_set_offset(&gen, (int64_t)opts->timeline_utc_offset_minutes * 60000);
   int64_t ms;
   if (hudi_instant_time_to_millis(&ms, instant, strlen(instant), NULL) == HUDI_OK) hudi_instant_gen_observe(&gen, ms);
   /* Completion times on the MDT timeline only grow. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "base/alloc.h"
 #include "base/instant.h"
@@ -169,6 +170,15 @@ int hudi_table_version(const hudi_table *t) { return t->version; }
 int hudi_table_timeline_layout(const hudi_table *t) { return t->layout; }
 const char *hudi_table_property(const hudi_table *t, const char *key) { return hudi_props_get(&t->props, key); }
 size_t hudi_table_property_count(const hudi_table *t) { return t->props.len; }
+
+int32_t hudi_table_timeline_offset_minutes(const hudi_table *t) {
+  const char *tz = hudi_props_get(&t->props, "hoodie.table.timeline.timezone");
+  if (tz && !strcasecmp(tz, "UTC")) return 0;
+  time_t now = time(NULL);
+  struct tm local;
+  if (!localtime_r(&now, &local)) return 0;
+  return (int32_t)(local.tm_gmtoff / 60);
+}
 
 void hudi_table_property_at(const hudi_table *t, size_t i, const char **key, const char **value) {
   *key = i < t->props.len ? t->props.entries[i].key : NULL;

@@ -31,4 +31,10 @@ struct hudi_table {
  * none or orders by commit time (hoodie.record.merge.mode). */
 const char *hudi_table_ordering_field(const hudi_table *t, char *buf, size_t cap);
 
+/* Minutes east of UTC of the table's timeline zone: 0 for
+ * hoodie.table.timeline.timezone=UTC (what hudi-c creates), else (LOCAL,
+ * Hudi's default, or no property) this process's zone now, as a JVM in
+ * the same zone formats instant times. */
+int32_t hudi_table_timeline_offset_minutes(const hudi_table *t);
+
 #endif

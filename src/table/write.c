@@ -649,6 +649,7 @@ static hudi_status write_instant(append_ctx *c, const char *completion, hudi_ins
 hudi_status hudi_write_pick_instant(hudi_instant_gen *gen, const hudi_table *t, char out[HUDI_INSTANT_TIME_BUF],
                                     hudi_error *err) {
   hudi_instant_gen_init(gen, NULL, NULL);
+  hudi_instant_gen_set_offset(gen, (int64_t)hudi_table_timeline_offset_minutes(t) * 60000);
   hudi_timeline_observe_times(&t->timeline, gen);
   return hudi_instant_gen_next(gen, out, NULL, err);
 }

@@ -75,17 +75,6 @@ hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
   return HUDI_OK;
 }
 
-/* Minutes east of UTC of the table's timeline zone: UTC, or (no
- * hoodie.table.timeline.timezone: Hudi's LOCAL) this process's zone now. */
-static int32_t timeline_offset(const hudi_table *t) {
-  const char *tz = hudi_props_get(&t->props, "hoodie.table.timeline.timezone");
-  if (tz && !strcasecmp(tz, "UTC")) return 0;
-  time_t now = time(NULL);
-  struct tm local;
-  if (!localtime_r(&now, &local)) return 0;
-  return (int32_t)(local.tm_gmtoff / 60);
-}
-
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash ? slash + 1 : path;
@@ -123,7 +112,7 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
   for (size_t i = 0; i < n_deleted; i++) files[k++] = deleted[i];
   hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
   o.record_index_shards = hudi_write_mdt_has_record_index(t) ? 0 : -1;
-  o.timeline_utc_offset_minutes = timeline_offset(t);
+  o.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(t);
   /* Within a write that shares its metadata-table handle: the MDT's
    * version as the handle read it (one hoodie.properties GET per write). */
   int known = hudi_mdt_shared_version(t);

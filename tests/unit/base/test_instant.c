@@ -90,6 +90,39 @@ static void format_zone(void **state) {
   free(saved);
 }
 
+/* A generator with an offset writes that zone's wall-clock time, stays
+ * above times observed in that zone, and reports UTC epoch milliseconds. */
+static void generator_offset(void **state) {
+  (void)state;
+  const int64_t off = (5 * 60 + 30) * 60000;
+  hudi_instant_gen g;
+  hudi_instant_gen_init(&g, NULL, NULL);
+  hudi_instant_gen_set_offset(&g, off);
+  hudi_error err = HUDI_ERROR_INIT;
+  char a[HUDI_INSTANT_TIME_BUF], b[HUDI_INSTANT_TIME_BUF];
+  int64_t before = hudi_clock_realtime_ms(NULL), ms_a, ms_b, wall;
+  assert_int_equal(hudi_instant_gen_next(&g, a, &ms_a, &err), HUDI_OK);
+  int64_t after = hudi_clock_realtime_ms(NULL);
+  assert_true(ms_a >= before && ms_a <= after + 1000);
+  assert_int_equal(hudi_instant_time_to_millis(&wall, a, strlen(a), &err), HUDI_OK);
+  assert_int_equal(wall, ms_a + off);
+  /* a time observed ahead (another writer's clock, in the zone; small, as
+   * the process-wide generator follows and later tests want it near the
+   * clock) */
+  hudi_instant_gen_observe(&g, wall + 1500);
+  assert_int_equal(hudi_instant_gen_next(&g, b, &ms_b, &err), HUDI_OK);
+  assert_int_equal(hudi_instant_time_to_millis(&wall, b, strlen(b), &err), HUDI_OK);
+  assert_true(wall > ms_a + off + 1500 - 1);
+  assert_int_equal(ms_b, wall - off);
+  /* a UTC generator in the same process still hands out distinct times */
+  hudi_instant_gen u;
+  hudi_instant_gen_init(&u, NULL, NULL);
+  char c[HUDI_INSTANT_TIME_BUF];
+  assert_int_equal(hudi_instant_gen_next(&u, c, NULL, &err), HUDI_OK);
+  assert_int_equal(hudi_instant_time_to_millis(&wall, c, strlen(c), &err), HUDI_OK);
+  assert_true(wall > ms_b);
+}
+
 static void expect_millis(const char *s, int64_t want) {
   int64_t got = 0;
   hudi_error err = HUDI_ERROR_INIT;
@@ -363,6 +396,7 @@ int main(void) {
       cmocka_unit_test(format_known_values),
       cmocka_unit_test(format_matches_gmtime),
       cmocka_unit_test(format_zone),
+      cmocka_unit_test(generator_offset),
       cmocka_unit_test(timeline_instants),
       cmocka_unit_test(timestamps_hudi_rs_cases),
       cmocka_unit_test(timestamps_more),
