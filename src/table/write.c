@@ -151,9 +151,11 @@ static hudi_status check_table_format(const hudi_table *t, hudi_error *err) {
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s stores %s base files; hudi-c writes Parquet",
                         t->base_uri, fmt);
   const char *tz = hudi_props_get(&t->props, "hoodie.table.timeline.timezone");
-  if (tz && strcasecmp(tz, "UTC") != 0)
+  /* UTC, or LOCAL (no property: Hudi's default): instants in the process's
+   * zone (hudi_table_timeline_offset_minutes). */
+  if (tz && strcasecmp(tz, "UTC") != 0 && strcasecmp(tz, "LOCAL") != 0)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "table %s keeps its timeline in the %s timezone; hudi-c writes UTC instants", t->base_uri, tz);
+                        "table %s: hoodie.table.timeline.timezone=%s is neither UTC nor LOCAL", t->base_uri, tz);
   return HUDI_OK;
 }
 

@@ -15,6 +15,10 @@ import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
+import hudi
+from hudi import HudiTable
 from hudi_fixtures import table_path
 
 SCRIPT = r"""
@@ -49,11 +53,14 @@ def near(t: datetime, want: datetime) -> bool:
     return abs(t - want) < timedelta(minutes=2)
 
 
-def test_local_zone_table_gets_local_times(tmp_path):
+@pytest.mark.parametrize("explicit", [False, True])
+def test_local_zone_table_gets_local_times(tmp_path, explicit):
     path = tmp_path / "t"
     shutil.copytree(table_path("sample_table/cow/v8_nonpartitioned"), path)
-    props = (path / ".hoodie" / "hoodie.properties").read_text()
-    assert "hoodie.table.timeline.timezone" not in props  # Hudi's default: LOCAL
+    props = path / ".hoodie" / "hoodie.properties"
+    assert "hoodie.table.timeline.timezone" not in props.read_text()  # Hudi's default: LOCAL
+    if explicit:  # as a table created with hoodie.table.timeline.timezone=LOCAL says it
+        props.write_text(props.read_text() + "hoodie.table.timeline.timezone=LOCAL\n")
     now = datetime.now(timezone.utc).replace(tzinfo=None)
     req, done = run(path, "continue")
     assert near(req, now + EAST) and near(done, now + EAST), (req, done, now)
@@ -68,3 +75,14 @@ def test_utc_table_stays_utc_whatever_the_process_zone(tmp_path):
     req, done = run(path, "create")
     assert "hoodie.table.timeline.timezone=UTC" in (path / ".hoodie" / "hoodie.properties").read_text()
     assert near(req, now) and near(done, now), (req, done, now)
+
+
+def test_unknown_zone_is_refused(tmp_path):
+    path = tmp_path / "t"
+    shutil.copytree(table_path("sample_table/cow/v8_nonpartitioned"), path)
+    props = path / ".hoodie" / "hoodie.properties"
+    props.write_text(props.read_text() + "hoodie.table.timeline.timezone=PST\n")
+    before = sorted(os.listdir(path / ".hoodie" / "timeline"))
+    with pytest.raises(hudi.HudiError, match="timezone=PST is neither UTC nor LOCAL"):
+        HudiTable(str(path)).delete_keys(["1"])
+    assert sorted(os.listdir(path / ".hoodie" / "timeline")) == before
