@@ -95,9 +95,17 @@ typedef struct hudi_write_result {
  * gzip, snappy, zstd or uncompressed; unset, zstd on tables of version 8
  * and 9 and gzip on version 6, docs/compatibility.md item 20; ...), may be
  * NULL.
+ * A stream of more than hudi_c.append.segment.bytes (default 4 GiB of
+ * estimated Arrow data) is written a segment at a time into the same
+ * commit, holding one segment of rows at once (plus each row's key with a
+ * record index): each segment gets its own files per partition and is
+ * ordered (sort modes) within itself.
  * Errors before the commit completes leave the table as readers saw it;
  * bad input (a missing or null record key, an unknown partition field, a
- * type without a Hudi mapping) is reported before anything is written. */
+ * type without a Hudi mapping, a key given twice with a record index) is
+ * reported before anything is written, or, in a later segment, once the
+ * earlier segments' files are written: they are then deleted with the
+ * instant's files, leaving the table as it was. */
 HUDI_EXTERN hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table,
                                           struct ArrowArrayStream *stream, const hudi_option *options,
                                           size_t n_options, hudi_error *err);

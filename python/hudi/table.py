@@ -177,6 +177,10 @@ class HudiTable:
         ``hoodie.parquet.max.file.size`` compressed bytes (estimated from a sample), written on
         ``hoodie.bulkinsert.shuffle.parallelism`` threads (default 2). Parquet codec:
         ``hoodie.parquet.compression.codec`` (zstd by default on table versions 8 and 9, gzip on 6).
+        A stream of more than ``hudi_c.append.segment.bytes`` (default 4 GiB of Arrow data, e.g. a
+        ``RecordBatchReader`` over a large dataset) is written a segment at a time into the same
+        commit, so memory holds one segment (and each row's key); bad input in a later segment
+        deletes the earlier segments' files and leaves the table as it was.
         """
         from hudi import write
 

@@ -32,10 +32,12 @@
 #include "table/instant_v6.h"
 #include "table/keygen.h"
 #include "table/mdt_reader.h"
+#include "table/rollback.h"
 #include "table/schema_resolve.h"
 #include "table/services.h"
 #include "table/write.h"
 #include "table/write_convert.h"
+#include "table/write_keys.h"
 #include "table/write_mdt.h"
 #include "table/write_plan.h"
 #include "table/write_rows.h"
@@ -189,6 +191,16 @@ typedef struct append_ctx {
   char instant[HUDI_INSTANT_TIME_BUF];
   hudi_commit_metadata *meta;
   hudi_write_result *res;
+  /* Segments (hudi_c.append.segment.bytes): the stream the rows come
+   * from while more remains (eof false), and with a record index the
+   * entries of the segments written so far (keys_on). */
+  struct ArrowArrayStream *stream;
+  hudi_keygen *kg;
+  int64_t segment_bytes;
+  bool eof;
+  bool keys_on;
+  hudi_write_keys keys;
+  int64_t rows_written;
 } append_ctx;
 
 static hudi_status build_schemas(append_ctx *c, hudi_error *err) {
@@ -612,6 +624,9 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
   if (st == HUDI_OK) st = hudi_parallel_for(pool, n_files, write_job, &run, err);
   hudi_threadpool_free(pool);
   for (size_t i = 0; st == HUDI_OK && i < n_files; i++) st = add_stat(c, &run.jobs[i].out, err);
+  for (size_t i = 0; st == HUDI_OK && c->keys_on && i < n_files; i++)
+    st = hudi_write_keys_add_file(&c->keys, r, run.jobs[i].from, run.jobs[i].to, run.jobs[i].out.file_id, err);
+  if (st == HUDI_OK) c->rows_written += (int64_t)r->n;
   for (size_t i = 0; run.jobs && i < k; i++) hudi_buf_free(&run.jobs[i].out.path);
   hudi_free(run.jobs);
   hudi_free(run.parts);
@@ -679,6 +694,97 @@ static hudi_status bulk_sort_mode(const hudi_table *t, const hudi_option *opts, 
                       v);
 }
 
+/* The next segment of the stream, made ready as the first was (schema
+ * evolution; a duplicate key inside it is found before its files). */
+static hudi_status next_segment(append_ctx *c, hudi_error *err) {
+  HUDI_TRY(hudi_write_rows_next(&c->rows, c->stream, c->kg, c->segment_bytes, &c->eof, err));
+  HUDI_TRY(hudi_write_rows_evolve(&c->rows, c->t, c->opts, c->n_opts, NULL, err));
+  return hudi_write_mdt_check_rows(c->t, &c->rows, err);
+}
+
+/* Every segment's files, then one duplicate check over all their keys;
+ * *mdt_started once the MDT deltacommit T is being written. */
+static hudi_status segments_then_mdt(append_ctx *c, hudi_instant_gen *gen, bool *mdt_started, hudi_error *err) {
+  for (;;) {
+    HUDI_TRY(write_files(c, err));
+    if (c->eof) break;
+    HUDI_TRY(next_segment(c, err));
+  }
+  hudi_mdt_key_change *keys = NULL;
+  hudi_status st = c->keys_on ? hudi_write_keys_changes(&c->keys, &keys, err) : HUDI_OK;
+  if (st == HUDI_OK && c->keys_on) st = hudi_write_mdt_check_keys(c->t, keys, c->keys.n, err);
+  if (st == HUDI_OK) {
+    *mdt_started = true;
+    st = hudi_write_mdt_bulk_insert_keys(c->t, c->instant, c->meta, keys, c->keys_on ? c->keys.n : 0, gen, err);
+  }
+  hudi_free(keys);
+  return st;
+}
+
+static bool delete_ok(hudi_storage *s, const char *path, unsigned flags) {
+  hudi_error e = HUDI_ERROR_INIT;
+  bool ok = hudi_storage_delete(s, path, flags | HUDI_DELETE_MISSING_OK, &e) == HUDI_OK;
+  if (!ok) hudi_error_clear(&e);
+  return ok;
+}
+
+/* Undoes T before it reached the metadata table: every file a marker of T
+ * names, the markers, then T's inflight and requested files, so the table
+ * is as it was and nothing is left to roll back (Hudi 1.x writes no
+ * metadata instant for rolling back a write the metadata table never saw).
+ * Best effort: whatever a failed delete leaves, the next writer rolls back
+ * as a failed write. */
+static void abort_before_mdt(append_ctx *c) {
+  hudi_storage *s = c->t->storage;
+  char temp[64];
+  snprintf(temp, sizeof temp, ".hoodie/.temp/%s/", c->instant);
+  hudi_file_list list = HUDI_FILE_LIST_INIT;
+  hudi_error e = HUDI_ERROR_INIT;
+  bool ok = hudi_storage_list(s, temp, HUDI_LIST_RECURSIVE, &list, &e) == HUDI_OK;
+  if (!ok) hudi_error_clear(&e);
+  size_t skip = strlen(temp);
+  for (size_t i = 0; ok && i < list.count; i++) {
+    const char *m = list.items[i].path, *dot = strstr(m, ".marker.");
+    if (list.items[i].is_dir || !dot || strncmp(m, temp, skip) != 0) continue;
+    char data[4200];
+    int n = snprintf(data, sizeof data, "%.*s", (int)(dot - m - skip), m + skip);
+    ok = n > 0 && (size_t)n < sizeof data && delete_ok(s, data, 0);
+  }
+  hudi_file_list_free(&list);
+  temp[strlen(temp) - 1] = '\0';
+  if (ok) ok = delete_ok(s, temp, HUDI_DELETE_RECURSIVE);
+  const char *action = c->t->type == HUDI_MERGE_ON_READ ? "deltacommit" : "commit";
+  int layout = c->t->layout >= 2 ? 2 : 1;
+  if (layout == 1) action = hudi_instant_v6_action(action);
+  hudi_instant_state states[2] = {HUDI_INSTANT_INFLIGHT, HUDI_INSTANT_REQUESTED};
+  for (int k = 0; ok && k < 2; k++) {
+    char name[128], path[200];
+    ok = hudi_instant_file_name(name, sizeof name, c->instant, "", action, states[k], layout) > 0;
+    snprintf(path, sizeof path, "%s/%s", layout == 2 ? ".hoodie/timeline" : ".hoodie", name);
+    if (ok) ok = delete_ok(s, path, 0);
+  }
+  if (ok) hudi_heartbeat_stop(c->t, c->instant);
+}
+
+/* A stream larger than one segment: its segments one after the other in
+ * one commit. Input that turns out bad in a later segment (or a write that
+ * fails) leaves files of the earlier ones: T is undone at once (or, once
+ * the metadata table has T, rolled back as the next writer would, with a
+ * rollback instant), so the table reads as before and the error stands. */
+static hudi_status write_segments(append_ctx *c, hudi_instant_gen *gen, hudi_error *err) {
+  bool mdt_started = false;
+  hudi_status st = segments_then_mdt(c, gen, &mdt_started, err);
+  if (st == HUDI_OK) return HUDI_OK;
+  if (!mdt_started) {
+    abort_before_mdt(c);
+    return st;
+  }
+  hudi_rollback_result rr;
+  hudi_error ignored = HUDI_ERROR_INIT;
+  if (hudi_rollback_run_instant(&rr, c->t, c->instant, &ignored) != HUDI_OK) hudi_error_clear(&ignored);
+  return st;
+}
+
 static hudi_status commit(append_ctx *c, hudi_error *err) {
   hudi_instant_gen gen;
   HUDI_TRY(hudi_write_pick_instant(&gen, c->t, c->instant, err));
@@ -690,9 +796,13 @@ static hudi_status commit(append_ctx *c, hudi_error *err) {
 
   HUDI_TRY(write_instant(c, "", HUDI_INSTANT_REQUESTED, "", 0, err));
   HUDI_TRY(write_instant(c, "", HUDI_INSTANT_INFLIGHT, "", 0, err));
-  HUDI_TRY(write_files(c, err));
-  /* The MDT deltacommit T; gen then completes T after it. */
-  HUDI_TRY(hudi_write_mdt_bulk_insert(c->t, c->instant, c->meta, &c->rows, &gen, err));
+  if (c->eof) {
+    HUDI_TRY(write_files(c, err));
+    /* The MDT deltacommit T; gen then completes T after it. */
+    HUDI_TRY(hudi_write_mdt_bulk_insert(c->t, c->instant, c->meta, &c->rows, &gen, err));
+  } else {
+    HUDI_TRY(write_segments(c, &gen, err));
+  }
 
   hudi_buf avro;
   hudi_buf_init(&avro, HUDI_BUF_DEFAULT_MAX);
@@ -752,20 +862,29 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   if (st == HUDI_OK) st = hudi_keygen_init(&kg, &table->props, table->version, err);
   bool key_order = false;
   if (st == HUDI_OK) st = bulk_sort_mode(table, c.opts, c.n_opts, &key_order, err);
-  /* Everything the input can get wrong is found here, before any write. */
-  if (st == HUDI_OK) st = hudi_write_rows_load(&c.rows, stream, &kg, key_order, err);
-  else stream->release(stream);
+  if (st == HUDI_OK)
+    st = hudi_write_int_option(table, c.opts, c.n_opts, "hudi_c.append.segment.bytes",
+                               HUDI_WRITE_DEFAULT_SEGMENT_BYTES, 1, &c.segment_bytes, err);
+  /* Everything the input can get wrong is found here, before any write;
+   * in a stream of several segments, before the segment's own files. */
+  if (st == HUDI_OK) st = hudi_write_rows_open(&c.rows, stream, key_order, err);
+  if (st == HUDI_OK) st = hudi_write_rows_next(&c.rows, stream, &kg, c.segment_bytes, &c.eof, err);
+  c.stream = stream;
+  c.kg = &kg;
+  hudi_write_keys_init(&c.keys);
   if (st == HUDI_OK) {
     /* Schema evolution (write_schema.h): rows then carry the writer schema. */
     st = hudi_write_rows_evolve(&c.rows, table, c.opts, c.n_opts, NULL, err);
   }
   if (st == HUDI_OK) st = build_schemas(&c, err);
   if (st == HUDI_OK) st = hudi_write_mdt_check_rows(table, &c.rows, err);
+  c.keys_on = !c.eof && hudi_write_mdt_has_record_index(table);
   snprintf(res->action, sizeof res->action, "%s", table->type == HUDI_MERGE_ON_READ ? "deltacommit" : "commit");
   snprintf(res->operation, sizeof res->operation, "BULK_INSERT");
-  if (st == HUDI_OK && c.rows.n > 0) {
+  if (st == HUDI_OK && (c.rows.n > 0 || !c.eof)) {
     res->num_writes = res->num_inserts = (int64_t)c.rows.n;
     st = commit(&c, err);
+    if (st == HUDI_OK) res->num_writes = res->num_inserts = c.rows_written;
     if (st != HUDI_OK) res->completion_time[0] = '\0'; /* the instant, if written, is still pending */
     /* The commit is visible from here on, whatever the services report. */
     else st = hudi_services_after_commit(table, c.opts, c.n_opts, res, err);
@@ -774,6 +893,8 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   hudi_write_end(&lock, table);
   hudi_commit_metadata_free(c.meta);
   hudi_write_rows_free(&c.rows);
+  hudi_write_keys_free(&c.keys);
+  stream->release(stream);
   hudi_arrow_field_clear(&c.out_schema);
   hudi_free(c.same);
   hudi_free(c.schema_json);

@@ -15,6 +15,10 @@
 #define HUDI_WRITE_DEFAULT_MAX_FILE_SIZE INT64_C(125829120)
 #define HUDI_WRITE_DEFAULT_BLOCK_SIZE INT64_C(125829120)
 #define HUDI_WRITE_DEFAULT_SMALL_FILE_LIMIT INT64_C(104857600)
+/* hudi_c.append.segment.bytes: an append holds at most about this much
+ * input (estimated Arrow bytes) at once; a larger stream is written a
+ * segment at a time into the same commit (write.c). */
+#define HUDI_WRITE_DEFAULT_SEGMENT_BYTES (INT64_C(4) << 30)
 
 /* An option of this write: the call's options, then the table's open
  * options, then hoodie.properties; NULL when none has it. */

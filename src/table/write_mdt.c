@@ -139,20 +139,35 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
   return HUDI_OK;
 }
 
-static hudi_status duplicate_key(const hudi_table *t, const hudi_write_rows *rows, size_t a, size_t b,
-                                 hudi_error *err) {
-  size_t len;
-  const char *key = hudi_write_rows_key(rows, b, &len);
-  return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
-                      "record key '%.200s' appears twice in the data (partitions '%s' and '%s'); table %s has a "
-                      "record-level index, which maps each key to one file group: deduplicate the rows or use "
-                      "upsert",
-                      key, hudi_write_rows_partition(rows, a), hudi_write_rows_partition(rows, b), t->base_uri);
+/* The keys a duplicate check reads: rows of one write, or a key list. */
+typedef struct key_src {
+  const hudi_write_rows *rows; /* else keys */
+  const hudi_mdt_key_change *keys;
+} key_src;
+
+static const char *key_at(const key_src *s, size_t i, size_t *len) {
+  if (s->rows) return hudi_write_rows_key(s->rows, i, len);
+  *len = s->keys[i].key_len;
+  return s->keys[i].key;
 }
 
-static bool same_key(const hudi_write_rows *rows, size_t i, size_t j) {
+static const char *partition_at(const key_src *s, size_t i) {
+  return s->rows ? hudi_write_rows_partition(s->rows, i) : s->keys[i].partition;
+}
+
+static hudi_status duplicate_key(const hudi_table *t, const key_src *s, size_t a, size_t b, hudi_error *err) {
+  size_t len;
+  const char *key = key_at(s, b, &len);
+  return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                      "record key '%.*s' appears twice in the data (partitions '%s' and '%s'); table %s has a "
+                      "record-level index, which maps each key to one file group: deduplicate the rows or use "
+                      "upsert",
+                      (int)(len < 200 ? len : 200), key, partition_at(s, a), partition_at(s, b), t->base_uri);
+}
+
+static bool same_key(const key_src *s, size_t i, size_t j) {
   size_t al, bl;
-  const char *a = hudi_write_rows_key(rows, i, &al), *b = hudi_write_rows_key(rows, j, &bl);
+  const char *a = key_at(s, i, &al), *b = key_at(s, j, &bl);
   return al == bl && memcmp(a, b, al) == 0;
 }
 
@@ -160,13 +175,14 @@ static bool same_key(const hudi_write_rows *rows, size_t i, size_t j) {
  * lie in one run of Java-equal neighbours (a run longer than one is rare:
  * duplicates, or invalid UTF-8 that decodes alike). */
 static hudi_status check_sorted_keys(const hudi_table *t, const hudi_write_rows *rows, hudi_error *err) {
+  key_src s = {rows, NULL};
   for (size_t i = 1; i < rows->n; i++) {
     if (hudi_write_rows_key_cmp(rows, i - 1, i) != 0) continue;
     size_t a = i - 1, b = i + 1;
     while (b < rows->n && hudi_write_rows_key_cmp(rows, a, b) == 0) b++;
     for (size_t x = a; x < b; x++)
       for (size_t y = x + 1; y < b; y++)
-        if (same_key(rows, x, y)) return duplicate_key(t, rows, x, y, err);
+        if (same_key(&s, x, y)) return duplicate_key(t, &s, x, y, err);
     i = b - 1;
   }
   return HUDI_OK;
@@ -190,13 +206,12 @@ static void radix_pass(const key_hash *in, key_hash *out, size_t n, unsigned shi
   for (size_t i = 0; i < n; i++) out[start[(in[i].h >> shift) & ((1u << RADIX_BITS) - 1)]++] = in[i];
 }
 
-/* Rows in any order: the keys' 64-bit hashes, sorted by their top 22 bits
+/* Keys in any order: their 64-bit hashes, sorted by their top 22 bits
  * (two radix passes of 2048 buckets, cache-friendly), and equal hashes
  * among neighbours compared by key bytes. Linear, reading the keys once in
  * row order (a comparison sort of 10M unordered keys is a cache miss per
  * comparison). */
-static hudi_status check_any_keys(const hudi_table *t, const hudi_write_rows *rows, hudi_error *err) {
-  size_t n = rows->n;
+static hudi_status check_any_keys(const hudi_table *t, const key_src *s, size_t n, hudi_error *err) {
   key_hash *hs = hudi_malloc(n * sizeof *hs), *tmp = hudi_malloc(n * sizeof *tmp);
   if (!hs || !tmp) {
     hudi_free(hs);
@@ -205,7 +220,7 @@ static hudi_status check_any_keys(const hudi_table *t, const hudi_write_rows *ro
   }
   for (size_t i = 0; i < n; i++) {
     size_t len;
-    const char *key = hudi_write_rows_key(rows, i, &len);
+    const char *key = key_at(s, i, &len);
     hs[i] = (key_hash){hudi_xxh64(key, len, 0), i};
   }
   radix_pass(hs, tmp, n, 64 - TOP_BITS);
@@ -216,8 +231,8 @@ static hudi_status check_any_keys(const hudi_table *t, const hudi_write_rows *ro
     for (b = a + 1; b < n && hs[b].h >> (64 - TOP_BITS) == hs[a].h >> (64 - TOP_BITS);) b++;
     for (size_t x = a; st == HUDI_OK && x < b; x++)
       for (size_t y = x + 1; st == HUDI_OK && y < b; y++)
-        if (hs[x].h == hs[y].h && same_key(rows, hs[x].row, hs[y].row))
-          st = duplicate_key(t, rows, hs[x].row, hs[y].row, err);
+        if (hs[x].h == hs[y].h && same_key(s, hs[x].row, hs[y].row))
+          st = duplicate_key(t, s, hs[x].row, hs[y].row, err);
   }
   hudi_free(hs);
   hudi_free(tmp);
@@ -228,7 +243,22 @@ hudi_status hudi_write_mdt_check_rows(const hudi_table *t, const hudi_write_rows
   if (!hudi_write_mdt_has_record_index(t) || rows->n < 2) return HUDI_OK;
   if (rows->key_order && hudi_write_rows_same_partition(rows, 0, rows->n - 1)) return check_sorted_keys(t, rows, err);
   /* The same key in two partitions, or keys in input order. */
-  return check_any_keys(t, rows, err);
+  key_src s = {rows, NULL};
+  return check_any_keys(t, &s, rows->n, err);
+}
+
+hudi_status hudi_write_mdt_check_keys(const hudi_table *t, const hudi_mdt_key_change *keys, size_t n,
+                                      hudi_error *err) {
+  if (!hudi_write_mdt_has_record_index(t) || n < 2) return HUDI_OK;
+  key_src s = {NULL, keys};
+  return check_any_keys(t, &s, n, err);
+}
+
+hudi_status hudi_write_mdt_bulk_insert_keys(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
+                                            const hudi_mdt_key_change *keys, size_t n, hudi_instant_gen *gen,
+                                            hudi_error *err) {
+  if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
+  return hudi_write_mdt_update(t, instant, meta, NULL, 0, keys, hudi_write_mdt_has_record_index(t) ? n : 0, gen, err);
 }
 
 hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,

@@ -54,6 +54,9 @@ HUDI_NODISCARD hudi_status hudi_write_mdt_update(hudi_table *t, const char *inst
  * file group); HUDI_ERR_INVALID_ARG naming the key otherwise. */
 HUDI_NODISCARD hudi_status hudi_write_mdt_check_rows(const hudi_table *t, const hudi_write_rows *rows,
                                                      hudi_error *err);
+/* The same over a key list (an append's segments together). */
+HUDI_NODISCARD hudi_status hudi_write_mdt_check_keys(const hudi_table *t, const hudi_mdt_key_change *keys, size_t n,
+                                                     hudi_error *err);
 
 /* hudi_write_mdt_update for a bulk insert: the record-index changes are
  * every row of rows -> the file group the commit wrote it to. The files of
@@ -63,5 +66,11 @@ HUDI_NODISCARD hudi_status hudi_write_mdt_check_rows(const hudi_table *t, const 
 HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant,
                                                       const hudi_commit_metadata *meta, const hudi_write_rows *rows,
                                                       hudi_instant_gen *gen, hudi_error *err);
+/* The same with the record-index changes given: each key -> the file
+ * group (partition, file id) the commit wrote it to. */
+HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_insert_keys(hudi_table *t, const char *instant,
+                                                           const hudi_commit_metadata *meta,
+                                                           const hudi_mdt_key_change *keys, size_t n,
+                                                           hudi_instant_gen *gen, hudi_error *err);
 
 #endif

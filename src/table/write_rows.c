@@ -354,7 +354,7 @@ static hudi_status add_batch(hudi_write_rows *r, hudi_keygen *kg, struct ArrowAr
   return HUDI_OK;
 }
 
-static hudi_status load(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg, hudi_error *err) {
+static hudi_status read_schema(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_error *err) {
   if (stream->get_schema(stream, &r->schema) != 0) {
     const char *m = stream->get_last_error ? stream->get_last_error(stream) : NULL;
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "reading the data's schema failed: %s", m ? m : "unknown error");
@@ -364,20 +364,31 @@ static hudi_status load(hudi_write_rows *r, struct ArrowArrayStream *stream, hud
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "the data must be a table of columns, got %s",
                         hudi_arrow_type_name(r->input.type.id));
   HUDI_TRY(check_input_schema(&r->input, err));
-  HUDI_TRY(hudi_write_storage_field(&r->stored, &r->input, err));
-  for (;;) {
+  return hudi_write_storage_field(&r->stored, &r->input, err);
+}
+
+/* Reads batches until the estimated data bytes reach max_bytes (0: no
+ * limit) or the stream ends (*eof), then orders the rows. */
+static hudi_status read_rows(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg, int64_t max_bytes,
+                             bool *eof, hudi_error *err) {
+  *eof = false;
+  while (!max_bytes || r->data_bytes < max_bytes) {
     struct ArrowArray a;
     memset(&a, 0, sizeof a);
     if (stream->get_next(stream, &a) != 0) {
       const char *m = stream->get_last_error ? stream->get_last_error(stream) : NULL;
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "reading the data failed: %s", m ? m : "unknown error");
     }
-    if (!a.release) break;
+    if (!a.release) {
+      *eof = true;
+      break;
+    }
+    r->total_batches++;
     hudi_status st = add_batch(r, kg, &a, err);
     if (a.release) a.release(&a);
     HUDI_TRY(st);
   }
-  if (r->n_batches == 0) {
+  if (r->total_batches == 0) {
     /* A stream without batches: still bind, so an unknown key field is an
      * error whatever the row count. */
     for (size_t i = 0; i < kg->n_keys; i++) {
@@ -397,25 +408,63 @@ static hudi_status load(hudi_write_rows *r, struct ArrowArrayStream *stream, hud
 
 hudi_status hudi_write_rows_load(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg,
                                  bool key_order, hudi_error *err) {
-  memset(r, 0, sizeof *r);
-  r->key_order = key_order;
-  hudi_buf_init(&r->strings, HUDI_BUF_DEFAULT_MAX);
-  hudi_status st = load(r, stream, kg, err);
+  bool eof;
+  hudi_status st = hudi_write_rows_open(r, stream, key_order, err);
+  if (st == HUDI_OK) st = read_rows(r, stream, kg, 0, &eof, err);
   stream->release(stream);
   if (st != HUDI_OK) hudi_write_rows_free(r);
   return st;
 }
 
-void hudi_write_rows_free(hudi_write_rows *r) {
+hudi_status hudi_write_rows_open(hudi_write_rows *r, struct ArrowArrayStream *stream, bool key_order,
+                                 hudi_error *err) {
+  memset(r, 0, sizeof *r);
+  r->key_order = key_order;
+  hudi_buf_init(&r->strings, HUDI_BUF_DEFAULT_MAX);
+  hudi_status st = read_schema(r, stream, err);
+  /* The stream's own types, to view the next segment's batches with
+   * after hudi_write_rows_evolve replaced the schema. */
+  if (st == HUDI_OK) st = hudi_arrow_field_from_schema(&r->given, &r->schema, false, err);
+  return st;
+}
+
+static void drop_batches(hudi_write_rows *r) {
   for (size_t i = 0; i < r->n_batches; i++) {
     hudi_arrow_view_clear(&r->batches[i].view);
     if (r->batches[i].array.release) r->batches[i].array.release(&r->batches[i].array);
   }
+  r->n_batches = 0;
+}
+
+hudi_status hudi_write_rows_next(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg,
+                                 int64_t max_bytes, bool *eof, hudi_error *err) {
+  if (r->segments++ > 0) {
+    drop_batches(r);
+    r->n = 0;
+    r->data_bytes = 0;
+    hudi_buf_reset(&r->strings);
+    /* Back to the stream's schema (evolution may have replaced it). */
+    struct ArrowSchema s;
+    memset(&s, 0, sizeof s);
+    HUDI_TRY(hudi_arrow_field_export(&s, &r->given, err));
+    if (r->schema.release) r->schema.release(&r->schema);
+    r->schema = s;
+    hudi_arrow_field_clear(&r->input);
+    hudi_arrow_field_clear(&r->stored);
+    HUDI_TRY(hudi_arrow_field_from_schema(&r->input, &r->schema, true, err));
+    HUDI_TRY(hudi_write_storage_field(&r->stored, &r->input, err));
+  }
+  return read_rows(r, stream, kg, max_bytes, eof, err);
+}
+
+void hudi_write_rows_free(hudi_write_rows *r) {
+  drop_batches(r);
   hudi_free(r->batches);
   hudi_free(r->order);
   hudi_buf_free(&r->strings);
   hudi_arrow_field_clear(&r->input);
   hudi_arrow_field_clear(&r->stored);
+  hudi_arrow_field_clear(&r->given);
   if (r->schema.release) r->schema.release(&r->schema);
   memset(r, 0, sizeof *r);
 }

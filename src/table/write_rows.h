@@ -43,6 +43,9 @@ typedef struct hudi_write_rows {
   hudi_buf strings;            /* after the sort: keys and partitions in row order */
   int64_t data_bytes;          /* estimated in-memory bytes of the data columns */
   bool key_order;              /* within a partition, rows are in key order (else input order) */
+  hudi_arrow_field given;      /* segments: the stream's schema as read, unnormalised */
+  size_t total_batches;        /* batches read from the stream so far */
+  size_t segments;             /* hudi_write_rows_next calls so far */
 } hudi_write_rows;
 
 /* Reads the whole stream (released in every case), extracts every row's
@@ -53,6 +56,16 @@ typedef struct hudi_write_rows {
 HUDI_NODISCARD hudi_status hudi_write_rows_load(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg,
                                                 bool key_order, hudi_error *err);
 void hudi_write_rows_free(hudi_write_rows *r);
+
+/* The same a segment at a time, for inputs larger than memory: open reads
+ * and checks the schema (the stream stays the caller's to release); each
+ * next drops the rows it held, reads batches until their estimated bytes
+ * reach max_bytes (0: no limit) or the stream ends (*eof) and orders them
+ * as load does. hudi_write_rows_evolve applies per segment. */
+HUDI_NODISCARD hudi_status hudi_write_rows_open(hudi_write_rows *r, struct ArrowArrayStream *stream, bool key_order,
+                                                hudi_error *err);
+HUDI_NODISCARD hudi_status hudi_write_rows_next(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg,
+                                                int64_t max_bytes, bool *eof, hudi_error *err);
 
 static inline const char *hudi_write_rows_key(const hudi_write_rows *r, size_t i, size_t *len) {
   *len = r->order[i].key_len;

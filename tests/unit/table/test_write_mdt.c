@@ -38,8 +38,9 @@ static int teardown(void **state) {
   return system(cmd) == 0 ? 0 : -1;
 }
 
-/* A stream of one batch: id (string), city (string), v (int64). */
-static void make_stream(struct ArrowArrayStream *out, char **ids, const char *const *cities, int n) {
+/* A stream of ceil(n / per) batches (at least one): id (string), city
+ * (string), v (int64). */
+static void make_batches(struct ArrowArrayStream *out, char **ids, const char *const *cities, int n, int per) {
   hudi_error err = HUDI_ERROR_INIT;
   hudi_arrow_field f;
   assert_int_equal(hudi_arrow_field_init(&f, "", "+s", 0, &err), HUDI_OK);
@@ -47,19 +48,29 @@ static void make_stream(struct ArrowArrayStream *out, char **ids, const char *co
   assert_int_equal(hudi_arrow_field_init(&f.children[0], "id", "u", 0, &err), HUDI_OK);
   assert_int_equal(hudi_arrow_field_init(&f.children[1], "city", "u", 0, &err), HUDI_OK);
   assert_int_equal(hudi_arrow_field_init(&f.children[2], "v", "l", 0, &err), HUDI_OK);
-  hudi_arrow_batch_builder *bb;
-  assert_int_equal(hudi_arrow_batch_builder_create(&bb, &f, &err), HUDI_OK);
-  for (int i = 0; i < n; i++) {
-    assert_int_equal(hudi_arrow_builder_append_str(hudi_arrow_batch_builder_column(bb, 0), ids[i], &err), HUDI_OK);
-    assert_int_equal(hudi_arrow_builder_append_str(hudi_arrow_batch_builder_column(bb, 1), cities[i], &err), HUDI_OK);
-    assert_int_equal(hudi_arrow_builder_append_int(hudi_arrow_batch_builder_column(bb, 2), i, &err), HUDI_OK);
-    assert_int_equal(hudi_arrow_batch_builder_end_row(bb, &err), HUDI_OK);
+  struct ArrowArray arrays[16];
+  int nb = 0;
+  for (int from = 0; from < n || nb == 0; from += per, nb++) {
+    assert_true(nb < 16);
+    hudi_arrow_batch_builder *bb;
+    assert_int_equal(hudi_arrow_batch_builder_create(&bb, &f, &err), HUDI_OK);
+    for (int i = from; i < n && i < from + per; i++) {
+      assert_int_equal(hudi_arrow_builder_append_str(hudi_arrow_batch_builder_column(bb, 0), ids[i], &err), HUDI_OK);
+      assert_int_equal(hudi_arrow_builder_append_str(hudi_arrow_batch_builder_column(bb, 1), cities[i], &err),
+                       HUDI_OK);
+      assert_int_equal(hudi_arrow_builder_append_int(hudi_arrow_batch_builder_column(bb, 2), i, &err), HUDI_OK);
+      assert_int_equal(hudi_arrow_batch_builder_end_row(bb, &err), HUDI_OK);
+    }
+    assert_int_equal(hudi_arrow_batch_builder_finish(bb, &arrays[nb], &err), HUDI_OK);
+    hudi_arrow_batch_builder_free(bb);
   }
-  struct ArrowArray a;
-  assert_int_equal(hudi_arrow_batch_builder_finish(bb, &a, &err), HUDI_OK);
-  assert_int_equal(hudi_arrow_stream_from_batches(out, &f, &a, 1, &err), HUDI_OK);
-  hudi_arrow_batch_builder_free(bb);
+  assert_int_equal(hudi_arrow_stream_from_batches(out, &f, arrays, (size_t)nb, &err), HUDI_OK);
   hudi_arrow_field_clear(&f);
+}
+
+/* A stream of one batch. */
+static void make_stream(struct ArrowArrayStream *out, char **ids, const char *const *cities, int n) {
+  make_batches(out, ids, cities, n, n);
 }
 
 static const char *const CITIES[] = {"sf", "nyc", "la"};
@@ -317,6 +328,50 @@ static void duplicate_keys_refused(void **state) {
   hudi_table_free(t);
 }
 
+/* hudi_c.append.segment.bytes below one batch: each batch is a segment of
+ * its own, written into the one commit; the metadata table lists every
+ * file and indexes every key. A key given again in a later segment is
+ * refused and leaves no file, instant or index entry behind. */
+static void segmented_append(void **state) {
+  (void)state;
+  hudi_option fs = {"fsync", "false"};
+  hudi_table *t = create_table("seg", HUDI_MERGE_ON_READ, "city", &fs, 1);
+  model m = {0};
+  char *ids[MAX_KEYS];
+  const char *cities[MAX_KEYS];
+  for (int i = 0; i < 160; i++) {
+    char k[64];
+    snprintf(k, sizeof k, "s-%03d", i);
+    ids[i] = strdup(k);
+    cities[i] = CITIES[(i * 7) % 3];
+    m.keys[m.n] = strdup(k);
+    m.partition[m.n++] = CITY_PARTS[(i * 7) % 3];
+  }
+  struct ArrowArrayStream s;
+  make_batches(&s, ids, cities, 160, 40);
+  hudi_option o[] = {{"hudi_c.append.segment.bytes", "1"}, {"hoodie.parquet.max.file.size", "300"}};
+  hudi_write_result r;
+  hudi_error err = HUDI_ERROR_INIT;
+  if (hudi_table_append(&r, t, &s, o, 2, &err) != HUDI_OK) fail_msg("append: %s", err.message);
+  assert_int_equal(r.num_inserts, 160);
+  assert_int_equal(r.num_writes, 160);
+  assert_int_equal(hudi_table_instant_count(t), 1);
+  check_mdt("seg", &m);
+  check_index("seg", &m);
+
+  for (int i = 0; i < 80; i++) snprintf(ids[i], 6, "d-%03d", i == 70 ? 5 : i);
+  make_batches(&s, ids, cities, 80, 40);
+  assert_int_equal(hudi_table_append(&r, t, &s, o, 2, &err), HUDI_ERR_INVALID_ARG);
+  if (!strstr(err.message, "'d-005' appears twice")) fail_msg("%s", err.message);
+  hudi_error_clear(&err);
+  assert_int_equal(hudi_table_instant_count(t), 1);
+  check_mdt("seg", &m);
+  check_index("seg", &m);
+  for (int i = 0; i < 160; i++) free(ids[i]);
+  hudi_table_free(t);
+  model_free(&m);
+}
+
 /* MDT partitions hudi-c does not maintain: writing is refused, naming them. */
 static void unmaintained_partitions_refused(void **state) {
   (void)state;
@@ -402,6 +457,7 @@ static void files_only(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cow_partitioned), cmocka_unit_test(mor_plain), cmocka_unit_test(duplicate_keys_refused),
-      cmocka_unit_test(unmaintained_partitions_refused), cmocka_unit_test(files_only)};
+      cmocka_unit_test(unmaintained_partitions_refused), cmocka_unit_test(files_only),
+      cmocka_unit_test(segmented_append)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }
