@@ -962,9 +962,10 @@ static bool slice_takes_inserts(const mw *c, size_t s) {
 
 /* AverageRecordSizeUtils: the newest completed write whose base files
  * hold more than threshold * small.file.limit bytes gives
- * ceil(bytes / records) (a deltacommit counts its base files only); else
- * hoodie.copyonwrite.record.size.estimate. */
-static hudi_status average_record_size(mw *c, int64_t limit, int64_t *out, hudi_error *err) {
+ * ceil(bytes / records) (a deltacommit counts its base files only; *known
+ * when one does, may be NULL); else hoodie.copyonwrite.record.size.estimate. */
+static hudi_status average_record_size(mw *c, int64_t limit, int64_t *out, bool *known, hudi_error *err) {
+  if (known) *known = false;
   HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.copyonwrite.record.size.estimate", 1024, 1, out,
                                  err));
   const char *tv = hudi_write_option(c->t, c->opts, c->n_opts, "hoodie.record.size.estimation.threshold");
@@ -992,6 +993,7 @@ static hudi_status average_record_size(mw *c, int64_t limit, int64_t *out, hudi_
     hudi_commit_metadata_free(m);
     if (records > 0 && (double)bytes > threshold * (double)limit) {
       *out = (bytes + records - 1) / records;
+      if (known) *known = true;
       return HUDI_OK;
     }
   }
@@ -1067,7 +1069,7 @@ static hudi_status assign_small_files(mw *c, hudi_error *err) {
   bool have = false;
   for (size_t i = 0; i < c->n_incs && !have; i++) have = c->incs[i].kind == INC_INSERT;
   if (!have) return HUDI_OK;
-  HUDI_TRY(average_record_size(c, limit, &avg, err));
+  HUDI_TRY(average_record_size(c, limit, &avg, NULL, err));
   hudi_status st = HUDI_OK;
   size_t i = 0;
   while (st == HUDI_OK && i < c->n_incs) {
@@ -1100,6 +1102,22 @@ static hudi_status assign_small_files(mw *c, hudi_error *err) {
 
 /* ---- new keys --------------------------------------------------------- */
 
+/* Bytes a new key's row takes in a new file group: the table's average
+ * record size from its write history, as UpsertPartitioner sizes insert
+ * buckets (max.file.size / averageRecordSize); without such history the
+ * rows' own uncompressed estimate (Java would take
+ * hoodie.copyonwrite.record.size.estimate, 1024). */
+static hudi_status insert_row_bytes(mw *c, int64_t *out, hudi_error *err) {
+  *out = c->rows ? hudi_write_rows_bytes_per_row(c->rows) : 1;
+  int64_t limit, avg;
+  bool known;
+  HUDI_TRY(hudi_write_int_option(c->t, c->opts, c->n_opts, "hoodie.parquet.small.file.limit",
+                                 HUDI_WRITE_DEFAULT_SMALL_FILE_LIMIT, INT64_MIN, &limit, err));
+  HUDI_TRY(average_record_size(c, limit > 0 ? limit : 0, &avg, &known, err));
+  if (known && avg > 0) *out = avg;
+  return HUDI_OK;
+}
+
 static hudi_status write_inserts(mw *c, hudi_error *err) {
   /* incs follow the rows' (partition, key) order; inserts are a subset. */
   size_t *ins = hudi_calloc(c->n_incs + 1, sizeof *ins);
@@ -1107,10 +1125,14 @@ static hudi_status write_inserts(mw *c, hudi_error *err) {
   size_t n = 0;
   for (size_t i = 0; i < c->n_incs; i++)
     if ((c->incs[i].kind == INC_INSERT && c->incs[i].slice < 0) || c->incs[i].kind == INC_MOVE) ins[n++] = i;
-  int64_t per_row = c->rows ? hudi_write_rows_bytes_per_row(c->rows) : 1;
+  int64_t per_row = 1;
+  hudi_status st = n ? insert_row_bytes(c, &per_row, err) : HUDI_OK;
+  if (st != HUDI_OK) {
+    hudi_free(ins);
+    return st;
+  }
   int64_t rows_per_file = c->max_file_size / (per_row > 0 ? per_row : 1);
   if (rows_per_file < 1) rows_per_file = 1;
-  hudi_status st = HUDI_OK;
   size_t i = 0;
   while (st == HUDI_OK && i < n) {
     const char *part = c->incs[ins[i]].part;

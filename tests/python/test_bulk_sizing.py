@@ -202,3 +202,29 @@ def test_parallel_write_same_commit_as_sequential(tmp_path):
     # sizes differ only by the random file ids in _hoodie_file_name
     for a, b in zip(rows1, rows2):
         assert abs(a[3] - b[3]) <= 64, (a, b)
+
+
+def test_upsert_new_file_groups_sized_by_average_record_size(tmp_path):
+    """New keys that no small file takes go to new file groups of max.file.size / the table's
+    average record size, as UpsertPartitioner sizes insert buckets; the average is
+    ceil(bytes / records) of the newest write whose base files exceed the small-file limit,
+    computed here from its commit metadata."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", partition_fields="p", ordering_fields="seq")
+    mx, limit = 1_000_000, 750_000
+    opts = {**OPTS, "hoodie.parquet.max.file.size": str(mx), "hoodie.parquet.small.file.limit": str(limit)}
+    t.append(data({"old": 30_000}, 21), opts)  # ~1.5 MB: above the limit, two files
+    stats = commit_stats(path, sorted(os.listdir(path / ".hoodie" / "timeline"))[0][:17])
+    written, records = sum(s["totalWriteBytes"] for s in stats), sum(s["numWrites"] for s in stats)
+    assert written > limit
+    avg = -(-written // records)
+    n = 40_000
+    u = HudiTable(str(path)).upsert(data({"new": n}, 22, prefix="n"), opts)
+    assert u.num_inserts == n
+    per_file = mx // avg
+    want = -(-n // per_file)
+    groups = base_files(path)["p=new"]
+    assert len(groups) == want, (len(groups), want, avg)
+    counts = sorted(pq.read_metadata(ps[0]).num_rows for ps in groups.values())
+    assert sum(counts) == n and counts[-1] - counts[0] <= 1  # an even split
+    check(path)
