@@ -116,9 +116,27 @@ static const char *opt(const hudi_table *t, const hudi_read_options *o, const ch
   return v && *v ? v : NULL;
 }
 
-static hudi_status parse_ts(char out[HUDI_INSTANT_TIME_MAX], const char *key, const char *v, hudi_error *err) {
+/* Whether v (trimmed) is an instant time as written: 14 or 17 digits. */
+static bool literal_instant(const char *v) {
+  while (*v == ' ' || *v == '\t' || *v == '\n' || *v == '\r') v++;
+  size_t n = 0;
+  while (v[n] >= '0' && v[n] <= '9') n++;
+  const char *rest = v + n;
+  while (*rest == ' ' || *rest == '\t' || *rest == '\n' || *rest == '\r') rest++;
+  return !*rest && (n == 14 || n == 17);
+}
+
+/* A user's timestamp as an instant time of t's timeline: an instant time
+ * as given; epoch and RFC 3339 times in the timeline's zone (a LOCAL
+ * table's instants are local wall-clock times), as hudi-rs's
+ * format_timestamp converts them. */
+static hudi_status parse_ts(char out[HUDI_INSTANT_TIME_MAX], const hudi_table *t, const char *key, const char *v,
+                            hudi_error *err) {
   char buf[HUDI_INSTANT_TIME_BUF];
-  hudi_status st = hudi_timestamp_parse(buf, NULL, v, strlen(v), err);
+  int64_t ms;
+  hudi_status st = hudi_timestamp_parse(buf, &ms, v, strlen(v), err);
+  int32_t offset = literal_instant(v) ? 0 : hudi_table_timeline_offset_minutes(t);
+  if (st == HUDI_OK && offset) st = hudi_instant_time_format(buf, ms + (int64_t)offset * 60000, err);
   if (st != HUDI_OK) return hudi_err_context(err, st, "%s", key);
   snprintf(out, HUDI_INSTANT_TIME_MAX, "%s", buf);
   return HUDI_OK;
@@ -178,8 +196,8 @@ static hudi_status parse_options(hudi_read_plan *p, const hudi_read_options *o, 
   const char *latest = latest_write(t);
   if (p->incremental) {
     const char *s = opt(t, o, "hoodie.read.start.timestamp"), *e = opt(t, o, "hoodie.read.end.timestamp");
-    if (s) HUDI_TRY(parse_ts(p->start, "hoodie.read.start.timestamp", s, err));
-    if (e) HUDI_TRY(parse_ts(p->end, "hoodie.read.end.timestamp", e, err));
+    if (s) HUDI_TRY(parse_ts(p->start, t, "hoodie.read.start.timestamp", s, err));
+    if (e) HUDI_TRY(parse_ts(p->end, t, "hoodie.read.end.timestamp", e, err));
     /* A start before the last clean's earliest retained commit is fine: the
      * range is read from the slices as of end (Hudi's full-table-scan
      * fallback); an end before it would need cleaned slices. */
@@ -188,7 +206,7 @@ static hudi_status parse_options(hudi_read_plan *p, const hudi_read_options *o, 
     HUDI_TRY(plan_incremental(p, err));
   } else {
     const char *a = opt(t, o, "hoodie.read.as.of.timestamp");
-    if (a) HUDI_TRY(parse_ts(p->end, "hoodie.read.as.of.timestamp", a, err));
+    if (a) HUDI_TRY(parse_ts(p->end, t, "hoodie.read.as.of.timestamp", a, err));
     if (a) HUDI_TRY(need_archive(p, p->end, err));
     if (a) HUDI_TRY(hudi_clean_check_as_of(t, p->end, "hoodie.read.as.of.timestamp", err));
     else if (latest) snprintf(p->end, sizeof p->end, "%s", latest);

@@ -30,6 +30,11 @@ if mode == "create":
     t = HudiTable.create(path, "id", ordering_fields="ts")
     r = t.append(pa.table({"id": ["a", "b"], "ts": pa.array([1, 1], pa.int64())}))
     r = t.upsert(pa.table({"id": ["a"], "ts": pa.array([2], pa.int64())}))
+elif mode == "asof":
+    import hudi
+    opts = hudi.HudiReadOptions(hudi_options={"hoodie.read.as.of.timestamp": sys.argv[3]})
+    print(pa.Table.from_batches(HudiTable(path).read(opts)).num_rows)
+    sys.exit(0)
 else:
     t = HudiTable(path)
     data = pa.Table.from_batches(t.read())
@@ -42,11 +47,14 @@ print(r.requested_time, r.completion_time)
 EAST = timedelta(hours=5, minutes=30)
 
 
-def run(path, mode: str) -> tuple:
+def child(path, mode: str, *args) -> list:
     env = dict(os.environ, TZ="UTC-05:30")
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(path), mode], env=env, capture_output=True,
-                         text=True, check=True).stdout.split()
-    return tuple(datetime.strptime(x, "%Y%m%d%H%M%S%f") for x in out)
+    return subprocess.run([sys.executable, "-c", SCRIPT, str(path), mode, *args], env=env, capture_output=True,
+                          text=True, check=True).stdout.split()
+
+
+def run(path, mode: str) -> tuple:
+    return tuple(datetime.strptime(x, "%Y%m%d%H%M%S%f") for x in child(path, mode))
 
 
 def near(t: datetime, want: datetime) -> bool:
@@ -86,3 +94,17 @@ def test_unknown_zone_is_refused(tmp_path):
     with pytest.raises(hudi.HudiError, match="timezone=PST is neither UTC nor LOCAL"):
         HudiTable(str(path)).delete_keys(["1"])
     assert sorted(os.listdir(path / ".hoodie" / "timeline")) == before
+
+
+def test_epoch_timestamps_read_in_the_local_zone(tmp_path):
+    """Time travel by epoch milliseconds on a LOCAL table: the instant is the local wall-clock time
+    of that moment (as hudi-rs's format_timestamp converts for a Local timezone), so the epoch of
+    Spark's first instant read as local time finds that commit (3 rows; the table has 4 now)."""
+    path = tmp_path / "t"
+    shutil.copytree(table_path("sample_table/cow/v8_nonpartitioned"), path)
+    first = "20250713010535797"
+    local = datetime.strptime(first, "%Y%m%d%H%M%S%f").replace(tzinfo=timezone(EAST))
+    epoch_ms = str(int(local.timestamp() * 1000))
+    assert child(path, "asof", epoch_ms) == ["3"]
+    assert child(path, "asof", first) == ["3"]  # an instant time is taken as written
+    assert child(path, "asof", local.isoformat()) == ["3"]  # RFC 3339 with its offset
