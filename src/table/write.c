@@ -774,7 +774,13 @@ static void abort_before_mdt(append_ctx *c) {
 static hudi_status write_segments(append_ctx *c, hudi_instant_gen *gen, hudi_error *err) {
   bool mdt_started = false;
   hudi_status st = segments_then_mdt(c, gen, &mdt_started, err);
-  if (st == HUDI_OK) return HUDI_OK;
+  if (st == HUDI_OK) {
+    /* Segments meet a partition more than once: count it once. */
+    size_t n_parts = 0;
+    (void)hudi_commit_metadata_partitions(c->meta, &n_parts);
+    c->res->partitions_written = (int64_t)n_parts;
+    return HUDI_OK;
+  }
   if (!mdt_started) {
     abort_before_mdt(c);
     return st;

@@ -87,7 +87,7 @@ def test_segments_make_one_commit(tmp_path, table_type, rli):
     # Streaming: by the time the last batches are read, earlier segments' files are on storage.
     r = t.append(reader(batches, lambda i: seen_files.append(len(data_files(path))) if i == 23 else None), SMALL)
     assert seen_files and seen_files[0] > 0
-    assert r.num_inserts == r.num_writes == 12000
+    assert r.num_inserts == r.num_writes == 12000 and r.partitions_written == 3
     want = sorted((b["id"][i].as_py(), b["p"][i].as_py(), b["v"][i].as_py()) for b in batches for i in range(500))
     assert rows(path) == want
     files = data_files(path)
