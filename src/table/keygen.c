@@ -138,6 +138,24 @@ static void civil_date(char out[64], int64_t days) {
   snprintf(out, 64, "%04" PRId64 "-%02d-%02d", y, (int)m, (int)d);
 }
 
+/* v in decimal, as Java's Long.toString: the digits and a NUL in tmp
+ * (no printf: this runs for every key of every row). */
+static const char *decimal_u64(char tmp[24], uint64_t v, bool negative) {
+  char *p = tmp + 23;
+  *p = '\0';
+  do {
+    *--p = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  if (negative) *--p = '-';
+  return p;
+}
+
+static const char *decimal_i64(char tmp[24], int64_t v) {
+  /* The magnitude of INT64_MIN fits a uint64_t. */
+  return v < 0 ? decimal_u64(tmp, (uint64_t)0 - (uint64_t)v, true) : decimal_u64(tmp, (uint64_t)v, false);
+}
+
 hudi_status hudi_keygen_value_string(const hudi_arrow_view *col, int64_t row, const char *column, hudi_buf *out,
                                      bool *is_null, hudi_error *err) {
   *is_null = hudi_arrow_view_is_null(col, row);
@@ -159,13 +177,11 @@ hudi_status hudi_keygen_value_string(const hudi_arrow_view *col, int64_t row, co
     case HUDI_ARROW_INT16:
     case HUDI_ARROW_INT32:
     case HUDI_ARROW_INT64:
-      snprintf(tmp, sizeof tmp, "%" PRId64, hudi_arrow_view_int(col, row));
-      return hudi_buf_append_str(out, tmp, err);
+      return hudi_buf_append_str(out, decimal_i64(tmp, hudi_arrow_view_int(col, row)), err);
     case HUDI_ARROW_UINT8:
     case HUDI_ARROW_UINT16:
     case HUDI_ARROW_UINT32:
-      snprintf(tmp, sizeof tmp, "%" PRIu64, hudi_arrow_view_uint(col, row));
-      return hudi_buf_append_str(out, tmp, err);
+      return hudi_buf_append_str(out, decimal_u64(tmp, hudi_arrow_view_uint(col, row), false), err);
     case HUDI_ARROW_BOOL: return hudi_buf_append_str(out, hudi_arrow_view_bool(col, row) ? "true" : "false", err);
     case HUDI_ARROW_DATE32:
       civil_date(tmp, hudi_arrow_view_int(col, row));
@@ -186,7 +202,8 @@ hudi_status hudi_keygen_record_key(const hudi_keygen *kg, const hudi_arrow_view 
     const hudi_arrow_view *col = &batch->children[kg->key_index[i]];
     if (kg->key_with_names) {
       if (i) HUDI_TRY(hudi_buf_append_byte(out, ',', err));
-      HUDI_TRY(hudi_buf_printf(out, err, "%s:", kg->key_fields[i]));
+      HUDI_TRY(hudi_buf_append_str(out, kg->key_fields[i], err));
+      HUDI_TRY(hudi_buf_append_byte(out, ':', err));
     }
     size_t before = out->len;
     bool is_null;

@@ -37,11 +37,13 @@ typedef struct key_ref {
   const hudi_mdt_key_change *c;
 } key_ref;
 
-static uint64_t key_prefix(const char *k, size_t len) {
+static uint64_t key_prefix_at(const char *k, size_t len, size_t off) {
   uint64_t v = 0;
-  for (size_t i = 0; i < 8; i++) v = v << 8 | (i < len ? (uint8_t)k[i] : 0);
+  for (size_t i = off; i < off + 8; i++) v = v << 8 | (i < len ? (uint8_t)k[i] : 0);
   return v;
 }
+
+static uint64_t key_prefix(const char *k, size_t len) { return key_prefix_at(k, len, 0); }
 
 static int cmp_bytes(const char *a, size_t al, const char *b, size_t bl) {
   size_t n = al < bl ? al : bl;
@@ -491,7 +493,38 @@ typedef struct shard_sort {
  * buckets fit in cache, where one qsort over a shard of keys in input
  * order is a cache miss per comparison at every merge level (10M uuid
  * keys: 4.4 CPU s in qsort). */
+static hudi_status sort_refs_by_prefix(key_ref *r, size_t n, hudi_error *err);
+
+/* Bytes of leading key text all of a shard's keys may share before the
+ * bucket sort looks past it (composite keys: "field:value,field:..."). */
+#define SHARED_PREFIX_MAX 64
+
+/* Sorts r[0, n) (one shard) by cmp_key_ref. When every key starts with the
+ * same 8 bytes (composite keys begin with the first field's name), the
+ * prefixes are taken further on, past the bytes all keys share, so the
+ * bucket sort still spreads them (else one qsort compares every pair by
+ * memcmp over the shared text); they go back to the first 8 bytes after. */
 static hudi_status sort_refs(key_ref *r, size_t n, hudi_error *err) {
+  uint64_t diff = 0;
+  for (size_t i = 1; i < n; i++) diff |= r[i].prefix ^ r[0].prefix;
+  if (diff || n < BUCKET_SORT_MIN) return sort_refs_by_prefix(r, n, err);
+  size_t off = 0;
+  while (!diff && off + 8 < SHARED_PREFIX_MAX) {
+    off += 8;
+    uint64_t first = key_prefix_at(r[0].key, r[0].key_len, off);
+    for (size_t i = 0; i < n; i++) {
+      /* Shared so far: the bytes before off are equal in every key (a
+       * shorter key's missing bytes read as zeros there too). */
+      r[i].prefix = key_prefix_at(r[i].key, r[i].key_len, off);
+      diff |= r[i].prefix ^ first;
+    }
+  }
+  hudi_status st = sort_refs_by_prefix(r, n, err);
+  for (size_t i = 0; i < n; i++) r[i].prefix = key_prefix(r[i].key, r[i].key_len);
+  return st;
+}
+
+static hudi_status sort_refs_by_prefix(key_ref *r, size_t n, hudi_error *err) {
   uint64_t diff = 0;
   for (size_t i = 1; i < n; i++) diff |= r[i].prefix ^ r[0].prefix;
   key_ref *tmp = n >= BUCKET_SORT_MIN && diff ? hudi_malloc(n * sizeof *tmp) : NULL;
