@@ -11,7 +11,6 @@
 #include "table/mdt_write_common.h"
 #include "table/write_mdt.h"
 
-#define POLICY "KEEP_LATEST_COMMITS"
 
 static bool is_commit_action(const char *a) {
   return !strcmp(a, "commit") || !strcmp(a, "deltacommit") || !strcmp(a, "replacecommit");
@@ -60,6 +59,31 @@ static const hudi_instant *earliest_to_retain(const hudi_timeline *tl, size_t re
     }
   }
   hudi_free(commits);
+  return ecr;
+}
+
+/* KEEP_LATEST_BY_HOURS (CleanerUtils.getEarliestCommitToRetain): the first
+ * completed commit requested at or after now - hours, in the data table's
+ * timeline zone (the MDT's instants are the data table's); not moved back
+ * before pending writes. */
+static const hudi_instant *earliest_in_hours(const hudi_table *data, const hudi_timeline *tl, int64_t now_ms,
+                                             int32_t hours, const hudi_instant **last_completed) {
+  *last_completed = NULL;
+  char cutoff[HUDI_INSTANT_TIME_BUF];
+  hudi_error ignored = HUDI_ERROR_INIT;
+  /* The zone's wall-clock time, written as UTC digits (what its instants say). */
+  int64_t ms = now_ms - (int64_t)hours * 3600000 + (int64_t)hudi_table_timeline_offset_minutes(data) * 60000;
+  if (hudi_instant_time_format(cutoff, ms, &ignored) != HUDI_OK) {
+    hudi_error_clear(&ignored);
+    return NULL;
+  }
+  const hudi_instant *ecr = NULL;
+  for (size_t i = 0; i < tl->count; i++) {
+    const hudi_instant *x = &tl->items[i];
+    if (x->state != HUDI_INSTANT_COMPLETED || !is_commit_action(x->action)) continue;
+    *last_completed = x;
+    if (!ecr && strcmp(x->requested_time, cutoff) >= 0) ecr = x;
+  }
   return ecr;
 }
 
@@ -127,6 +151,7 @@ typedef struct clean_ctx {
   hudi_mdt *m;
   victims v;
   const hudi_instant *ecr, *last;
+  const char *policy; /* as the plan names it */
   char instant[HUDI_INSTANT_TIME_BUF];
   hudi_mdt_clean_result *res;
 } clean_ctx;
@@ -149,7 +174,7 @@ static hudi_status build_plan(clean_ctx *c, hudi_buf *out, hudi_error *err) {
   hudi_avro_arena *a = &p->doc.arena;
   hudi_status st = new_action_instant(a, c->ecr, &p->earliest_instant_to_retain, err);
   if (st == HUDI_OK) st = hudi_tl_strdup(a, c->last ? c->last->requested_time : "", &p->last_completed_commit_timestamp, err);
-  if (st == HUDI_OK) st = hudi_tl_strdup(a, POLICY, &p->policy, err);
+  if (st == HUDI_OK) st = hudi_tl_strdup(a, c->policy, &p->policy, err);
   p->files_to_be_deleted_per_partition.has = 1;
   p->version = (hudi_tl_int){2, 1};
   p->file_paths_to_be_deleted_per_partition.has = 1;
@@ -197,7 +222,7 @@ static hudi_status build_metadata(clean_ctx *c, int64_t took_ms, hudi_buf *out, 
       st = hudi_tl_list_push(&m->partition_metadata, a, sizeof *e, (void **)&e, err);
       if (st == HUDI_OK) st = hudi_tl_strdup(a, x->partition, &e->key, err);
       if (st == HUDI_OK) st = hudi_tl_strdup(a, x->partition, &e->value.partition_path, err);
-      if (st == HUDI_OK) st = hudi_tl_strdup(a, POLICY, &e->value.policy, err);
+      if (st == HUDI_OK) st = hudi_tl_strdup(a, c->policy, &e->value.policy, err);
       e->value.delete_path_patterns.has = e->value.success_delete_files.has = e->value.failed_delete_files.has = 1;
       e->value.is_partition_deleted = (hudi_tl_bool){0, 1};
     }
@@ -224,16 +249,25 @@ static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error
   HUDI_TRY(hudi_mdt_acquire(&c->m, c->t, err));
   if (hudi_mdt_table(c->m)->layout != 2) return HUDI_OK; /* table version 6: not cleaned here */
   const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
-  size_t retained;
-  if (o->commits_retained_override > 0) {
-    retained = (size_t)o->commits_retained_override;
-  } else {
+  c->policy = o->by_hours ? "KEEP_LATEST_BY_HOURS" : "KEEP_LATEST_COMMITS";
+  if (o->by_hours) {
     if (too_soon_after_compaction(tl)) return HUDI_OK;
-    int32_t data = o->data_commits_retained > 0 ? o->data_commits_retained : 10;
-    double scaled = (double)data * 1.2;
-    retained = scaled > HUDI_MDT_MIN_COMMITS_RETAINED ? (size_t)scaled : HUDI_MDT_MIN_COMMITS_RETAINED;
+    /* HoodieMetadataWriteUtils: ceil(1.2 x the data table's hours). */
+    int32_t data = o->data_hours_retained >= 0 ? o->data_hours_retained : 24;
+    int32_t hours = (int32_t)((data * 6 + 4) / 5);
+    c->ecr = earliest_in_hours(c->t, tl, o->now_ms ? o->now_ms : hudi_clock_realtime_ms(NULL), hours, &c->last);
+  } else {
+    size_t retained;
+    if (o->commits_retained_override > 0) {
+      retained = (size_t)o->commits_retained_override;
+    } else {
+      if (too_soon_after_compaction(tl)) return HUDI_OK;
+      int32_t data = o->data_commits_retained > 0 ? o->data_commits_retained : 10;
+      double scaled = (double)data * 1.2;
+      retained = scaled > HUDI_MDT_MIN_COMMITS_RETAINED ? (size_t)scaled : HUDI_MDT_MIN_COMMITS_RETAINED;
+    }
+    c->ecr = earliest_to_retain(tl, retained, &c->last);
   }
-  c->ecr = earliest_to_retain(tl, retained, &c->last);
   if (!c->ecr) return HUDI_OK;
   size_t n_groups;
   const hudi_file_group *g = hudi_mdt_all_groups(c->m, &n_groups);

@@ -2,9 +2,12 @@
  * it after each commit (HoodieBackedTableMetadataWriter.cleanIfNecessary,
  * HoodieMetadataWriteUtils.createMetadataWriteConfig, CleanPlanner):
  *
- *   - policy KEEP_LATEST_COMMITS (the data table's; other policies are
- *     not cleaned here) retaining max(20, (int)(1.2 x
- *     hoodie.clean.commits.retained)) commits;
+ *   - the data table's policy: KEEP_LATEST_COMMITS retaining max(20,
+ *     (int)(1.2 x hoodie.clean.commits.retained)) commits, or
+ *     KEEP_LATEST_BY_HOURS retaining ceil(1.2 x hoodie.clean.hours.retained)
+ *     hours (ECR: the first completed commit requested at or after now
+ *     minus those hours, in the data table's timeline zone); the MDT of a
+ *     KEEP_LATEST_FILE_VERSIONS table is not cleaned here;
  *   - skipped until 3 instants completed after the last MDT compaction,
  *     so readers that listed the previous slice can finish;
  *   - earliest commit to retain (ECR): the (count - retained)-th completed
@@ -34,9 +37,14 @@ typedef struct hudi_mdt_clean_options {
   /* Tests: retain exactly this many commits (0 = the rule above) and
    * skip the wait after a compaction. */
   int32_t commits_retained_override;
+  /* KEEP_LATEST_BY_HOURS with the data table's hoodie.clean.hours.retained
+   * (by_hours; -1 = 24), "now" being now_ms (0 = the system clock). */
+  bool by_hours;
+  int32_t data_hours_retained;
+  int64_t now_ms;
 } hudi_mdt_clean_options;
 
-#define HUDI_MDT_CLEAN_OPTIONS_INIT {0, 0}
+#define HUDI_MDT_CLEAN_OPTIONS_INIT {0, 0, false, -1, 0}
 
 typedef struct hudi_mdt_clean_result {
   char instant[HUDI_INSTANT_TIME_BUF]; /* "" when nothing was cleaned */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/alloc.h"
 #include "base/threadpool.h"
@@ -907,7 +908,14 @@ hudi_status hudi_mdt_services_options_get(hudi_mdt_services_options *out, const 
   HUDI_TRY(int_option(t, opts, n, "hoodie.metadata.compact.max.delta.commits", NULL,
                       &out->compact.max_delta_commits, err));
   const char *policy = option(t, opts, n, "hoodie.clean.policy", "hoodie.cleaner.policy");
-  out->clean_enabled = !policy || !strcmp(policy, "KEEP_LATEST_COMMITS");
+  out->clean.by_hours = policy && !strcasecmp(policy, "KEEP_LATEST_BY_HOURS");
+  if (out->clean.by_hours) {
+    const char *h = option(t, opts, n, "hoodie.clean.hours.retained", "hoodie.cleaner.hours.retained");
+    int64_t x = 24;
+    if (h) HUDI_TRY(hudi_option_parse_int("hoodie.clean.hours.retained", h, 0, 1000000, &x, err));
+    out->clean.data_hours_retained = (int32_t)x;
+  }
+  out->clean_enabled = !policy || !strcasecmp(policy, "KEEP_LATEST_COMMITS") || out->clean.by_hours;
   const char *a = option(t, opts, n, HUDI_MDT_COMPACT_ASYNC_OPTION, NULL);
   out->async = a && !strcmp(a, "true");
   int32_t par = 1; /* leave a core to the writer */

@@ -178,3 +178,30 @@ def test_spark_reads_after_our_keyed_writes(tmp_path, spark, interop_config, tab
     check(path)
     got = spark.read_table(str(path), {"hoodie.metadata.enable": "true"})
     assert spark_rows(got) == expected
+
+
+def test_spark_upserts_through_the_index_of_a_segmented_append(tmp_path, spark, hudirs, interop_config):
+    """An append written in segments (hudi_c.append.segment.bytes below one batch: each batch its
+    own segment, all in one commit) reads the same in Spark (through our `files` partition) and
+    hudi-rs, and Spark's upsert finds keys of the first and the last segment through our record
+    index (updated in place, moved between regions, not duplicated)."""
+    path = tmp_path / "seg"
+    t = hudi.HudiTable.create(str(path), "id", partition_fields="region")
+    data = pa.concat_tables([batch(0, 12), batch(12, 9), batch(21, 7)])
+    reader = pa.RecordBatchReader.from_batches(data.schema, data.to_batches(max_chunksize=7))
+    r = t.append(reader, {"hudi_c.append.segment.bytes": "1"})
+    assert r.num_inserts == 28 and r.partitions_written == 3
+    check(path)
+    expected = triples(data)
+    assert ours(path) == expected
+    assert spark_rows(spark.read_table(str(path), {"hoodie.metadata.enable": "true"})) == expected
+    assert spark_rows(hudirs.read_table(str(path))) == expected
+
+    spark_upsert(interop_config, tmp_path, path, "cow", True, [["k001", "apac", 1001], ["k027", "us", 1027]])
+    after = {x[0]: x for x in expected}
+    after["k001"] = ("k001", "apac", 1001)
+    after["k027"] = ("k027", "us", 1027)
+    after = sorted(after.values())
+    assert ours(path) == after
+    assert spark_rows(spark.read_table(str(path), {"hoodie.metadata.enable": "true"})) == after
+    check(path, spark_wrote=True)

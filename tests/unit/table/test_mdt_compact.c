@@ -27,6 +27,7 @@
 #include "table/mdt_files.h"
 #include "table/mdt_reader.h"
 #include "table/mdt_write.h"
+#include "table/timeline.h"
 #include "table/mdt_record_index.h"
 #include "table/table.h"
 #include "mdt_test_util.h"
@@ -289,10 +290,44 @@ static void compaction_keeps_lookups_and_listing(void **state) {
   /* With the defaults (20 commits retained) nothing is old enough. */
   if (hudi_mdt_clean(t, &co, &cr, &err) != HUDI_OK) fail_msg("%s", err.message);
   assert_string_equal(cr.instant, "");
-  co.commits_retained_override = 2;
-  if (hudi_mdt_clean(t, &co, &cr, &err) != HUDI_OK) fail_msg("%s", err.message);
+  /* KEEP_LATEST_BY_HOURS (the data table's 5 hours: 6 for the MDT): every
+   * commit is minutes old, so nothing is; with "now" 6 hours after the
+   * second newest MDT commit that commit is the ECR, as two retained
+   * commits make it below. */
+  hudi_mdt_clean_options ch = HUDI_MDT_CLEAN_OPTIONS_INIT;
+  ch.by_hours = true;
+  ch.data_hours_retained = 5;
+  if (hudi_mdt_clean(t, &ch, &cr, &err) != HUDI_OK) fail_msg("%s", err.message);
+  assert_string_equal(cr.instant, "");
+  hudi_storage *ms;
+  snprintf(path, sizeof path, "%s/t1", dir);
+  assert_int_equal(hudi_storage_open(&ms, path, NULL, 0, &err), HUDI_OK);
+  hudi_timeline mtl;
+  memset(&mtl, 0, sizeof mtl);
+  assert_int_equal(hudi_timeline_load(&mtl, ms, ".hoodie/metadata", 2, &err), HUDI_OK);
+  const char *second = NULL, *newest = NULL;
+  for (size_t i = 0; i < mtl.count; i++)
+    if (mtl.items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(mtl.items[i].action, "deltacommit")) {
+      second = newest;
+      newest = mtl.items[i].requested_time;
+    }
+  assert_non_null(second);
+  char want_ecr[HUDI_INSTANT_TIME_BUF];
+  snprintf(want_ecr, sizeof want_ecr, "%s", second);
+  int64_t second_ms;
+  assert_int_equal(hudi_instant_time_to_millis(&second_ms, want_ecr, 17, &err), HUDI_OK);
+  hudi_timeline_free(&mtl);
+  hudi_storage_free(ms);
+  ch.now_ms = second_ms + 6 * INT64_C(3600000);
+  if (hudi_mdt_clean(t, &ch, &cr, &err) != HUDI_OK) fail_msg("%s", err.message);
   assert_int_equal(strlen(cr.instant), 17);
+  assert_string_equal(cr.earliest_commit_to_retain, want_ecr);
   assert_true(cr.files_deleted > 12);
+  /* Two retained commits name the same ECR: nothing is left to delete. */
+  co.commits_retained_override = 2;
+  hudi_mdt_clean_result again_cr;
+  if (hudi_mdt_clean(t, &co, &again_cr, &err) != HUDI_OK) fail_msg("%s", err.message);
+  assert_string_equal(again_cr.instant, "");
   /* Left: the new base files and the logs written after the compaction. */
   assert_int_equal(count_files("t1", "files", "00000000000000000"), 0);
   assert_int_equal(count_files("t1", "record_index", "00000000000000001"), 0);
