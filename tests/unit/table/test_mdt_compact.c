@@ -313,7 +313,7 @@ static void compaction_keeps_lookups_and_listing(void **state) {
     }
   assert_non_null(second);
   char want_ecr[HUDI_INSTANT_TIME_BUF];
-  snprintf(want_ecr, sizeof want_ecr, "%s", second);
+  snprintf(want_ecr, sizeof want_ecr, "%.17s", second);
   int64_t second_ms;
   assert_int_equal(hudi_instant_time_to_millis(&second_ms, want_ecr, 17, &err), HUDI_OK);
   hudi_timeline_free(&mtl);
