@@ -106,12 +106,13 @@ typedef struct tl_info {
  * now - hours, formatted in the table's timeline timezone. */
 static void ectr_by_hours(tl_info *out, const hudi_table *t, const hudi_clean_config *c) {
   int64_t now = c->now_ms ? c->now_ms : hudi_clock_realtime_ms(NULL);
-  const char *tz = hudi_table_property(t, "hoodie.table.timeline.timezone");
+  /* The zone's wall-clock time written as UTC digits, as the metadata
+   * table's cleaner and the generator's instants do. */
+  int64_t ms = now - (int64_t)c->hours_retained * 3600000 + (int64_t)hudi_table_timeline_offset_minutes(t) * 60000;
   char cutoff[HUDI_INSTANT_TIME_BUF];
   hudi_error ignored = HUDI_ERROR_INIT;
   /* Out of range only for a clock or hours beyond years 0000-9999. */
-  if (hudi_instant_time_format_zone(cutoff, now - (int64_t)c->hours_retained * 3600000, tz && !strcmp(tz, "UTC"),
-                                    &ignored) != HUDI_OK) {
+  if (hudi_instant_time_format(cutoff, ms, &ignored) != HUDI_OK) {
     hudi_error_clear(&ignored);
     return;
   }
