@@ -5,7 +5,7 @@
  * its deleted files with isDeleted=true. Unlike a data commit there is no
  * `__all_partitions__` record (a clean deletes no partition here) and no
  * record-index change (the live file groups keep their keys). When the
- * table keeps column_stats (copy-on-write, version 9), the deltacommit also
+ * table keeps column_stats (version 9), the deltacommit also
  * removes the deleted files' column_stats entries as Spark 1.2 does: per
  * column_stats file group the keys shard to, a log file with one DELETE
  * block of the (file, indexed column) keys in ascending order (Java's

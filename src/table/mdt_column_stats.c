@@ -15,6 +15,7 @@
 #include "table/base_file.h"
 #include "table/commit_metadata.h"
 #include "table/fsview.h"
+#include "table/log_file_name.h"
 #include "table/mdt_shard.h"
 #include "table/mdt_write_common.h"
 #include "table/properties.h"
@@ -157,14 +158,16 @@ void hudi_cs_columns_free(char **cols, size_t n) {
   hudi_free(cols);
 }
 
-static hudi_status columns_from_json(char ***out, size_t *n, json_t *root, const char *path, hudi_error *err) {
+static hudi_status columns_from_json(char ***out, size_t *n, int *layout, json_t *root, const char *path,
+                                     hudi_error *err) {
   json_t *def = json_object_get(json_object_get(root, "indexDefinitions"), "column_stats");
   if (!json_is_object(def))
     return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "%s: no column_stats index definition", path);
   const char *version = json_string_value(json_object_get(def, "version"));
-  if (version && strcmp(version, "V2") != 0)
+  if (version && strcmp(version, "V2") != 0 && strcmp(version, "V1") != 0)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "%s: column_stats index version %s (hudi-c writes the V2 layout of Hudi 1.1+)", path, version);
+                        "%s: column_stats index version %s (hudi-c writes the V1 and V2 layouts)", path, version);
+  if (layout) *layout = version && !strcmp(version, "V1") ? 1 : 2;
   json_t *fields = json_object_get(def, "sourceFields");
   size_t count = json_is_array(fields) ? json_array_size(fields) : 0;
   if (!json_is_array(fields) || count > HUDI_CS_MAX_COLUMNS)
@@ -189,10 +192,11 @@ static hudi_status columns_from_json(char ***out, size_t *n, json_t *root, const
   return HUDI_OK;
 }
 
-hudi_status hudi_cs_columns_load(char ***out, size_t *n, hudi_storage *s, const char *index_defs_path,
+hudi_status hudi_cs_columns_load(char ***out, size_t *n, int *layout, hudi_storage *s, const char *index_defs_path,
                                  hudi_error *err) {
   *out = NULL;
   *n = 0;
+  if (layout) *layout = 2;
   const char *path = index_defs_path && *index_defs_path ? index_defs_path : ".hoodie/.index_defs/index.json";
   hudi_buf text;
   hudi_buf_init(&text, INDEX_DEFS_MAX);
@@ -205,7 +209,7 @@ hudi_status hudi_cs_columns_load(char ***out, size_t *n, hudi_storage *s, const 
   json_t *root = json_loadb((const char *)text.data, text.len, 0, &je);
   hudi_buf_free(&text);
   if (!root) return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: not JSON (line %d: %s)", path, je.line, je.text);
-  st = columns_from_json(out, n, root, path, err);
+  st = columns_from_json(out, n, layout, root, path, err);
   json_decref(root);
   return st;
 }
@@ -214,7 +218,7 @@ hudi_status hudi_cs_columns_load(char ***out, size_t *n, hudi_storage *s, const 
 
 /* Hudi's ValueType of an Arrow leaf format (ValueType.fromParquetPrimitiveType
  * through the Parquet annotation). */
-static int32_t value_type_of(const char *fmt, int32_t *precision, int32_t *scale) {
+int32_t hudi_cs_value_type_of(const char *fmt, int32_t *precision, int32_t *scale) {
   *precision = *scale = 0;
   if (!strcmp(fmt, "b")) return HUDI_CS_VT_BOOLEAN;
   if (!strcmp(fmt, "c") || !strcmp(fmt, "s") || !strcmp(fmt, "i") || !strcmp(fmt, "C") || !strcmp(fmt, "S"))
@@ -306,7 +310,7 @@ hudi_status hudi_cs_parquet_ranges(hudi_cs_ranges *out, hudi_storage *s, const c
     if (lf->max_rep || lf->depth != 1) continue;
     const char *fmt = f->dictionary ? f->dictionary->format : f->format;
     int32_t precision, scale;
-    int32_t vt = value_type_of(fmt, &precision, &scale);
+    int32_t vt = hudi_cs_value_type_of(fmt, &precision, &scale);
     if (vt < 0) continue;
     st = column_range(out, r, (uint32_t)leaf, columns[i], vt, precision, scale, err);
     if (st != HUDI_OK) st = hudi_err_context(err, st, "column stats of %s", path);
@@ -414,7 +418,7 @@ static hudi_status set_bound(hudi_avro_value *u, hudi_avro_arena *a, const hudi_
 }
 
 static hudi_status fill_stats(hudi_avro_value *cs, hudi_avro_arena *a, int32_t type, const char *name,
-                              const hudi_cs_range *r, bool deleted, hudi_error *err) {
+                              const hudi_cs_range *r, bool deleted, int layout, hudi_error *err) {
   hudi_avro_value *f, *inner;
   if (!(f = field(cs, "fileName", err))) return HUDI_ERR_INTERNAL;
   HUDI_TRY(select_value(f, a, &inner, err));
@@ -436,6 +440,7 @@ static hudi_status fill_stats(hudi_avro_value *cs, hudi_avro_arena *a, int32_t t
   if ((f = hudi_avro_value_field(cs, "isTightBound")))
     HUDI_TRY(hudi_avro_value_set_boolean(f, a, type == HUDI_MDT_TYPE_PARTITION_STATS, err));
   if (!(f = field(cs, "valueType", err))) return HUDI_ERR_INTERNAL;
+  if (layout == 1) return hudi_avro_value_set_null(f, a, err); /* V1: no value type; wrappers as V2's */
   hudi_avro_value *vt;
   HUDI_TRY(select_value(f, a, &vt, err));
   if (!(f = field(vt, "typeOrdinal", err))) return HUDI_ERR_INTERNAL;
@@ -452,7 +457,7 @@ static hudi_status fill_stats(hudi_avro_value *cs, hudi_avro_arena *a, int32_t t
 
 static hudi_status build_record(hudi_mdt_record *out, const hudi_avro_node *schema, int32_t type,
                                 const char *partition, const char *name, const hudi_cs_range *r, bool deleted,
-                                hudi_error *err) {
+                                int layout, hudi_error *err) {
   hudi_buf key;
   hudi_buf_init(&key, 4096);
   hudi_status st = type == HUDI_MDT_TYPE_COLUMN_STATS
@@ -473,19 +478,50 @@ static hudi_status build_record(hudi_mdt_record *out, const hudi_avro_node *sche
   if (!(f = field(root, "ColumnStatsMetadata", err))) return HUDI_ERR_INTERNAL;
   hudi_avro_value *cs;
   HUDI_TRY(select_value(f, &out->arena, &cs, err));
-  HUDI_TRY(fill_stats(cs, &out->arena, type, name, r, deleted, err));
+  HUDI_TRY(fill_stats(cs, &out->arena, type, name, r, deleted, layout, err));
   out->value = root;
   out->has_column_stats = true;
   out->column_stats.is_deleted = deleted;
   return HUDI_OK;
 }
 
+/* The value types whose V1 records hudi-c knows to equal Spark's: those
+ * whose Java statistic (Boolean, Integer, Long, Float, Double, String,
+ * ByteBuffer) V1 wraps as V2 does. V1 wraps dates, decimals and
+ * timestamps by their Java class (wrapValueIntoAvro): not written. */
+static bool v1_writable(int32_t vt) {
+  switch (vt) {
+    case HUDI_CS_VT_NULL:
+    case HUDI_CS_VT_BOOLEAN:
+    case HUDI_CS_VT_INT:
+    case HUDI_CS_VT_LONG:
+    case HUDI_CS_VT_FLOAT:
+    case HUDI_CS_VT_DOUBLE:
+    case HUDI_CS_VT_STRING:
+    case HUDI_CS_VT_BYTES: return true;
+    default: return false;
+  }
+}
+
+static const char *const VT_NAMES[] = {"V1", "null", "boolean", "int", "long", "float", "double", "string",
+                                       "bytes", "fixed", "decimal", "uuid", "date", "time-millis",
+                                       "time-micros", "timestamp-millis", "timestamp-micros", "timestamp-nanos",
+                                       "local-timestamp-millis", "local-timestamp-micros",
+                                       "local-timestamp-nanos"};
+
 hudi_status hudi_cs_record(hudi_mdt_record *out, const hudi_avro_node *schema, int32_t type, const char *partition,
-                           const char *name, const hudi_cs_range *r, bool deleted, hudi_error *err) {
+                           const char *name, const hudi_cs_range *r, bool deleted, int layout, hudi_error *err) {
   hudi_mdt_record_init(out);
   if (type != HUDI_MDT_TYPE_COLUMN_STATS && type != HUDI_MDT_TYPE_PARTITION_STATS)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column stats record of type %d", (int)type);
-  return build_record(out, schema, type, partition, name, r, deleted, err);
+  if (layout == 1 && !deleted && !v1_writable(r->value_type)) {
+    int32_t vt = r->value_type;
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "column '%s' (%s): hudi-c writes the V1 column_stats layout for boolean, integer, "
+                        "floating-point, string and binary columns only (the table's index definition says V1)",
+                        r->column, vt >= 0 && vt < (int32_t)(sizeof VT_NAMES / sizeof VT_NAMES[0]) ? VT_NAMES[vt] : "?");
+  }
+  return build_record(out, schema, type, partition, name, r, deleted, layout, err);
 }
 
 /* ---- a commit ---- */
@@ -512,7 +548,7 @@ static hudi_status records_add(hudi_cs_records *out, const hudi_avro_node *schem
   }
   hudi_mdt_record *rec = hudi_malloc(sizeof *rec);
   if (!rec) return hudi_err_set(err, HUDI_ERR_NOMEM, "column stats record");
-  hudi_status st = hudi_cs_record(rec, schema, type, partition, name, r, deleted, err);
+  hudi_status st = hudi_cs_record(rec, schema, type, partition, name, r, deleted, out->layout, err);
   if (st != HUDI_OK) {
     hudi_mdt_record_free(rec);
     hudi_free(rec);
@@ -609,45 +645,93 @@ static hudi_status accumulate(hudi_cs_ranges *acc, const hudi_cs_ranges *file, h
   return HUDI_OK;
 }
 
+static bool is_log_name(const char *name) { return hudi_log_file_name_matches(name, strlen(name)); }
+
+/* A data file's ranges: a Parquet base file's from its footer, a log
+ * file's from its records (hudi_cs_log_ranges). */
 static hudi_status file_ranges(commit_ctx *c, hudi_cs_ranges *out, const char *partition, const char *name,
                                uint64_t size, hudi_error *err) {
+  size_t len = strlen(name);
+  bool log = is_log_name(name);
+  if (!log && (len < 8 || strcmp(name + len - 8, ".parquet")))
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "file %s: hudi-c keeps column stats of Parquet base files and log files only", name);
   hudi_buf p;
   hudi_buf_init(&p, 1 << 16);
   hudi_status st = file_path(&p, partition, name, err);
+  const char *const *cols = (const char *const *)c->cols;
   if (st == HUDI_OK)
-    st = hudi_cs_parquet_ranges(out, c->t->storage, (const char *)p.data, size, (const char *const *)c->cols,
-                                c->n_cols, err);
+    st = log ? hudi_cs_log_ranges(out, c->t->storage, (const char *)p.data, cols, c->n_cols, err)
+             : hudi_cs_parquet_ranges(out, c->t->storage, (const char *)p.data, size, cols, c->n_cols, err);
   hudi_buf_free(&p);
   return st;
 }
 
-/* The partition_stats records of one touched partition. */
+/* A log file with no data records (only deletes) still gets one record
+ * per indexed column, without bounds, counts 0 and value type NULL, not
+ * marked deleted: what Spark 1.1 writes for a DELETE's log file. */
+static hudi_status delete_only_stubs(commit_ctx *c, const char *partition, const char *name, hudi_error *err) {
+  for (size_t k = 0; k < c->n_cols; k++) {
+    hudi_cs_range stub;
+    memset(&stub, 0, sizeof stub);
+    stub.column = c->cols[k];
+    stub.value_type = HUDI_CS_VT_NULL;
+    HUDI_TRY(records_add(c->out, c->schema, HUDI_MDT_TYPE_COLUMN_STATS, partition, name, &stub, false, err));
+  }
+  return HUDI_OK;
+}
+
+/* Adds one existing file's ranges (base: footer; log: records) to acc and
+ * its name to seen. */
+static hudi_status accumulate_file(commit_ctx *c, hudi_cs_ranges *acc, hudi_hashmap *seen, const char *path,
+                                   uint64_t size, bool log, hudi_error *err) {
+  const char *name = strrchr(path, '/');
+  name = name ? name + 1 : path;
+  HUDI_TRY(hudi_hashmap_put(seen, name, strlen(name), (hudi_hashmap_value){.u64 = 1}, NULL, NULL, err));
+  hudi_cs_ranges fr = {0};
+  const char *const *cols = (const char *const *)c->cols;
+  hudi_status st = log ? hudi_cs_log_ranges(&fr, c->t->storage, path, cols, c->n_cols, err)
+                       : hudi_cs_parquet_ranges(&fr, c->t->storage, path, size, cols, c->n_cols, err);
+  if (st == HUDI_OK) st = accumulate(acc, &fr, err);
+  hudi_cs_ranges_free(&fr);
+  return st;
+}
+
+/* The partition_stats records of one touched partition: the ranges of
+ * every file of every latest merged file slice after the commit, as
+ * Hudi's convertMetadataToPartitionStatRecords (a slice under pending
+ * compaction counts with its predecessor's base and logs). Hudi takes an
+ * existing log file's ranges from its column_stats record; those were
+ * computed from its records, so reading the records gives the same. */
 static hudi_status partition_stats(commit_ctx *c, const char *partition, hudi_error *err) {
   hudi_cs_ranges acc = {0};
+  hudi_hashmap seen; /* file names counted from the view */
+  hudi_hashmap_init(&seen, 0);
   hudi_status st = HUDI_OK;
-  /* The existing latest base files, except file groups this commit rewrote. */
+  /* The existing latest slices, except file groups this commit rewrote. */
   for (size_t g = 0; st == HUDI_OK && g < c->view.n_groups; g++) {
     const hudi_file_group *fg = &c->view.groups[g];
     if (strcmp(fg->partition, partition) || is_added(c, partition, fg->file_id) ||
         group_replaced(c, partition, fg->file_id))
       continue;
     const hudi_file_slice *sl = hudi_file_group_latest_slice(fg);
-    if (!sl || !sl->base) continue;
-    if (sl->n_logs)
-      st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "partition '%s' has log files (file group %s): hudi-c keeps partition stats of "
-                        "copy-on-write file slices only", partition, fg->file_id);
-    const char *name = strrchr(sl->base->path, '/');
-    name = name ? name + 1 : sl->base->path;
-    if (st != HUDI_OK || is_deleted(c, partition, name)) continue;
-    hudi_cs_ranges fr = {0};
-    st = hudi_cs_parquet_ranges(&fr, c->t->storage, sl->base->path, sl->base->size, (const char *const *)c->cols,
-                                c->n_cols, err);
-    if (st == HUDI_OK) st = accumulate(&acc, &fr, err);
-    hudi_cs_ranges_free(&fr);
+    if (!sl) continue;
+    if (sl->base) {
+      const char *name = strrchr(sl->base->path, '/');
+      name = name ? name + 1 : sl->base->path;
+      if (!is_deleted(c, partition, name))
+        st = accumulate_file(c, &acc, &seen, sl->base->path, sl->base->size, false, err);
+    }
+    for (size_t l = 0; st == HUDI_OK && l < sl->n_logs; l++)
+      if (!is_deleted(c, partition, sl->logs[l].file_name))
+        st = accumulate_file(c, &acc, &seen, sl->logs[l].path, sl->logs[l].size, true, err);
   }
+  /* The commit's files (a file the view already showed counts once). */
   for (size_t i = 0; st == HUDI_OK && i < c->n_files; i++) {
-    if (c->files[i].deleted || strcmp(c->files[i].partition, partition)) continue;
+    const char *name = c->files[i].name;
+    if (c->files[i].deleted || strcmp(c->files[i].partition, partition) ||
+        hudi_hashmap_get(&seen, name, strlen(name), NULL))
+      continue;
     hudi_cs_ranges fr = {0};
     st = file_ranges(c, &fr, partition, c->files[i].name, (uint64_t)c->files[i].size, err);
     if (st == HUDI_OK) st = accumulate(&acc, &fr, err);
@@ -657,6 +741,7 @@ static hudi_status partition_stats(commit_ctx *c, const char *partition, hudi_er
   for (size_t i = 0; st == HUDI_OK && i < acc.n; i++)
     st = records_add(c->out, c->schema, HUDI_MDT_TYPE_PARTITION_STATS, partition, pname, &acc.items[i], false, err);
   hudi_cs_ranges_free(&acc);
+  hudi_hashmap_free(&seen);
   return st;
 }
 
@@ -674,12 +759,10 @@ static hudi_status column_stats(commit_ctx *c, hudi_error *err) {
       }
       continue;
     }
-    size_t len = strlen(f->name);
-    if (len < 8 || strcmp(f->name + len - 8, ".parquet"))
-      return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                          "file %s: hudi-c keeps column stats of Parquet base files only", f->name);
     hudi_cs_ranges fr = {0};
     st = file_ranges(c, &fr, f->partition, f->name, (uint64_t)f->size, err);
+    if (st == HUDI_OK && !fr.n && is_log_name(f->name))
+      st = delete_only_stubs(c, f->partition, f->name, err);
     for (size_t k = 0; st == HUDI_OK && k < fr.n; k++)
       st = records_add(c->out, c->schema, HUDI_MDT_TYPE_COLUMN_STATS, f->partition, f->name, &fr.items[k], false, err);
     hudi_cs_ranges_free(&fr);
@@ -705,7 +788,7 @@ hudi_status hudi_cs_commit_records(hudi_cs_records *out, hudi_table *t, const hu
   c.files = files;
   c.n_files = n_files;
   if (!n_files || (!with_column_stats && !with_partition_stats)) return HUDI_OK;
-  HUDI_TRY(hudi_cs_columns_load(&c.cols, &c.n_cols, t->storage,
+  HUDI_TRY(hudi_cs_columns_load(&c.cols, &c.n_cols, &out->layout, t->storage,
                                 hudi_props_get(&t->props, "hoodie.table.index.defs.path"), err));
   hudi_status st = with_column_stats ? column_stats(&c, err) : HUDI_OK;
   if (st == HUDI_OK && with_partition_stats) {
@@ -737,10 +820,9 @@ static bool lists(const char *list, const char *name) {
 }
 
 bool hudi_cs_supported(const hudi_table *t) {
-  /* Version 8 MDTs use the V1 column stats layout (no valueType), and
-   * merge-on-read log files need stats computed from their records: not
+  /* Version 8 MDTs use the V1 column stats layout (no valueType): not
    * written by hudi-c yet. */
-  return t->version >= 9 && t->type == HUDI_COPY_ON_WRITE;
+  return t->version >= 9;
 }
 
 static hudi_status count_groups(hudi_storage *s, const char *partition, size_t *out, hudi_error *err);
@@ -752,7 +834,7 @@ bool hudi_cs_maintains(const hudi_table *t, const char *name, size_t len) {
    * column list (a V2 index definition) and the partition's file groups. */
   char **cols = NULL;
   size_t n_cols = 0, groups = 0;
-  if (hudi_cs_columns_load(&cols, &n_cols, t->storage, hudi_props_get(&t->props, "hoodie.table.index.defs.path"),
+  if (hudi_cs_columns_load(&cols, &n_cols, NULL, t->storage, hudi_props_get(&t->props, "hoodie.table.index.defs.path"),
                            NULL) != HUDI_OK)
     return false;
   hudi_cs_columns_free(cols, n_cols);
@@ -767,7 +849,7 @@ hudi_status hudi_cs_mdt_records(hudi_cs_records *out, hudi_table *t, const hudi_
   if (!cs && !ps) return HUDI_OK;
   if (!hudi_cs_supported(t))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "table %s: hudi-c keeps column_stats/partition_stats of copy-on-write tables of version 9 only",
+                        "table %s: hudi-c keeps column_stats/partition_stats of tables of version 9 only",
                         t->base_uri);
   if (ps && !cs)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s lists partition_stats without column_stats", t->base_uri);

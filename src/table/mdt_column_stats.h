@@ -16,7 +16,9 @@
  *     nullCount, totalSize / totalUncompressedSize (the Parquet column
  *     chunks' compressed / uncompressed sizes), isDeleted, isTightBound
  *     false, valueType {ordinal of Hudi's ValueType, "precision,scale" for
- *     decimals};
+ *     decimals}; for a merge-on-read log file the same over the records of
+ *     its data blocks, with both sizes 0 (HoodieAppendHandle's
+ *     collectColumnRangeMetadata);
  *   partition_stats (type 6): fileName = the partition path, the ranges of
  *     every latest file of the partition merged (min of mins, max of
  *     maxes, counts and sizes summed), isTightBound true: Hudi recomputes
@@ -107,9 +109,10 @@ HUDI_NODISCARD hudi_status hudi_cs_partition_stats_key(hudi_buf *out, const char
  * table's index definitions file (index_defs_path relative to the table,
  * hoodie.table.index.defs.path). HUDI_ERR_NOT_FOUND when the file or the
  * definition is missing; HUDI_ERR_UNSUPPORTED for an index version other
- * than V2. Free with hudi_cs_columns_free. */
-HUDI_NODISCARD hudi_status hudi_cs_columns_load(char ***out, size_t *n, hudi_storage *s, const char *index_defs_path,
-                                                hudi_error *err);
+ * than V1 and V2. *layout (nullable) gets 1 for V1, 2 for V2 (also when
+ * the definition names none). Free with hudi_cs_columns_free. */
+HUDI_NODISCARD hudi_status hudi_cs_columns_load(char ***out, size_t *n, int *layout, hudi_storage *s,
+                                                const char *index_defs_path, hudi_error *err);
 void hudi_cs_columns_free(char **cols, size_t n);
 
 /* ---- ranges ---- */
@@ -120,6 +123,18 @@ void hudi_cs_columns_free(char **cols, size_t n);
 HUDI_NODISCARD hudi_status hudi_cs_parquet_ranges(hudi_cs_ranges *out, hudi_storage *s, const char *path,
                                                   uint64_t file_size, const char *const *columns, size_t n,
                                                   hudi_error *err);
+
+/* The ranges of columns[0, n) over the records of the data blocks (Avro
+ * or Parquet) of the log file at path, as Hudi's append handle collects
+ * them: min/max of the non-null values, nullCount, valueCount = records,
+ * sizes 0. Delete blocks add nothing; a file without data records gives
+ * no ranges. Columns the records lack, or nested ones, are left out. */
+HUDI_NODISCARD hudi_status hudi_cs_log_ranges(hudi_cs_ranges *out, hudi_storage *s, const char *path,
+                                              const char *const *columns, size_t n, hudi_error *err);
+
+/* Hudi's ValueType (HUDI_CS_VT_*) of an Arrow format string, with the
+ * precision and scale of decimals; -1 for types column stats skip. */
+int32_t hudi_cs_value_type_of(const char *fmt, int32_t *precision, int32_t *scale);
 
 /* Merges src into acc (same column): min of mins, max of maxes, counts and
  * sizes summed (Hudi's mergeColumnStatsRecords / partition aggregation). A
@@ -135,27 +150,34 @@ HUDI_NODISCARD hudi_status hudi_cs_ranges_push(hudi_cs_ranges *out, const hudi_c
  * (type 6; name = the partition path) record of range r in *out (fresh;
  * free with hudi_mdt_record_free, also on failure), its value a tree of
  * schema (the HoodieMetadataRecord schema of table version 9). deleted:
- * a tombstone (no bounds, zero counts, value type NULL). */
+ * a tombstone (no bounds, zero counts, value type NULL). layout 1 (the V1
+ * index of tables Spark upgraded from version 8): valueType null, the
+ * bounds wrapped as V2 wraps them; HUDI_ERR_UNSUPPORTED naming the column
+ * for types whose V1 wrapping differs (dates, decimals, timestamps...). */
 HUDI_NODISCARD hudi_status hudi_cs_record(hudi_mdt_record *out, const hudi_avro_node *schema, int32_t type,
                                           const char *partition, const char *name, const hudi_cs_range *r,
-                                          bool deleted, hudi_error *err);
+                                          bool deleted, int layout, hudi_error *err);
 
 /* ---- a commit ---- */
 
-/* The column_stats and partition_stats records for a commit of a
- * copy-on-write table, given the data files it added or deleted (files:
- * as hudi_mdt_commit takes them): for each added Parquet file its column
- * ranges, for
- * each deleted file tombstones, and for each touched partition (when
- * with_partition_stats) the merged ranges of its latest base files after
- * the commit (latest: the table's file-system view of existing files, with
- * each added file replacing its file group's slice, deleted files and
- * file groups replaced by completed replacecommits or by meta (the
- * commit's metadata, nullable) removed). Records are appended to *recs (hudi_malloc'ed array of
- * hudi_malloc'ed records; free with hudi_cs_records_free). */
+/* The column_stats and partition_stats records for a commit, given the
+ * data files it added or deleted (files: as hudi_mdt_commit takes them):
+ * for each added Parquet base file its footer's column ranges, for each
+ * added log file the ranges of its records (a log file of deletes only:
+ * one record per column without bounds, value type NULL), for each
+ * deleted file tombstones, and for each touched partition (when
+ * with_partition_stats) the merged ranges of every file of its latest
+ * merged file slices after the commit (latest: the table's file-system
+ * view of existing files, with each added base file replacing its file
+ * group's slice, added log files joining theirs, deleted files and file
+ * groups replaced by completed replacecommits or by meta (the commit's
+ * metadata, nullable) removed). Records are appended to *recs
+ * (hudi_malloc'ed array of hudi_malloc'ed records; free with
+ * hudi_cs_records_free). */
 typedef struct hudi_cs_records {
   hudi_mdt_record **items;
   size_t n, cap;
+  int layout; /* the index definition's version: 1 (V1) or 2 (V2) */
   hudi_avro_schema *schema; /* owned by hudi_cs_mdt_records' result: the records' value trees use it */
 } hudi_cs_records;
 
@@ -180,7 +202,7 @@ HUDI_NODISCARD hudi_status hudi_cs_mdt_records(hudi_cs_records *out, struct hudi
                                                const hudi_mdt_file_change *files, size_t n_files, hudi_error *err);
 
 /* Whether hudi-c can keep column_stats / partition_stats of table t
- * current (table version 9 or later, copy-on-write). */
+ * current (table version 9 or later, copy-on-write or merge-on-read). */
 bool hudi_cs_supported(const struct hudi_table *t);
 
 /* Whether the MDT partition name[0, len) is one hudi-c keeps current for t:

@@ -114,6 +114,20 @@ def test_spark_writes_after_our_evolution(tmp_path, spark, table_type):
               f"CAST(3.5 AS DOUBLE) AS f, 'ins' AS note, 'x' AS part")
     got = sorted((x["id"], x["part"], x["ts"], x["v"], x["f"], x.get("note")) for x in ours(path))
     assert got == [("a", "x", 2, 10, 0.25, "ours"), ("b", "y", 1, 20, 1.5, "spark"), ("c", "x", 3, 30, 3.5, "ins")]
-    # (hudi-c then refuses to write: Spark's SQL writer added column_stats and partition_stats
-    # to the metadata table, which hudi-c does not maintain.)
+    assert plain(spark.read_table(str(path)).rows) == plain(ours(path))
+    # Spark's SQL writer added column_stats and partition_stats to the metadata table; hudi-c keeps
+    # them and writes on, and Spark (data skipping on) finds the row only our write holds.
+    props = (path / ".hoodie" / "hoodie.properties").read_text()
+    assert "column_stats" in props, props
+    hudi.HudiTable(str(path)).upsert(pa.table({
+        "id": ["c"], "part": ["x"], "ts": pa.array([4], pa.int64()), "v": pa.array([4000], pa.int64()),
+        "f": pa.array([4.5], pa.float64()), "note": ["ours again"]}))
+    got = sorted((x["id"], x["v"], x.get("note")) for x in ours(path))
+    assert got == [("a", 10, "ours"), ("b", 20, "spark"), ("c", 4000, "ours again")]
+    for k, val in {"hoodie.enable.data.skipping": "true", "hoodie.metadata.enable": "true"}.items():
+        spark.sql(f"SET {k}={val}")
+    res = spark.sql(f"SELECT id FROM {name} WHERE v > 1000")
+    assert [r["id"] for r in res.rows] == ["c"], res.rows
+    for k in ("hoodie.enable.data.skipping", "hoodie.metadata.enable"):
+        spark.sql(f"RESET {k}")
     assert plain(spark.read_table(str(path)).rows) == plain(ours(path))

@@ -3,8 +3,10 @@
  * metadata table has column stats, the records hudi-c computes from the
  * file's Parquet footer must equal (key and value bytes) the records Spark
  * wrote for it; the partition stats of every partition must equal Spark's
- * (recomputed from the latest base files). Plus key vectors and
- * tombstones. */
+ * (recomputed from the latest base files). For the merge-on-read fixtures
+ * the same holds for every log file: the records computed from its
+ * records (data blocks) or, for a file of deletes only, the NULL-typed
+ * stubs, equal Spark's byte for byte. Plus key vectors and tombstones. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,11 +26,15 @@
 #include "hudi/table.h"
 
 #define FIX HUDI_UNZIPPED_DIR "/hudi-rs/crates/test/data/sample_table/cow/"
+#define FIX_MOR HUDI_UNZIPPED_DIR "/hudi-rs/crates/test/data/sample_table/mor/avro/"
 
 static const char *const tables[] = {
     FIX "v9_txns_nonpart_meta/v9_txns_nonpart_meta",
     FIX "v9_txns_simple_meta/v9_txns_simple_meta",
     FIX "v9_txns_complex_meta/v9_txns_complex_meta",
+    /* Merge-on-read: Spark's log files carry column stats of their records. */
+    FIX_MOR "v9_txns_nonpart_meta/v9_txns_nonpart_meta",
+    FIX_MOR "v9_txns_simple_meta/v9_txns_simple_meta",
 };
 
 /* Every merged record of an MDT partition, re-encoded (which is byte-exact
@@ -138,8 +144,42 @@ static int check_record(expected *e, const hudi_mdt_record *r, const hudi_avro_n
   return 1;
 }
 
+/* The column_stats records hudi-c's commit path computes for one log file
+ * (from its records; a delete-only file: NULL-typed stubs) against
+ * Spark's. Returns the records matched (all or none). */
+static int check_log(expected *cs, hudi_table *t, const hudi_avro_node *schema, const char *partition,
+                     const hudi_fs_log_file *l, int *stubs) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_mdt_file_change f = {partition, l->file_name, (int64_t)l->size, false};
+  hudi_cs_records recs = {0};
+  if (hudi_cs_commit_records(&recs, t, schema, NULL, &f, 1, true, false, &err) != HUDI_OK)
+    fail_msg("%s", err.message);
+  assert_true(recs.n > 0);
+  int matched = 0;
+  for (size_t k = 0; k < recs.n; k++) {
+    assert_int_equal(recs.items[k]->type, HUDI_MDT_TYPE_COLUMN_STATS);
+    matched += check_record(cs, recs.items[k], schema, l->path, false);
+  }
+  if (matched && (size_t)matched != recs.n)
+    fail_msg("%s: %d of %zu column records found in the fixture", l->path, matched, recs.n);
+  hudi_cs_ranges rs = {0};
+  char **cols = NULL;
+  size_t n_cols = 0;
+  assert_int_equal(hudi_cs_columns_load(&cols, &n_cols, NULL, t->storage,
+                                        hudi_props_get(&t->props, "hoodie.table.index.defs.path"), &err),
+                   HUDI_OK);
+  if (hudi_cs_log_ranges(&rs, t->storage, l->path, (const char *const *)cols, n_cols, &err) != HUDI_OK)
+    fail_msg("%s", err.message);
+  if (matched && rs.n == 0) (*stubs)++;
+  printf("%s: %d records, %s\n", l->path, matched, rs.n ? "data" : "deletes only");
+  hudi_cs_ranges_free(&rs);
+  hudi_cs_columns_free(cols, n_cols);
+  hudi_cs_records_free(&recs);
+  return matched;
+}
+
 static void fixture_table(const char *path, int *files_checked, int *records_checked, int *partitions_checked,
-                          int *exact_partitions) {
+                          int *exact_partitions, int *logs_checked, int *stub_logs) {
   hudi_error err = HUDI_ERROR_INIT;
   hudi_table *t = NULL;
   hudi_mdt *m = NULL;
@@ -149,7 +189,7 @@ static void fixture_table(const char *path, int *files_checked, int *records_che
   assert_int_equal(hudi_mdt_w_schema(&schema, 9, &err), HUDI_OK);
   char **cols = NULL;
   size_t n_cols = 0;
-  if (hudi_cs_columns_load(&cols, &n_cols, t->storage, hudi_props_get(&t->props, "hoodie.table.index.defs.path"),
+  if (hudi_cs_columns_load(&cols, &n_cols, NULL, t->storage, hudi_props_get(&t->props, "hoodie.table.index.defs.path"),
                            &err) != HUDI_OK)
     fail_msg("%s", err.message);
   assert_true(n_cols >= 3);
@@ -177,7 +217,7 @@ static void fixture_table(const char *path, int *files_checked, int *records_che
       for (size_t k = 0; k < rs.n; k++) {
         hudi_mdt_record r;
         if (hudi_cs_record(&r, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, v.groups[g].partition, name, &rs.items[k],
-                           false, &err) != HUDI_OK)
+                           false, 2, &err) != HUDI_OK)
           fail_msg("%s", err.message);
         matched += check_record(&cs, &r, schema->root, b->path, false);
         hudi_mdt_record_free(&r);
@@ -191,16 +231,31 @@ static void fixture_table(const char *path, int *files_checked, int *records_che
       }
       hudi_cs_ranges_free(&rs);
     }
+    for (size_t s = 0; s < v.groups[g].n_slices; s++)
+      for (size_t l = 0; l < v.groups[g].slices[s].n_logs; l++) {
+        int matched = check_log(&cs, t, schema->root, v.groups[g].partition, &v.groups[g].slices[s].logs[l], stub_logs);
+        *logs_checked += matched > 0;
+        *records_checked += matched;
+      }
   }
-  /* Partition stats: recomputed from the latest base files of each
-   * partition (one added file per partition: its group's latest base). */
+  /* Partition stats: recomputed from every file of the latest merged
+   * slices of each partition (one "added" file per partition: its
+   * group's latest base, or on merge-on-read its latest log file, which
+   * the view already shows and so counts once). */
   for (size_t g = 0; has_ps && g < v.n_groups; g++) {
     if (g > 0 && !strcmp(v.groups[g - 1].partition, v.groups[g].partition)) continue;
     const hudi_file_slice *sl = hudi_file_group_latest_slice(&v.groups[g]);
     assert_non_null(sl);
-    assert_non_null(sl->base);
-    const char *name = strrchr(sl->base->path, '/');
-    hudi_mdt_file_change f = {v.groups[g].partition, name ? name + 1 : sl->base->path, (int64_t)sl->base->size, false};
+    hudi_mdt_file_change f = {v.groups[g].partition, NULL, 0, false};
+    if (sl->n_logs) {
+      f.name = sl->logs[sl->n_logs - 1].file_name;
+      f.size = (int64_t)sl->logs[sl->n_logs - 1].size;
+    } else {
+      assert_non_null(sl->base);
+      const char *name = strrchr(sl->base->path, '/');
+      f.name = name ? name + 1 : sl->base->path;
+      f.size = (int64_t)sl->base->size;
+    }
     hudi_cs_records recs = {0};
     if (hudi_cs_commit_records(&recs, t, schema->root, NULL, &f, 1, false, true, &err) != HUDI_OK)
       fail_msg("%s", err.message);
@@ -236,13 +291,17 @@ static void fixture_table(const char *path, int *files_checked, int *records_che
 
 static void fixtures(void **state) {
   (void)state;
-  int files = 0, records = 0, partitions = 0, exact = 0;
+  int files = 0, records = 0, partitions = 0, exact = 0, logs = 0, stubs = 0;
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
     int f0 = files;
-    fixture_table(tables[i], &files, &records, &partitions, &exact);
+    fixture_table(tables[i], &files, &records, &partitions, &exact, &logs, &stubs);
     if (files == f0) fail_msg("%s: no base file matched", tables[i]);
   }
-  printf("column stats: %d files, %d records; partition stats: %d partitions\n", files, records, partitions);
+  printf("column stats: %d files, %d log files (%d of deletes only), %d records; partition stats: %d partitions\n",
+         files, logs, stubs, records, partitions);
+  /* The merge-on-read fixtures hold live log files of updates and of deletes. */
+  assert_true(logs >= 10);
+  assert_true(stubs >= 4);
   assert_true(files >= 10);
   assert_true(partitions >= 6);
   assert_true(exact >= 4);
@@ -281,7 +340,7 @@ static void tombstone(void **state) {
   stub.value_type = HUDI_CS_VT_NULL;
   hudi_mdt_record r, back;
   assert_int_equal(hudi_cs_record(&r, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "region=eu", "f.parquet", &stub, true,
-                                  &err),
+                                  2, &err),
                    HUDI_OK);
   hudi_buf out;
   hudi_buf_init(&out, 1 << 20);
@@ -300,10 +359,55 @@ static void tombstone(void **state) {
   hudi_avro_schema_free(schema);
 }
 
+/* The V1 layout (tables Spark upgraded from version 8): the record of a
+ * long range is the V2 record without its valueType (one union branch
+ * byte instead of branch, ordinal and a null additionalInfo); a date
+ * range, which V1 wraps differently, is refused naming the column. */
+static void v1_layout(void **state) {
+  (void)state;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_avro_schema *schema = NULL;
+  assert_int_equal(hudi_mdt_w_schema(&schema, 9, &err), HUDI_OK);
+  hudi_cs_range r;
+  memset(&r, 0, sizeof r);
+  r.column = "v";
+  r.value_type = HUDI_CS_VT_LONG;
+  r.kind = HUDI_PQ_STAT_INT;
+  r.has_min = r.has_max = true;
+  r.min.v.i = 10;
+  r.max.v.i = 5000;
+  r.value_count = 3;
+  hudi_buf enc[2];
+  for (int layout = 1; layout <= 2; layout++) {
+    hudi_mdt_record rec;
+    assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
+                                    layout, &err),
+                     HUDI_OK);
+    hudi_buf_init(&enc[layout - 1], 1 << 20);
+    assert_int_equal(hudi_mdt_record_encode(&rec, schema->root, &enc[layout - 1], &err), HUDI_OK);
+    hudi_mdt_record_free(&rec);
+  }
+  /* V2's valueType: branch 1, ordinal 4 (LONG), additionalInfo branch 0. */
+  assert_int_equal(enc[1].len, enc[0].len + 2);
+  size_t common = 0;
+  while (common < enc[0].len && enc[0].data[common] == enc[1].data[common]) common++;
+  assert_true(common + 16 > enc[0].len); /* they differ only near the end: the valueType */
+  hudi_buf_free(&enc[0]);
+  hudi_buf_free(&enc[1]);
+  hudi_mdt_record rec;
+  r.value_type = HUDI_CS_VT_DATE;
+  assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false, 1, &err),
+                   HUDI_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.message, "column 'v' (date)"));
+  hudi_mdt_record_free(&rec);
+  hudi_avro_schema_free(schema);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(keys),
       cmocka_unit_test(tombstone),
+      cmocka_unit_test(v1_layout),
       cmocka_unit_test(fixtures),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
