@@ -133,6 +133,27 @@ static hudi_status plan_group(const hudi_file_group *g, const char *ecr, victims
   return HUDI_OK;
 }
 
+/* CleanPlanner.getFilesToCleanKeepingLatestVersions for one group: every
+ * slice but the newest keep (a group feeding a pending compaction is left
+ * alone, as plan_group does). */
+static hudi_status plan_group_versions(const hudi_file_group *g, size_t keep, victims *v, hudi_error *err) {
+  if (g->n_slices <= keep || g->pending_compaction[0]) return HUDI_OK;
+  for (size_t i = 0; i + keep < g->n_slices; i++) {
+    const hudi_file_slice *s = &g->slices[i];
+    if (s->base) HUDI_TRY(push(v, g->partition, s->base->path, err));
+    for (size_t k = 0; k < s->n_logs; k++) HUDI_TRY(push(v, g->partition, s->logs[k].path, err));
+  }
+  return HUDI_OK;
+}
+
+/* The last completed commit (the plan's lastCompletedCommitTimestamp). */
+static const hudi_instant *last_completed_commit(const hudi_timeline *tl) {
+  const hudi_instant *last = NULL;
+  for (size_t i = 0; i < tl->count; i++)
+    if (tl->items[i].state == HUDI_INSTANT_COMPLETED && is_commit_action(tl->items[i].action)) last = &tl->items[i];
+  return last;
+}
+
 static int cmp_victim(const void *a, const void *b) {
   const victim *x = a, *y = b;
   int c = strcmp(x->partition, y->partition);
@@ -172,7 +193,8 @@ static hudi_status build_plan(clean_ctx *c, hudi_buf *out, hudi_error *err) {
   hudi_cleaner_plan *p;
   HUDI_TRY(hudi_cleaner_plan_new(&p, err));
   hudi_avro_arena *a = &p->doc.arena;
-  hudi_status st = new_action_instant(a, c->ecr, &p->earliest_instant_to_retain, err);
+  /* KEEP_LATEST_FILE_VERSIONS plans without an earliest instant to retain. */
+  hudi_status st = c->ecr ? new_action_instant(a, c->ecr, &p->earliest_instant_to_retain, err) : HUDI_OK;
   if (st == HUDI_OK) st = hudi_tl_strdup(a, c->last ? c->last->requested_time : "", &p->last_completed_commit_timestamp, err);
   if (st == HUDI_OK) st = hudi_tl_strdup(a, c->policy, &p->policy, err);
   p->files_to_be_deleted_per_partition.has = 1;
@@ -209,7 +231,7 @@ static hudi_status build_metadata(clean_ctx *c, int64_t took_ms, hudi_buf *out, 
   hudi_status st = hudi_tl_strdup(a, c->instant, &m->start_clean_time, err);
   m->time_taken_in_millis = (hudi_tl_long){took_ms, 1};
   m->total_files_deleted = (hudi_tl_int){(int32_t)c->v.n, 1};
-  if (st == HUDI_OK) st = hudi_tl_strdup(a, c->ecr->requested_time, &m->earliest_commit_to_retain, err);
+  if (st == HUDI_OK) st = hudi_tl_strdup(a, c->ecr ? c->ecr->requested_time : "", &m->earliest_commit_to_retain, err);
   if (st == HUDI_OK)
     st = hudi_tl_strdup(a, c->last ? c->last->requested_time : "", &m->last_completed_commit_timestamp, err);
   m->partition_metadata.has = 1;
@@ -249,8 +271,17 @@ static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error
   HUDI_TRY(hudi_mdt_acquire(&c->m, c->t, err));
   if (hudi_mdt_table(c->m)->layout != 2) return HUDI_OK; /* table version 6: not cleaned here */
   const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
-  c->policy = o->by_hours ? "KEEP_LATEST_BY_HOURS" : "KEEP_LATEST_COMMITS";
-  if (o->by_hours) {
+  c->policy = o->by_versions ? "KEEP_LATEST_FILE_VERSIONS" : o->by_hours ? "KEEP_LATEST_BY_HOURS" : "KEEP_LATEST_COMMITS";
+  size_t n_groups;
+  const hudi_file_group *g = hudi_mdt_all_groups(c->m, &n_groups);
+  if (o->by_versions) {
+    if (too_soon_after_compaction(tl)) return HUDI_OK;
+    /* HoodieMetadataWriteUtils: ceil(1.2 x the data table's versions). */
+    int32_t data = o->data_versions_retained > 0 ? o->data_versions_retained : 3;
+    size_t keep = (size_t)((data * 6 + 4) / 5);
+    c->last = last_completed_commit(tl);
+    for (size_t i = 0; i < n_groups; i++) HUDI_TRY(plan_group_versions(&g[i], keep, &c->v, err));
+  } else if (o->by_hours) {
     if (too_soon_after_compaction(tl)) return HUDI_OK;
     /* HoodieMetadataWriteUtils: ceil(1.2 x the data table's hours). */
     int32_t data = o->data_hours_retained >= 0 ? o->data_hours_retained : 24;
@@ -268,10 +299,8 @@ static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error
     }
     c->ecr = earliest_to_retain(tl, retained, &c->last);
   }
-  if (!c->ecr) return HUDI_OK;
-  size_t n_groups;
-  const hudi_file_group *g = hudi_mdt_all_groups(c->m, &n_groups);
-  for (size_t i = 0; i < n_groups; i++) HUDI_TRY(plan_group(&g[i], c->ecr->requested_time, &c->v, err));
+  if (!o->by_versions && !c->ecr) return HUDI_OK;
+  for (size_t i = 0; c->ecr && i < n_groups; i++) HUDI_TRY(plan_group(&g[i], c->ecr->requested_time, &c->v, err));
   if (c->v.n == 0) return HUDI_OK; /* "Nothing to clean here" */
   qsort(c->v.items, c->v.n, sizeof *c->v.items, cmp_victim);
 
@@ -307,7 +336,7 @@ static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error
   HUDI_TRY(st);
   memcpy(c->res->instant, c->instant, HUDI_INSTANT_TIME_BUF);
   memcpy(c->res->completion_time, done, HUDI_INSTANT_TIME_BUF);
-  snprintf(c->res->earliest_commit_to_retain, HUDI_INSTANT_TIME_BUF, "%.17s", c->ecr->requested_time);
+  snprintf(c->res->earliest_commit_to_retain, HUDI_INSTANT_TIME_BUF, "%.17s", c->ecr ? c->ecr->requested_time : "");
   c->res->files_deleted = c->v.n;
   return HUDI_OK;
 }

@@ -6,15 +6,18 @@
  *     (int)(1.2 x hoodie.clean.commits.retained)) commits, or
  *     KEEP_LATEST_BY_HOURS retaining ceil(1.2 x hoodie.clean.hours.retained)
  *     hours (ECR: the first completed commit requested at or after now
- *     minus those hours, in the data table's timeline zone); the MDT of a
- *     KEEP_LATEST_FILE_VERSIONS table is not cleaned here;
+ *     minus those hours, in the data table's timeline zone), or
+ *     KEEP_LATEST_FILE_VERSIONS keeping the newest ceil(1.2 x
+ *     hoodie.clean.fileversions.retained) slices of every file group (no
+ *     ECR);
  *   - skipped until 3 instants completed after the last MDT compaction,
  *     so readers that listed the previous slice can finish;
  *   - earliest commit to retain (ECR): the (count - retained)-th completed
  *     commit/deltacommit/replacecommit, or the last one before the earliest
  *     pending one;
  *   - per file group, every slice older than ECR is deleted (base HFile and
- *     log files) except the latest slice and the latest one before ECR;
+ *     log files) except the latest slice and the latest one before ECR
+ *     (under KEEP_LATEST_FILE_VERSIONS: every slice but the newest kept);
  *   - written as <t>.clean.requested (HoodieCleanerPlan) and .inflight,
  *     the deletes, then <t>_<c>.clean (HoodieCleanMetadata); t is a new
  *     instant time. Nothing to delete writes nothing. */
@@ -42,9 +45,13 @@ typedef struct hudi_mdt_clean_options {
   bool by_hours;
   int32_t data_hours_retained;
   int64_t now_ms;
+  /* KEEP_LATEST_FILE_VERSIONS with the data table's
+   * hoodie.clean.fileversions.retained (0 = 3). */
+  bool by_versions;
+  int32_t data_versions_retained;
 } hudi_mdt_clean_options;
 
-#define HUDI_MDT_CLEAN_OPTIONS_INIT {0, 0, false, -1, 0}
+#define HUDI_MDT_CLEAN_OPTIONS_INIT {0, 0, false, -1, 0, false, 0}
 
 typedef struct hudi_mdt_clean_result {
   char instant[HUDI_INSTANT_TIME_BUF]; /* "" when nothing was cleaned */

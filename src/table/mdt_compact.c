@@ -915,7 +915,15 @@ hudi_status hudi_mdt_services_options_get(hudi_mdt_services_options *out, const 
     if (h) HUDI_TRY(hudi_option_parse_int("hoodie.clean.hours.retained", h, 0, 1000000, &x, err));
     out->clean.data_hours_retained = (int32_t)x;
   }
-  out->clean_enabled = !policy || !strcasecmp(policy, "KEEP_LATEST_COMMITS") || out->clean.by_hours;
+  out->clean.by_versions = policy && !strcasecmp(policy, "KEEP_LATEST_FILE_VERSIONS");
+  if (out->clean.by_versions) {
+    const char *v = option(t, opts, n, "hoodie.clean.fileversions.retained", "hoodie.cleaner.fileversions.retained");
+    int64_t x = 3;
+    if (v) HUDI_TRY(hudi_option_parse_int("hoodie.clean.fileversions.retained", v, 1, 1000000, &x, err));
+    out->clean.data_versions_retained = (int32_t)x;
+  }
+  out->clean_enabled = !policy || !strcasecmp(policy, "KEEP_LATEST_COMMITS") || out->clean.by_hours ||
+                       out->clean.by_versions;
   const char *a = option(t, opts, n, HUDI_MDT_COMPACT_ASYNC_OPTION, NULL);
   out->async = a && !strcmp(a, "true");
   int32_t par = 1; /* leave a core to the writer */

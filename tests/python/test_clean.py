@@ -251,6 +251,41 @@ def test_keep_latest_file_versions(tmp_path):
     HudiTable(str(path)).read(as_of(bases[-2]))
 
 
+def test_metadata_table_cleaned_by_file_versions(tmp_path):
+    """Under KEEP_LATEST_FILE_VERSIONS the metadata table is cleaned too, keeping ceil(1.2 x N) slices
+    per file group (HoodieMetadataWriteUtils), with no earliest commit to retain: 24 writes compact
+    it every 10 of its deltacommits (the data cleans add some), so its groups reach three slices and
+    the oldest go."""
+    path = tmp_path / "t"
+    opts = {"hoodie.clean.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.clean.fileversions.retained": "1"}
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="p")
+    t.append(batch(range(8), 1), opts)
+    expected = {r["id"]: (r["id"], r["p"], r["v"]) for r in batch(range(8), 1).to_pylist()}
+    for v in range(2, 26):
+        b = batch([v % 8], v)
+        HudiTable(str(path)).upsert(b, opts)
+        expected.update({r["id"]: (r["id"], r["p"], r["v"]) for r in b.to_pylist()})
+    mdt = path / ".hoodie" / "metadata"
+    tl = timeline(mdt)
+    compactions = [r for r, a, _ in tl if a == "commit"]
+    assert len(compactions) >= 3, tl
+    _, meta, plan = last_clean(mdt)
+    assert plan["policy"] == "KEEP_LATEST_FILE_VERSIONS" and plan["earliestInstantToRetain"] is None
+    assert meta["earliestCommitToRetain"] == "" and meta["totalFilesDeleted"] > 0
+    # ceil(1.2 x 1) = 2 slices per file group: for `files` (a log every write) the base HFiles of the
+    # last two compactions (three while fewer than 3 instants completed after the last compaction:
+    # the MDT clean waits then), no older logs.
+    after_last = len([r for r, _, _ in tl if r > compactions[-1]])
+    keep = compactions[-2:] if after_last >= 3 else compactions[-3:]
+    files = [f.name for f in (mdt / "files").iterdir() if f.name.startswith(("files-", ".files-"))]
+    bases = sorted(f.rpartition("_")[2].split(".")[0] for f in files if f.endswith(".hfile"))
+    assert bases == keep, (bases, keep, tl)
+    logs = [f.split("_")[1].split(".")[0] for f in files if ".log." in f]
+    assert logs and min(logs) >= keep[0], (logs, keep)
+    assert rows(path) == sorted(expected.values())
+    check(path)
+
+
 def test_overwrite_replaced_groups_are_cleaned(tmp_path):
     path = tmp_path / "t"
     t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="p")

@@ -346,6 +346,59 @@ static void compaction_keeps_lookups_and_listing(void **state) {
   hudi_table_free(t);
 }
 
+/* KEEP_LATEST_FILE_VERSIONS (HoodieMetadataWriteUtils: the MDT keeps
+ * ceil(1.2 x the data table's versions) slices of each file group): after
+ * two compactions every group has three slices; one data version keeps
+ * two, so the first slice of every group goes (no earliest commit to
+ * retain); two data versions keep three: nothing goes. Lookups and the
+ * listing stay the same. */
+static void clean_by_file_versions(void **state) {
+  (void)state;
+  hudi_table *t = create_table("tv");
+  model m = {0};
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_mdt_compact_result res;
+  int round = 0;
+  for (int compaction = 0; compaction < 2; compaction++) {
+    for (int k = 0; k < 11; k++, round++) commit_round(t, &m, round, NO_AUTO, 2);
+    if (hudi_mdt_compact(t, NULL, &res, &err) != HUDI_OK) fail_msg("%s", err.message);
+    assert_int_equal(strlen(res.instant), 17);
+  }
+  for (int k = 0; k < 3; k++, round++) commit_round(t, &m, round, NO_AUTO, 2);
+  snapshot before = take("tv", &m);
+  /* The first slices: the initialisation instants' files. */
+  assert_true(count_files("tv", "files", "00000000000000000") > 0);
+  assert_true(count_files("tv", "record_index", "00000000000000001") > 0);
+
+  hudi_mdt_clean_options co = HUDI_MDT_CLEAN_OPTIONS_INIT;
+  co.by_versions = true;
+  co.data_versions_retained = 2; /* keeps 3 */
+  hudi_mdt_clean_result cr;
+  if (hudi_mdt_clean(t, &co, &cr, &err) != HUDI_OK) fail_msg("%s", err.message);
+  assert_string_equal(cr.instant, "");
+  co.data_versions_retained = 1; /* keeps 2 */
+  if (hudi_mdt_clean(t, &co, &cr, &err) != HUDI_OK) fail_msg("%s", err.message);
+  assert_int_equal(strlen(cr.instant), 17);
+  assert_string_equal(cr.earliest_commit_to_retain, "");
+  assert_true(cr.files_deleted >= 11); /* at least one file of each of the 11 groups */
+  assert_int_equal(count_files("tv", "files", "00000000000000000"), 0);
+  assert_int_equal(count_files("tv", "record_index", "00000000000000001"), 0);
+  assert_int_equal(count_files("tv", "record_index", res.instant), 10); /* the newest base files stay */
+  snapshot after = take("tv", &m);
+  assert_string_equal(after.locations, before.locations);
+  assert_string_equal(after.listing, before.listing);
+  char path[600];
+  snprintf(path, sizeof path, "%s/tv/.hoodie/metadata/.hoodie/timeline/%s.clean.requested", dir, cr.instant);
+  assert_true(mdt_is_file(path));
+  /* Done: two slices per group are left, which is what it keeps. */
+  if (hudi_mdt_clean(t, &co, &cr, &err) != HUDI_OK) fail_msg("%s", err.message);
+  assert_string_equal(cr.instant, "");
+  snapshot_free(&before);
+  snapshot_free(&after);
+  model_free(&m);
+  hudi_table_free(t);
+}
+
 /* The file info names (in order) and meta blocks of an HFile, as text. */
 static char *hfile_layout(const char *path) {
   size_t len;
@@ -570,6 +623,7 @@ int main(void) {
       cmocka_unit_test(bloom_matches_spark),
       cmocka_unit_test(base_hfile_layout_matches_spark),
       cmocka_unit_test(compaction_keeps_lookups_and_listing),
+      cmocka_unit_test(clean_by_file_versions),
       cmocka_unit_test(writes_compact_automatically),
       cmocka_unit_test(parallel_equals_serial),
       cmocka_unit_test(alloc_failures),
