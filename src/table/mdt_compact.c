@@ -538,13 +538,14 @@ static hudi_status compact_groups(compact_ctx *c, const hudi_mdt_compact_options
 static bool compactable(compact_ctx *c) {
   /* Only MDTs of the partitions hudi-c maintains: files, record_index,
    * and column_stats / partition_stats of the tables it keeps them for
-   * (copy-on-write, version 9). There every record of one key that Java
-   * would merge has the newer replacing the older (file names are unique,
-   * so two column_stats records of one key are a record and its
-   * tombstone; partition_stats are tight bounds), as the slice merge does;
-   * tombstones are then dropped (put_record). Other partitions (bloom
-   * filters, secondary and expression indexes, log-file column stats of
-   * merge-on-read tables, whose non-tight ranges merge) are left alone. */
+   * (version 9). There every record of one key that Java would merge has
+   * the newer replacing the older (file names are unique, and from table
+   * version 8 on a log file is written by one commit whose stats the
+   * writer merged into one record, so two column_stats records of one key
+   * are a record and its tombstone; partition_stats are tight bounds), as
+   * the slice merge does; tombstones are then dropped (put_record). Other
+   * partitions (bloom filters, secondary and expression indexes) are left
+   * alone. */
   size_t n_groups;
   const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
   for (size_t i = 0; i < n_groups; i++) {

@@ -1,6 +1,7 @@
 /* Metadata-table compaction of an MDT holding column_stats and
  * partition_stats (mdt_compact.h) over Spark-written records: a copy of the
- * v9 copy-on-write fixture v9_txns_simple_meta (its secondary-index
+ * v9 copy-on-write and merge-on-read fixtures v9_txns_simple_meta (the
+ * latter's column_stats hold its log files' records; their secondary-index
  * partitions removed from the copy, as hudi-c compacts only the partitions
  * it maintains) is compacted, and then
  *   - every file group of files, column_stats, partition_stats and
@@ -29,15 +30,17 @@
 #include "table/table.h"
 
 #define FIX HUDI_UNZIPPED_DIR "/hudi-rs/crates/test/data/sample_table/cow/v9_txns_simple_meta/v9_txns_simple_meta"
+/* Merge-on-read: column_stats also hold its log files' records. */
+#define FIX_MOR HUDI_UNZIPPED_DIR "/hudi-rs/crates/test/data/sample_table/mor/avro/v9_txns_simple_meta/v9_txns_simple_meta"
 
 static const char *const PARTS[] = {"files", "column_stats", "partition_stats", "record_index"};
 #define N_PARTS 4
 
-static char *make_copy(bool drop_secondary) {
+static char *make_copy(const char *fixture, bool drop_secondary) {
   char tmpl[] = "/tmp/hudi_mdtcs_XXXXXX";
   assert_non_null(mkdtemp(tmpl));
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "cp -r '%s' '%s/t'", FIX, tmpl);
+  snprintf(cmd, sizeof cmd, "cp -r '%s' '%s/t'", fixture, tmpl);
   assert_int_equal(system(cmd), 0);
   if (drop_secondary) {
     snprintf(cmd, sizeof cmd,
@@ -131,10 +134,9 @@ static void take(snapshot *s, hudi_table *t, const char *partition, const char *
   hudi_mdt_free(m);
 }
 
-static void compacts_every_maintained_partition(void **state) {
-  (void)state;
+static void compacts(const char *fixture) {
   hudi_error err = HUDI_ERROR_INIT;
-  char *path = make_copy(true);
+  char *path = make_copy(fixture, true);
   hudi_table *t = NULL;
   if (hudi_table_open(&t, path, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
   snapshot before[N_PARTS];
@@ -171,10 +173,20 @@ static void compacts_every_maintained_partition(void **state) {
   remove_copy(path);
 }
 
+static void compacts_every_maintained_partition(void **state) {
+  (void)state;
+  compacts(FIX);
+}
+
+static void compacts_every_maintained_partition_mor(void **state) {
+  (void)state;
+  compacts(FIX_MOR);
+}
+
 static void leaves_unmaintained_partitions_alone(void **state) {
   (void)state;
   hudi_error err = HUDI_ERROR_INIT;
-  char *path = make_copy(false);
+  char *path = make_copy(FIX, false);
   hudi_table *t = NULL;
   if (hudi_table_open(&t, path, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
   hudi_mdt_compact_options o = HUDI_MDT_COMPACT_OPTIONS_INIT;
@@ -190,6 +202,7 @@ static void leaves_unmaintained_partitions_alone(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compacts_every_maintained_partition),
+      cmocka_unit_test(compacts_every_maintained_partition_mor),
       cmocka_unit_test(leaves_unmaintained_partitions_alone),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
