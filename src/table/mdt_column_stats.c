@@ -825,7 +825,6 @@ bool hudi_cs_supported(const hudi_table *t) {
   return t->version >= 9;
 }
 
-static hudi_status count_groups(hudi_storage *s, const char *partition, size_t *out, hudi_error *err);
 
 bool hudi_cs_maintains(const hudi_table *t, const char *name, size_t len) {
   bool cs = len == 12 && !memcmp(name, "column_stats", 12), ps = len == 15 && !memcmp(name, "partition_stats", 15);
@@ -838,7 +837,7 @@ bool hudi_cs_maintains(const hudi_table *t, const char *name, size_t len) {
                            NULL) != HUDI_OK)
     return false;
   hudi_cs_columns_free(cols, n_cols);
-  return n_cols > 0 && count_groups(t->storage, cs ? "column_stats" : "partition_stats", &groups, NULL) == HUDI_OK;
+  return n_cols > 0 && hudi_cs_count_groups(t->storage, cs ? "column_stats" : "partition_stats", &groups, NULL) == HUDI_OK;
 }
 
 hudi_status hudi_cs_mdt_records(hudi_cs_records *out, hudi_table *t, const hudi_commit_metadata *meta,
@@ -866,7 +865,7 @@ void hudi_cs_group_blocks_free(hudi_cs_group_blocks *b) {
 
 /* File groups present in an MDT partition (distinct "<prefix>NNNN-0" ids of
  * its base and log files; they must be 0..n-1). */
-static hudi_status count_groups(hudi_storage *s, const char *partition, size_t *out, hudi_error *err) {
+hudi_status hudi_cs_count_groups(hudi_storage *s, const char *partition, size_t *out, hudi_error *err) {
   char prefix[64], dir[128];
   if (!hudi_mdt_file_id_prefix(prefix, sizeof prefix, partition))
     return hudi_err_set(err, HUDI_ERR_INTERNAL, "no file id prefix for %s", partition);
@@ -921,7 +920,7 @@ static hudi_status build_partition(hudi_cs_group_blocks *out, hudi_storage *s, c
   for (size_t i = 0; i < n; i++) count += recs[i]->type == type;
   if (!count) return HUDI_OK;
   size_t groups = 0;
-  HUDI_TRY(count_groups(s, partition, &groups, err));
+  HUDI_TRY(hudi_cs_count_groups(s, partition, &groups, err));
   shard_ref *refs = hudi_malloc(count * sizeof *refs);
   hudi_mdt_record **batch = hudi_malloc(count * sizeof *batch);
   hudi_status st = refs && batch ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "%zu %s records", count, partition);

@@ -227,6 +227,10 @@ typedef struct hudi_cs_group_blocks {
 
 void hudi_cs_group_blocks_free(hudi_cs_group_blocks *b);
 
+/* The number of file groups of an MDT partition (its files' distinct
+ * "<prefix>NNNN-0" ids, which must be 0..n-1). */
+HUDI_NODISCARD hudi_status hudi_cs_count_groups(hudi_storage *s, const char *partition, size_t *out, hudi_error *err);
+
 /* Groups recs (types 3 and 6) by MDT partition and file group (key shard
  * among the file groups present under .hoodie/metadata/<partition> of s)
  * and encodes each group's records as one HFILE_DATA log block (headers

@@ -1,4 +1,5 @@
 /* Metadata-table compaction (mdt_compact.h). */
+#include "table/mdt_secondary_index.h"
 #include "table/mdt_compact.h"
 
 #include <stdio.h>
@@ -231,10 +232,12 @@ typedef struct base_writer {
   hudi_buf min_key, max_key;
   uint64_t n;
   bool stats_group; /* a column_stats / partition_stats file group */
+  bool si_group;    /* a secondary index's */
   uint64_t dropped; /* column-stats tombstones left out */
 } base_writer;
 
 static bool is_stats_partition(const char *p) { return !strcmp(p, "column_stats") || !strcmp(p, "partition_stats"); }
+static bool is_secondary_partition(const char *p) { return !strncmp(p, "secondary_index_", 16); }
 
 static bool typed_record(int32_t type) {
   return type == HUDI_MDT_TYPE_PARTITION_LIST || type == HUDI_MDT_TYPE_FILE_LIST || type == HUDI_MDT_TYPE_RECORD_INDEX;
@@ -312,20 +315,29 @@ static hudi_status payload(base_writer *b, hudi_mdt_merged *r, hudi_error *err) 
   return st;
 }
 
-/* Whether r is a column-stats tombstone (isDeleted): HoodieMetadataPayload
- * reads it as a deleted record (getInsertValue is empty), so compaction
- * leaves it out, as it does a deleted record-index key. */
+/* A secondary-index record's SecondaryIndexMetadata.isDeleted. */
+static bool si_deleted(const hudi_mdt_record *r) {
+  const hudi_avro_value *si = r->value ? hudi_avro_value_field(r->value, "SecondaryIndexMetadata") : NULL;
+  si = si ? hudi_avro_value_unwrap(si) : NULL;
+  const hudi_avro_value *d = si && si->node->type == HUDI_AVRO_RECORD ? hudi_avro_value_field(si, "isDeleted") : NULL;
+  return d && d->node->type == HUDI_AVRO_BOOLEAN && d->v.boolean;
+}
+
+/* Whether r is a column-stats or secondary-index tombstone (isDeleted):
+ * HoodieMetadataPayload reads it as a deleted record (getInsertValue is
+ * empty), so compaction leaves it out, as it does a deleted record-index
+ * key. */
 static hudi_status is_tombstone(const base_writer *b, const hudi_mdt_merged *r, bool *out, hudi_error *err) {
   *out = false;
-  if (!b->stats_group) return HUDI_OK;
+  if (!b->stats_group && !b->si_group) return HUDI_OK;
   if (r->rec) {
-    *out = r->rec->has_column_stats && r->rec->column_stats.is_deleted;
+    *out = b->si_group ? si_deleted(r->rec) : r->rec->has_column_stats && r->rec->column_stats.is_deleted;
     return HUDI_OK;
   }
   hudi_mdt_record dec;
   hudi_status st = hudi_mdt_record_decode(&dec, r->schema, (const char *)r->key, r->key_len, r->value, r->value_len,
                                           b->file_name, err);
-  if (st == HUDI_OK) *out = dec.has_column_stats && dec.column_stats.is_deleted;
+  if (st == HUDI_OK) *out = b->si_group ? si_deleted(&dec) : dec.has_column_stats && dec.column_stats.is_deleted;
   hudi_mdt_record_free(&dec);
   return st;
 }
@@ -432,6 +444,7 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
   b.schema = c->schema->root;
   b.file_name = name;
   b.stats_group = is_stats_partition(o->g->partition);
+  b.si_group = is_secondary_partition(o->g->partition);
   hudi_buf_init(&b.scratch, HUDI_MDT_MAX_PAYLOAD);
   hudi_buf_init(&b.min_key, 1 << 16);
   hudi_buf_init(&b.max_key, 1 << 16);
@@ -543,14 +556,22 @@ static bool compactable(compact_ctx *c) {
    * version 8 on a log file is written by one commit whose stats the
    * writer merged into one record, so two column_stats records of one key
    * are a record and its tombstone; partition_stats are tight bounds), as
-   * the slice merge does; tombstones are then dropped (put_record). Other
-   * partitions (bloom filters, secondary and expression indexes) are left
-   * alone. */
+   * the slice merge does; tombstones are then dropped (put_record). So do
+   * the secondary indexes hudi-c keeps (newer replaces older; removals are
+   * DELETE blocks). Other partitions (bloom filters, expression indexes,
+   * secondary indexes hudi-c cannot keep) are left alone. */
   size_t n_groups;
   const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
+  int si_ok = -1; /* secondary indexes kept (mdt_secondary_index.h): checked once */
   for (size_t i = 0; i < n_groups; i++) {
     const char *p = groups[i].partition;
-    if (strcmp(p, "files") != 0 && strcmp(p, "record_index") != 0 && !(is_stats_partition(p) && hudi_cs_supported(c->t)))
+    if (is_secondary_partition(p) && si_ok < 0) {
+      hudi_si_defs d;
+      si_ok = hudi_si_defs_load(&d, c->t, NULL) == HUDI_OK;
+      if (si_ok) hudi_si_defs_free(&d);
+    }
+    if (strcmp(p, "files") != 0 && strcmp(p, "record_index") != 0 && !(is_stats_partition(p) && hudi_cs_supported(c->t)) &&
+        !(is_secondary_partition(p) && si_ok == 1))
       return false;
   }
   /* Table version 6 (timeline layout 1) names files after base instants

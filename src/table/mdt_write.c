@@ -1,5 +1,6 @@
 /* One data commit into the metadata table: the files listing and the
  * record-level index (mdt_write.h; spec hudi-metadata-table.md §5). */
+#include "table/mdt_secondary_index.h"
 #include "table/mdt_write.h"
 
 #include <stdio.h>
@@ -786,13 +787,20 @@ static hudi_status precheck(commit_ctx *c, hudi_error *err) {
   return mdt_version(c, err);
 }
 
-/* column_stats / partition_stats (mdt_column_stats.h): one log file per
- * touched file group. */
+/* column_stats / partition_stats (mdt_column_stats.h) and secondary
+ * indexes (mdt_secondary_index.h): one log file per touched file group. */
 static hudi_status commit_index_records(commit_ctx *c, hudi_error *err) {
   hudi_cs_group_blocks gb;
   HUDI_TRY(hudi_cs_group_blocks_build(&gb, c->s, c->o.index_records, c->o.n_index_records, c->schema->root,
                                       c->schema_json, c->schema_len, &c->o, c->in->instant, err));
   hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < gb.n; i++)
+    st = write_log(c, gb.items[i].partition, gb.items[i].file_id, &gb.items[i].blocks, (int64_t)gb.items[i].n_records,
+                   0, err);
+  hudi_cs_group_blocks_free(&gb);
+  if (st != HUDI_OK || !c->o.si_changes || !c->o.si_changes->n) return st;
+  st = hudi_si_group_blocks_build(&gb, c->s, c->o.si_changes, c->schema->root, c->schema_json, c->schema_len, &c->o,
+                                  c->in->instant, err);
   for (size_t i = 0; st == HUDI_OK && i < gb.n; i++)
     st = write_log(c, gb.items[i].partition, gb.items[i].file_id, &gb.items[i].blocks, (int64_t)gb.items[i].n_records,
                    0, err);

@@ -84,6 +84,9 @@ typedef struct hudi_mdt_write_options {
    * HFILE_DATA log file per touched file group. */
   struct hudi_mdt_record *const *index_records;
   size_t n_index_records;
+  /* commit only: secondary-index entries to add and remove (NULL: none),
+   * one log file per touched file group (mdt_secondary_index.h). */
+  const struct hudi_si_changes *si_changes;
   /* HFile GZ blocks deflated by zlib level 6, byte for byte what Hudi's
    * Java writer produces (fixture comparisons); false: libdeflate, several
    * times faster (hudi_hfile_writer_options.java_exact_bytes). */
@@ -97,7 +100,7 @@ typedef struct hudi_mdt_write_options {
   bool table_version_known;
 } hudi_mdt_write_options;
 
-#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, false, 0, false}
+#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, NULL, false, 0, false}
 
 /* A file of the data table added or deleted by the commit. */
 typedef struct hudi_mdt_file_change {

@@ -178,6 +178,13 @@ hudi_status hudi_mdt_w_hfile_block(hudi_buf *out, const uint8_t *hfile, size_t l
 hudi_status hudi_mdt_w_delete_block(hudi_buf *out, const char *const *keys, const size_t *key_lens, size_t n,
                                     bool with_schema, const char *schema_json, size_t schema_len, const char *instant,
                                     hudi_error *err) {
+  return hudi_mdt_w_delete_block_in(out, "record_index", keys, key_lens, n, with_schema, schema_json, schema_len,
+                                    instant, err);
+}
+
+hudi_status hudi_mdt_w_delete_block_in(hudi_buf *out, const char *partition, const char *const *keys,
+                                       const size_t *key_lens, size_t n, bool with_schema, const char *schema_json,
+                                       size_t schema_len, const char *instant, hudi_error *err) {
   hudi_log_delete_record *recs = NULL;
   if (n) {
     recs = hudi_calloc(n, sizeof *recs);
@@ -186,8 +193,8 @@ hudi_status hudi_mdt_w_delete_block(hudi_buf *out, const char *const *keys, cons
   for (size_t i = 0; i < n; i++) {
     recs[i].record_key = keys[i];
     recs[i].record_key_len = key_lens[i];
-    recs[i].partition_path = "record_index";
-    recs[i].partition_path_len = strlen("record_index");
+    recs[i].partition_path = partition;
+    recs[i].partition_path_len = strlen(partition);
     /* Java's DeleteRecord default ordering value: the Integer 0. */
     recs[i].ordering.kind = HUDI_LOG_ORDERING_INT;
     recs[i].ordering.v.i = 0;

@@ -80,6 +80,13 @@ HUDI_NODISCARD hudi_status hudi_mdt_w_delete_block(hudi_buf *out, const char *co
                                                    size_t n, bool with_schema, const char *schema_json,
                                                    size_t schema_len, const char *instant, hudi_error *err);
 
+/* The same with the records' partitionPath `partition` (a secondary
+ * index's deletions). */
+HUDI_NODISCARD hudi_status hudi_mdt_w_delete_block_in(hudi_buf *out, const char *partition, const char *const *keys,
+                                                      const size_t *key_lens, size_t n, bool with_schema,
+                                                      const char *schema_json, size_t schema_len,
+                                                      const char *instant, hudi_error *err);
+
 /* A fresh deltacommit metadata with the operation and (when schema_json
  * is not NULL) extraMetadata.schema. */
 HUDI_NODISCARD hudi_status hudi_mdt_w_commit_metadata(hudi_commit_metadata **out, const char *operation,

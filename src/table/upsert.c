@@ -10,6 +10,7 @@
 #include "base/buf.h"
 #include "expr/assign.h"
 #include "hudi/read.h"
+#include "table/mdt_secondary_index.h"
 #include "table/keygen.h"
 #include "table/merge_write.h"
 #include "table/write.h"
@@ -63,6 +64,15 @@ hudi_status hudi_table_overwrite(hudi_write_result *result, hudi_table *table, s
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hudi_table_overwrite needs a table, a stream and a scope");
   }
   bool table_scope = scope == HUDI_OVERWRITE_TABLE;
+  if (hudi_si_listed(table)) {
+    /* Hudi refuses it too (HoodieIndexException): replacing file groups
+     * would need every replaced key's index entry removed. */
+    stream->release(stream);
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "table %s has secondary indexes: overwrite is refused on such tables, as Apache Hudi refuses "
+                        "it; delete and upsert the rows instead",
+                        table->base_uri);
+  }
   return upsert_stream(result, table, stream, options, n_options,
                        table_scope ? HUDI_MERGE_OVERWRITE_TABLE : HUDI_MERGE_OVERWRITE_PARTITIONS,
                        table_scope ? "INSERT_OVERWRITE_TABLE" : "INSERT_OVERWRITE", err);

@@ -1,4 +1,5 @@
 /* Keeping the metadata table current from the write path (write_mdt.h). */
+#include "table/mdt_secondary_index.h"
 #include "table/write_mdt.h"
 
 #include <stdio.h>
@@ -19,6 +20,11 @@
 /* The MDT partitions hudi-c writes on every commit. */
 static bool maintained(const char *name, size_t len) {
   return (len == 5 && !memcmp(name, "files", 5)) || (len == 12 && !memcmp(name, "record_index", 12));
+}
+
+/* secondary_index_*: hudi_si_defs_load accepted them all. */
+static bool is_secondary(const char *name, size_t len) {
+  return len > 16 && !memcmp(name, "secondary_index_", 16);
 }
 
 static bool lists(const char *list, const char *name) {
@@ -50,6 +56,10 @@ hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
                         "until that indexing finishes",
                         t->base_uri, INFLIGHT_KEY, inflight);
   if (!parts || !*parts) return HUDI_OK;
+  /* A secondary index hudi-c cannot keep: the reason, named. */
+  hudi_si_defs defs;
+  HUDI_TRY(hudi_si_defs_load(&defs, (hudi_table *)t, err));
+  hudi_si_defs_free(&defs);
   char others[512] = "";
   size_t used = 0;
   bool has_files = false;
@@ -57,7 +67,8 @@ hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
     const char *end = strchr(p, ',');
     size_t len = end ? (size_t)(end - p) : strlen(p);
     if (len == 5 && !memcmp(p, "files", 5)) has_files = true;
-    if (len && !maintained(p, len) && !hudi_cs_maintains(t, p, len) && used < sizeof others) {
+    if (len && !maintained(p, len) && !hudi_cs_maintains(t, p, len) && !is_secondary(p, len) &&
+        used < sizeof others) {
       int w = snprintf(others + used, sizeof others - used, "%s%.*s", used ? ", " : "", (int)len, p);
       if (w > 0) used += (size_t)w;
     }
@@ -124,6 +135,11 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
   if (st == HUDI_OK) st = hudi_cs_mdt_records(&csr, t, meta, files, k, err);
   o.index_records = csr.items;
   o.n_index_records = csr.n;
+  hudi_si_defs sid = {0}; /* secondary indexes (mdt_secondary_index.h) */
+  hudi_si_changes sic = {0};
+  if (st == HUDI_OK) st = hudi_si_defs_load(&sid, t, err);
+  if (st == HUDI_OK && sid.n) st = hudi_si_commit_changes(&sic, &sid, t, instant, meta, err);
+  o.si_changes = &sic;
   hudi_mdt_commit_input in = {instant, files, k, keys, o.record_index_shards < 0 ? 0 : n_keys};
   hudi_mdt_commit_result res;
   memset(&res, 0, sizeof res);
@@ -131,6 +147,8 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
   if (st == HUDI_OK) hudi_mdt_shared_version_seen(t, res.table_version);
   hudi_mdt_share_invalidate(t); /* the MDT changed (or may have, on failure) */
   hudi_cs_records_free(&csr);
+  hudi_si_changes_free(&sic);
+  hudi_si_defs_free(&sid);
   hudi_free(files);
   HUDI_TRY(st);
   int64_t ms;

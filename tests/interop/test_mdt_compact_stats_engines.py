@@ -2,8 +2,8 @@
 default MDT (files, column_stats and, when partitioned, partition_stats): every partition is
 compacted into HFile base files, and Spark still prunes correctly with data skipping.
 
-The table is created by Spark SQL (the fixture tables with metadata carry secondary indexes,
-which hudi-c refuses to write). hudi-c then writes 12 commits (updates far outside the old
+The table is created by Spark SQL (a fresh table, with Spark 1.2's own defaults; secondary
+indexes have their own test, test_mdt_secondary_index_engines.py). hudi-c then writes 12 commits (updates far outside the old
 ranges, inserts, deletes), which makes the MDT due for compaction
 (hoodie.metadata.compact.max.delta.commits = 10).
 

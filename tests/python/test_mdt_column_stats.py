@@ -224,22 +224,53 @@ def test_upsert_and_delete_keep_column_stats(tmp_path):
     assert unwrap(eu[0]["maxValue"]) != "Zzz Market"
 
 
-def test_mor_with_secondary_indexes_still_refused(tmp_path):
-    """A Spark MOR table's column_stats are kept now (test_mdt_column_stats.c, the interop tier);
-    its secondary indexes are not, so the write is refused naming them, and nothing is written."""
+def test_mor_log_file_stats_from_records(tmp_path):
+    """On the Spark MOR fixture (Spark 1.1: column_stats of its log files too), the column_stats of a
+    hudi-c update's log file are the ranges of the log file's records, decoded independently (the
+    checker's Avro reader, or pyarrow for a Parquet block; sizes 0, as Spark's append handle writes them); a delete's log file gets NULL-typed
+    records with zero counts, as Spark's do; partition_stats take the log file in."""
     src = Path(table_path("sample_table/mor/avro/v9_txns_simple_meta"))
     dst = tmp_path / "m"
     shutil.copytree(src, dst)
-    props = dst / ".hoodie" / "hoodie.properties"
-    text = props.read_text()
-    assert "column_stats" in text
     t = HudiTable(str(dst))
     snap = pa.Table.from_batches(t.read())
-    data_cols = [c for c in snap.schema.names if not c.startswith("_hoodie")]
-    one = snap.select(data_cols).slice(0, 1)
-    before = sorted(p.relative_to(dst) for p in dst.rglob("*"))
-    with pytest.raises(Exception, match="metadata-table indexes") as e:
-        HudiTable(str(dst)).upsert(one.to_batches()[0])
-    msg = str(e.value)
-    assert "secondary_index_merchant_idx, secondary_index_txn_date_idx;" in msg, msg
-    assert sorted(p.relative_to(dst) for p in dst.rglob("*")) == before
+    data = snap.select([c for c in snap.schema.names if not c.startswith("_hoodie")])
+    rows = data.filter(pa.compute.is_in(data.column("txn_id"), pa.array(["TXN-001", "TXN-013"])))
+    i = rows.schema.get_field_index("merchant_name")
+    rows = rows.set_column(i, rows.schema.field(i), pa.array(["Zzz Market", None]))
+    i = rows.schema.get_field_index("txn_ts")
+    rows = rows.set_column(i, rows.schema.field(i), pa.array([1800000000000, 1800000000000], pa.int64()))
+    r = HudiTable(str(dst)).upsert(rows)
+    logs = [f for f in dst.rglob(f".*_{r.requested_time}.log.*") if ".hoodie" not in f.parts]
+    n_recs = 0
+    stats = mdt_records(dst, "column_stats").values()
+    for log in logs:
+        recs = []
+        for b in hc.parse_log_file(log.read_bytes()):
+            if b.block_type == hc.AVRO_DATA:
+                recs.extend(hc.decode_avro_data_block(b))
+            elif b.block_type == hc.PARQUET_DATA:  # the block's content is a Parquet file: pyarrow reads it
+                recs.extend(pq.read_table(pa.BufferReader(b.content)).to_pylist())
+        n_recs += len(recs)
+        cs = {x["ColumnStatsMetadata"]["columnName"]: x["ColumnStatsMetadata"] for x in stats
+              if x["ColumnStatsMetadata"]["fileName"] == log.name}
+        for col in ("merchant_name", "txn_id", "txn_ts", "_hoodie_commit_time"):
+            vals = [x[col] for x in recs if x[col] is not None]
+            m = cs[col]
+            want = (min(vals) if vals else None, max(vals) if vals else None, len(recs), len(recs) - len(vals), 0, 0)
+            assert (unwrap(m["minValue"]), unwrap(m["maxValue"]), m["valueCount"], m["nullCount"], m["totalSize"],
+                    m["totalUncompressedSize"]) == want, (log.name, col, m)
+            assert m["isDeleted"] is False
+    assert n_recs == 2
+    part = snap.filter(pa.compute.equal(snap.column("txn_id"), "TXN-001")).column("_hoodie_partition_path")[0].as_py()
+    ps = [x["ColumnStatsMetadata"] for x in mdt_records(dst, "partition_stats").values()
+          if x["ColumnStatsMetadata"]["fileName"] == part and x["ColumnStatsMetadata"]["columnName"] == "merchant_name"]
+    assert unwrap(ps[0]["maxValue"]) == "Zzz Market"
+    d = HudiTable(str(dst)).delete_keys(["TXN-017"])
+    (dlog,) = [f for f in dst.rglob(f".*_{d.requested_time}.log.*") if ".hoodie" not in f.parts]
+    cs = [x["ColumnStatsMetadata"] for x in mdt_records(dst, "column_stats").values()
+          if x["ColumnStatsMetadata"]["fileName"] == dlog.name]
+    assert cs and all((m["minValue"], m["maxValue"], m["valueCount"], m["valueType"]["typeOrdinal"], m["isDeleted"])
+                      == (None, None, 0, 1, False) for m in cs)
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(dst)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr

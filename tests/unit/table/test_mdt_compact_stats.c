@@ -1,9 +1,8 @@
 /* Metadata-table compaction of an MDT holding column_stats and
  * partition_stats (mdt_compact.h) over Spark-written records: a copy of the
  * v9 copy-on-write and merge-on-read fixtures v9_txns_simple_meta (the
- * latter's column_stats hold its log files' records; their secondary-index
- * partitions removed from the copy, as hudi-c compacts only the partitions
- * it maintains) is compacted, and then
+ * latter's column_stats hold its log files' records), with their
+ * secondary-index partitions removed from the copy, is compacted, and then
  *   - every file group of files, column_stats, partition_stats and
  *     record_index that had log files has a base HFile of the compaction
  *     instant, and none has logs left;
@@ -11,8 +10,9 @@
  *     before compaction) is unchanged apart from _hoodie_file_name, which
  *     names the new base file;
  *   - the HFiles' keys ascend and their file info carries the schema;
- * and a copy whose index partitions include one hudi-c does not maintain
- * (a secondary index) is left alone. */
+ * the same with the secondary indexes kept (they compact too); and a copy
+ * whose index partitions include one hudi-c does not maintain (a
+ * secondary index of index version V1) is left alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,8 +33,10 @@
 /* Merge-on-read: column_stats also hold its log files' records. */
 #define FIX_MOR HUDI_UNZIPPED_DIR "/hudi-rs/crates/test/data/sample_table/mor/avro/v9_txns_simple_meta/v9_txns_simple_meta"
 
-static const char *const PARTS[] = {"files", "column_stats", "partition_stats", "record_index"};
-#define N_PARTS 4
+static const char *const PARTS[] = {"files", "column_stats", "partition_stats", "record_index",
+                                    "secondary_index_merchant_idx", "secondary_index_txn_date_idx"};
+#define N_BASE_PARTS 4
+#define N_PARTS 6
 
 static char *make_copy(const char *fixture, bool drop_secondary) {
   char tmpl[] = "/tmp/hudi_mdtcs_XXXXXX";
@@ -134,13 +136,14 @@ static void take(snapshot *s, hudi_table *t, const char *partition, const char *
   hudi_mdt_free(m);
 }
 
-static void compacts(const char *fixture) {
+static void compacts(const char *fixture, bool with_secondary) {
   hudi_error err = HUDI_ERROR_INIT;
-  char *path = make_copy(fixture, true);
+  char *path = make_copy(fixture, !with_secondary);
+  int n_parts = with_secondary ? N_PARTS : N_BASE_PARTS;
   hudi_table *t = NULL;
   if (hudi_table_open(&t, path, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
   snapshot before[N_PARTS];
-  for (int p = 0; p < N_PARTS; p++) {
+  for (int p = 0; p < n_parts; p++) {
     take(&before[p], t, PARTS[p], NULL);
     assert_true(before[p].n > 0);
     assert_true(before[p].logs > 0);
@@ -151,11 +154,11 @@ static void compacts(const char *fixture) {
   if (hudi_mdt_compact(t, &o, &res, &err) != HUDI_OK) fail_msg("%s", err.message);
   assert_true(res.instant[0] != '\0');
   size_t groups = 0;
-  for (int p = 0; p < N_PARTS; p++) groups += before[p].groups_with_logs;
+  for (int p = 0; p < n_parts; p++) groups += before[p].groups_with_logs;
   assert_int_equal(res.file_groups, groups);
   hudi_table_free(t);
   if (hudi_table_open(&t, path, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
-  for (int p = 0; p < N_PARTS; p++) {
+  for (int p = 0; p < n_parts; p++) {
     snapshot after;
     take(&after, t, PARTS[p], res.instant);
     assert_int_equal(after.logs, 0);
@@ -175,18 +178,30 @@ static void compacts(const char *fixture) {
 
 static void compacts_every_maintained_partition(void **state) {
   (void)state;
-  compacts(FIX);
+  compacts(FIX, false);
 }
 
 static void compacts_every_maintained_partition_mor(void **state) {
   (void)state;
-  compacts(FIX_MOR);
+  compacts(FIX_MOR, false);
+}
+
+/* Secondary indexes hudi-c keeps compact with the rest. */
+static void compacts_secondary_indexes(void **state) {
+  (void)state;
+  compacts(FIX, true);
+  compacts(FIX_MOR, true);
 }
 
 static void leaves_unmaintained_partitions_alone(void **state) {
   (void)state;
   hudi_error err = HUDI_ERROR_INIT;
   char *path = make_copy(FIX, false);
+  /* A secondary index of index version V1 is not one hudi-c keeps. */
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "cd '%s/.hoodie/.index_defs' && sed -i 's/\"version\" : \"V2\"/\"version\" : \"V1\"/' index.json", path);
+  assert_int_equal(system(cmd), 0);
   hudi_table *t = NULL;
   if (hudi_table_open(&t, path, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
   hudi_mdt_compact_options o = HUDI_MDT_COMPACT_OPTIONS_INIT;
@@ -203,6 +218,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compacts_every_maintained_partition),
       cmocka_unit_test(compacts_every_maintained_partition_mor),
+      cmocka_unit_test(compacts_secondary_indexes),
       cmocka_unit_test(leaves_unmaintained_partitions_alone),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
