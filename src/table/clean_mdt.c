@@ -35,17 +35,6 @@ typedef struct ctx {
 } ctx;
 
 /* Whether a comma-separated list names `name`. */
-static bool lists_partition(const char *list, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = list; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == n && !memcmp(p, name, n)) return true;
-    p = end ? end + 1 : NULL;
-  }
-  return false;
-}
-
 /* The MDT's hoodie.table.version (8 or 9). */
 static hudi_status mdt_version(ctx *c, hudi_error *err) {
   hudi_buf text;
@@ -276,7 +265,7 @@ static hudi_status delete_block(ctx *c, const cs_key *keys, size_t n, hudi_buf *
 static hudi_status write_column_stats_logs(ctx *c, hudi_table *t, const hudi_mdt_file_change *deleted, size_t n,
                                            hudi_error *err) {
   const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
-  if (!lists_partition(parts, "column_stats")) return HUDI_OK;
+  if (!hudi_props_list_has(parts, "column_stats")) return HUDI_OK;
   if (c->o.table_version != 9 || !hudi_cs_supported(t))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table %s: hudi-c keeps column_stats of tables of version 9 only", t->base_uri);

@@ -808,17 +808,6 @@ hudi_status hudi_cs_commit_records(hudi_cs_records *out, hudi_table *t, const hu
 
 /* ---- the write path ---- */
 
-static bool lists(const char *list, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = list; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == n && !memcmp(p, name, n)) return true;
-    p = end ? end + 1 : NULL;
-  }
-  return false;
-}
-
 bool hudi_cs_supported(const hudi_table *t) {
   /* Version 8 MDTs use the V1 column stats layout (no valueType): not
    * written by hudi-c yet. */
@@ -844,7 +833,7 @@ hudi_status hudi_cs_mdt_records(hudi_cs_records *out, hudi_table *t, const hudi_
                                 const hudi_mdt_file_change *files, size_t n_files, hudi_error *err) {
   memset(out, 0, sizeof *out);
   const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
-  bool cs = lists(parts, "column_stats"), ps = lists(parts, "partition_stats");
+  bool cs = hudi_props_list_has(parts, "column_stats"), ps = hudi_props_list_has(parts, "partition_stats");
   if (!cs && !ps) return HUDI_OK;
   if (!hudi_cs_supported(t))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,

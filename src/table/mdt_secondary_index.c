@@ -43,17 +43,6 @@ bool hudi_si_listed(const hudi_table *t) {
   return parts && strstr(parts, PREFIX) != NULL;
 }
 
-static bool lists(const char *list, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = list; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == n && !memcmp(p, name, n)) return true;
-    p = end ? end + 1 : NULL;
-  }
-  return false;
-}
-
 /* Whether an Arrow column format is one whose values we turn into Hudi's
  * strings: strings, signed integers, dates (epoch days), times and
  * timestamps (raw counts). */
@@ -115,7 +104,7 @@ hudi_status hudi_si_defs_load(hudi_si_defs *out, hudi_table *t, hudi_error *err)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table %s: hudi-c keeps secondary indexes of table version 9 only (it is %d)", t->base_uri,
                         t->version);
-  if (!lists(parts, "record_index"))
+  if (!hudi_props_list_has(parts, "record_index"))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has a secondary index without the record index",
                         t->base_uri);
   const char *path = hudi_props_get(&t->props, "hoodie.table.index.defs.path");

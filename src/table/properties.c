@@ -239,3 +239,14 @@ hudi_status hudi_props_validate_checksum(const hudi_props *p, const char *source
                         db ? db : "", table, want);
   return HUDI_OK;
 }
+
+bool hudi_props_list_has(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = list; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == n && !memcmp(p, name, n)) return true;
+    p = end ? end + 1 : NULL;
+  }
+  return false;
+}

@@ -2,6 +2,7 @@
 #ifndef HUDI_TABLE_PROPERTIES_H
 #define HUDI_TABLE_PROPERTIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,10 @@ HUDI_NODISCARD hudi_status hudi_props_parse(hudi_props *out, const char *text, s
 
 /* The value of key, or NULL. The pointer lives as long as p is unchanged. */
 const char *hudi_props_get(const hudi_props *p, const char *key);
+
+/* Whether the comma-separated list (a property value; NULL = empty) has
+ * the item name (hoodie.table.metadata.partitions and the like). */
+bool hudi_props_list_has(const char *list, const char *name);
 
 /* Sets (replaces or appends) key=value. */
 HUDI_NODISCARD hudi_status hudi_props_set(hudi_props *p, const char *key, const char *value,

@@ -27,24 +27,13 @@ static bool is_secondary(const char *name, size_t len) {
   return len > 16 && !memcmp(name, "secondary_index_", 16);
 }
 
-static bool lists(const char *list, const char *name) {
-  size_t n = strlen(name);
-  for (const char *p = list; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == n && !memcmp(p, name, n)) return true;
-    p = end ? end + 1 : NULL;
-  }
-  return false;
-}
-
 bool hudi_write_mdt_enabled(const hudi_table *t) {
   const char *v = hudi_props_get(&t->props, PARTITIONS_KEY);
   return v && *v;
 }
 
 bool hudi_write_mdt_has_record_index(const hudi_table *t) {
-  return lists(hudi_props_get(&t->props, PARTITIONS_KEY), "record_index");
+  return hudi_props_list_has(hudi_props_get(&t->props, PARTITIONS_KEY), "record_index");
 }
 
 hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
