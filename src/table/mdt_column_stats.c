@@ -90,6 +90,18 @@ hudi_status hudi_cs_range_merge(hudi_cs_range *acc, const hudi_cs_range *src, hu
   acc->total_size += src->total_size;
   acc->total_uncompressed_size += src->total_uncompressed_size;
   if (src->kind == HUDI_PQ_STAT_NONE) return HUDI_OK;
+  if (src->bounds_unknown || acc->bounds_unknown) {
+    /* A bound that leaves out values would let a reader skip them. */
+    if (acc->kind == HUDI_PQ_STAT_NONE) {
+      acc->value_type = src->value_type;
+      acc->precision = src->precision;
+      acc->scale = src->scale;
+      acc->kind = src->kind;
+    }
+    acc->bounds_unknown = true;
+    acc->has_min = acc->has_max = false;
+    return HUDI_OK;
+  }
   if (acc->kind == HUDI_PQ_STAT_NONE || (!acc->has_min && !acc->has_max)) {
     /* Take src's type and bounds whole. */
     if (acc->kind != src->kind || acc->value_type == HUDI_CS_VT_NULL) {
@@ -288,8 +300,11 @@ static hudi_status column_range(hudi_cs_ranges *out, const hudi_pq_reader *r, ui
   }
   if (!bounds_known || acc.kind == HUDI_PQ_STAT_NONE) acc.has_min = acc.has_max = false;
   if (acc.kind == HUDI_PQ_STAT_BYTES &&
-      ((acc.has_min && acc.min.v.bytes.len > HUDI_CS_MAX_BOUND) || (acc.has_max && acc.max.v.bytes.len > HUDI_CS_MAX_BOUND)))
+      ((acc.has_min && acc.min.v.bytes.len > HUDI_CS_MAX_BOUND) || (acc.has_max && acc.max.v.bytes.len > HUDI_CS_MAX_BOUND))) {
     acc.has_min = acc.has_max = false;
+    bounds_known = false;
+  }
+  acc.bounds_unknown = !bounds_known && acc.kind != HUDI_PQ_STAT_NONE;
   acc.column = (char *)name;
   return hudi_cs_ranges_push(out, &acc, err); /* copies the name and the borrowed bounds */
 }
@@ -650,7 +665,8 @@ static bool is_log_name(const char *name) { return hudi_log_file_name_matches(na
 /* A data file's ranges: a Parquet base file's from its footer, a log
  * file's from its records (hudi_cs_log_ranges). */
 static hudi_status file_ranges(commit_ctx *c, hudi_cs_ranges *out, const char *partition, const char *name,
-                               uint64_t size, hudi_error *err) {
+                               uint64_t size, int64_t *log_records, hudi_error *err) {
+  if (log_records) *log_records = -1;
   size_t len = strlen(name);
   bool log = is_log_name(name);
   if (!log && (len < 8 || strcmp(name + len - 8, ".parquet")))
@@ -661,7 +677,7 @@ static hudi_status file_ranges(commit_ctx *c, hudi_cs_ranges *out, const char *p
   hudi_status st = file_path(&p, partition, name, err);
   const char *const *cols = (const char *const *)c->cols;
   if (st == HUDI_OK)
-    st = log ? hudi_cs_log_ranges(out, c->t->storage, (const char *)p.data, cols, c->n_cols, err)
+    st = log ? hudi_cs_log_ranges(out, c->t->storage, (const char *)p.data, cols, c->n_cols, log_records, err)
              : hudi_cs_parquet_ranges(out, c->t->storage, (const char *)p.data, size, cols, c->n_cols, err);
   hudi_buf_free(&p);
   return st;
@@ -690,7 +706,7 @@ static hudi_status accumulate_file(commit_ctx *c, hudi_cs_ranges *acc, hudi_hash
   HUDI_TRY(hudi_hashmap_put(seen, name, strlen(name), (hudi_hashmap_value){.u64 = 1}, NULL, NULL, err));
   hudi_cs_ranges fr = {0};
   const char *const *cols = (const char *const *)c->cols;
-  hudi_status st = log ? hudi_cs_log_ranges(&fr, c->t->storage, path, cols, c->n_cols, err)
+  hudi_status st = log ? hudi_cs_log_ranges(&fr, c->t->storage, path, cols, c->n_cols, NULL, err)
                        : hudi_cs_parquet_ranges(&fr, c->t->storage, path, size, cols, c->n_cols, err);
   if (st == HUDI_OK) st = accumulate(acc, &fr, err);
   hudi_cs_ranges_free(&fr);
@@ -733,7 +749,7 @@ static hudi_status partition_stats(commit_ctx *c, const char *partition, hudi_er
         hudi_hashmap_get(&seen, name, strlen(name), NULL))
       continue;
     hudi_cs_ranges fr = {0};
-    st = file_ranges(c, &fr, partition, c->files[i].name, (uint64_t)c->files[i].size, err);
+    st = file_ranges(c, &fr, partition, c->files[i].name, (uint64_t)c->files[i].size, NULL, err);
     if (st == HUDI_OK) st = accumulate(&acc, &fr, err);
     hudi_cs_ranges_free(&fr);
   }
@@ -760,9 +776,9 @@ static hudi_status column_stats(commit_ctx *c, hudi_error *err) {
       continue;
     }
     hudi_cs_ranges fr = {0};
-    st = file_ranges(c, &fr, f->partition, f->name, (uint64_t)f->size, err);
-    if (st == HUDI_OK && !fr.n && is_log_name(f->name))
-      st = delete_only_stubs(c, f->partition, f->name, err);
+    int64_t records = -1;
+    st = file_ranges(c, &fr, f->partition, f->name, (uint64_t)f->size, &records, err);
+    if (st == HUDI_OK && records == 0) st = delete_only_stubs(c, f->partition, f->name, err);
     for (size_t k = 0; st == HUDI_OK && k < fr.n; k++)
       st = records_add(c->out, c->schema, HUDI_MDT_TYPE_COLUMN_STATS, f->partition, f->name, &fr.items[k], false, err);
     hudi_cs_ranges_free(&fr);

@@ -81,6 +81,9 @@ typedef struct hudi_cs_range {
   int32_t precision, scale;
   hudi_pq_stat_kind kind;
   bool has_min, has_max;
+  /* Some values exist but their bounds are not known (no statistics, or a
+   * bound over HUDI_CS_MAX_BOUND): merged ranges then have none either. */
+  bool bounds_unknown;
   hudi_pq_stat_value min, max; /* byte bounds owned (min_buf/max_buf) */
   uint8_t *min_buf, *max_buf;
   int64_t null_count, value_count, total_size, total_uncompressed_size;
@@ -128,9 +131,11 @@ HUDI_NODISCARD hudi_status hudi_cs_parquet_ranges(hudi_cs_ranges *out, hudi_stor
  * or Parquet) of the log file at path, as Hudi's append handle collects
  * them: min/max of the non-null values, nullCount, valueCount = records,
  * sizes 0. Delete blocks add nothing; a file without data records gives
- * no ranges. Columns the records lack, or nested ones, are left out. */
+ * no ranges. Columns the records lack, or nested ones, are left out.
+ * *n_records (nullable) gets the data records read. */
 HUDI_NODISCARD hudi_status hudi_cs_log_ranges(hudi_cs_ranges *out, hudi_storage *s, const char *path,
-                                              const char *const *columns, size_t n, hudi_error *err);
+                                              const char *const *columns, size_t n, int64_t *n_records,
+                                              hudi_error *err);
 
 /* Hudi's ValueType (HUDI_CS_VT_*) of an Arrow format string, with the
  * precision and scale of decimals; -1 for types column stats skip. */
@@ -138,7 +143,8 @@ int32_t hudi_cs_value_type_of(const char *fmt, int32_t *precision, int32_t *scal
 
 /* Merges src into acc (same column): min of mins, max of maxes, counts and
  * sizes summed (Hudi's mergeColumnStatsRecords / partition aggregation). A
- * range without bounds leaves the other's. */
+ * range without bounds because it has no values leaves the other's; one
+ * whose bounds are unknown (bounds_unknown) leaves the merge without. */
 HUDI_NODISCARD hudi_status hudi_cs_range_merge(hudi_cs_range *acc, const hudi_cs_range *src, hudi_error *err);
 
 /* A deep copy of src appended to out. */

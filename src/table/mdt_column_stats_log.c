@@ -73,13 +73,16 @@ static void column_range(hudi_cs_range *r, const hudi_arrow_view *v, const hudi_
   to_stat(&r->min, &lo);
   to_stat(&r->max, &hi);
   r->has_min = r->has_max = true;
-  if (r->kind == HUDI_PQ_STAT_BYTES && (lo.v.bytes.len > HUDI_CS_MAX_BOUND || hi.v.bytes.len > HUDI_CS_MAX_BOUND))
+  if (r->kind == HUDI_PQ_STAT_BYTES && (lo.v.bytes.len > HUDI_CS_MAX_BOUND || hi.v.bytes.len > HUDI_CS_MAX_BOUND)) {
     r->has_min = r->has_max = false;
+    r->bounds_unknown = true;
+  }
 }
 
 /* Folds one decoded batch (a struct array of schema) into acc. */
 static hudi_status add_batch(hudi_cs_ranges *acc, const hudi_arrow_field *schema, struct ArrowArray *a,
-                             const char *const *columns, size_t n, hudi_error *err) {
+                             const char *const *columns, size_t n, int64_t *records, hudi_error *err) {
+  *records += a->length;
   struct ArrowSchema s;
   memset(&s, 0, sizeof s);
   hudi_status st = hudi_arrow_field_export(&s, schema, err);
@@ -109,7 +112,7 @@ static hudi_status add_batch(hudi_cs_ranges *acc, const hudi_arrow_field *schema
 }
 
 static hudi_status avro_block(hudi_cs_ranges *acc, const hudi_log_block *b, const uint8_t *data, size_t len,
-                              const char *const *columns, size_t n, hudi_error *err) {
+                              const char *const *columns, size_t n, int64_t *records, hudi_error *err) {
   size_t slen;
   const char *json = hudi_log_meta_get(&b->header, HUDI_LOG_HEADER_SCHEMA, &slen);
   if (!json) return hudi_err_set(err, HUDI_ERR_CORRUPT, "data block has no schema");
@@ -121,14 +124,14 @@ static hudi_status avro_block(hudi_cs_ranges *acc, const hudi_log_block *b, cons
   struct ArrowArray a;
   memset(&a, 0, sizeof a);
   if (st == HUDI_OK) st = hudi_avro_decoder_finish(d, &a, err);
-  if (st == HUDI_OK) st = add_batch(acc, hudi_avro_decoder_schema(d), &a, columns, n, err);
+  if (st == HUDI_OK) st = add_batch(acc, hudi_avro_decoder_schema(d), &a, columns, n, records, err);
   hudi_avro_decoder_free(d);
   hudi_avro_schema_free(s);
   return st;
 }
 
 static hudi_status parquet_block(hudi_cs_ranges *acc, const uint8_t *data, size_t len, const char *where,
-                                 const char *const *columns, size_t n, hudi_error *err) {
+                                 const char *const *columns, size_t n, int64_t *records, hudi_error *err) {
   hudi_pq_reader *pq = NULL;
   HUDI_TRY(hudi_pq_reader_open_memory(&pq, data, len, where, NULL, err));
   hudi_status st = HUDI_OK;
@@ -137,7 +140,7 @@ static hudi_status parquet_block(hudi_cs_ranges *acc, const uint8_t *data, size_
     bool eof = false;
     st = hudi_pq_reader_next(pq, &a, &eof, err);
     if (st != HUDI_OK || eof) break;
-    st = add_batch(acc, hudi_pq_reader_schema(pq), &a, columns, n, err);
+    st = add_batch(acc, hudi_pq_reader_schema(pq), &a, columns, n, records, err);
     if (st != HUDI_OK) break;
   }
   hudi_pq_reader_free(pq);
@@ -145,12 +148,14 @@ static hudi_status parquet_block(hudi_cs_ranges *acc, const uint8_t *data, size_
 }
 
 hudi_status hudi_cs_log_ranges(hudi_cs_ranges *out, hudi_storage *s, const char *path, const char *const *columns,
-                               size_t n, hudi_error *err) {
+                               size_t n, int64_t *n_records, hudi_error *err) {
+  if (n_records) *n_records = 0;
   hudi_log_reader *r = NULL;
   HUDI_TRY(hudi_log_reader_open(&r, s, path, err));
   hudi_buf content;
   hudi_buf_init(&content, HUDI_BUF_DEFAULT_MAX);
   hudi_status st = HUDI_OK;
+  int64_t records = 0;
   for (;;) {
     hudi_log_block b;
     bool has = false;
@@ -166,8 +171,8 @@ hudi_status hudi_cs_log_ranges(hudi_cs_ranges *out, hudi_storage *s, const char 
         len = content.len;
       }
       if (st == HUDI_OK)
-        st = b.type == HUDI_LOG_BLOCK_AVRO_DATA ? avro_block(out, &b, data, len, columns, n, err)
-                                                : parquet_block(out, data, len, path, columns, n, err);
+        st = b.type == HUDI_LOG_BLOCK_AVRO_DATA ? avro_block(out, &b, data, len, columns, n, &records, err)
+                                                : parquet_block(out, data, len, path, columns, n, &records, err);
       if (st != HUDI_OK) st = hudi_err_context(err, st, "block at offset %llu", (unsigned long long)b.offset);
     }
     hudi_log_block_free(&b);
@@ -179,5 +184,6 @@ hudi_status hudi_cs_log_ranges(hudi_cs_ranges *out, hudi_storage *s, const char 
     hudi_cs_ranges_free(out);
     return hudi_err_context(err, st, "column stats of log file %s", path);
   }
+  if (n_records) *n_records = records;
   return HUDI_OK;
 }

@@ -562,18 +562,19 @@ static bool compactable(compact_ctx *c) {
    * secondary indexes hudi-c cannot keep) are left alone. */
   size_t n_groups;
   const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
-  int si_ok = -1; /* secondary indexes kept (mdt_secondary_index.h): checked once */
-  for (size_t i = 0; i < n_groups; i++) {
+  hudi_si_defs si; /* the secondary indexes hudi-c keeps (mdt_secondary_index.h) */
+  bool si_loaded = hudi_si_defs_load(&si, c->t, NULL) == HUDI_OK;
+  bool ok = true;
+  for (size_t i = 0; ok && i < n_groups; i++) {
     const char *p = groups[i].partition;
-    if (is_secondary_partition(p) && si_ok < 0) {
-      hudi_si_defs d;
-      si_ok = hudi_si_defs_load(&d, c->t, NULL) == HUDI_OK;
-      if (si_ok) hudi_si_defs_free(&d);
-    }
-    if (strcmp(p, "files") != 0 && strcmp(p, "record_index") != 0 && !(is_stats_partition(p) && hudi_cs_supported(c->t)) &&
-        !(is_secondary_partition(p) && si_ok == 1))
-      return false;
+    bool kept_si = false;
+    for (size_t k = 0; si_loaded && is_secondary_partition(p) && k < si.n; k++)
+      kept_si = kept_si || !strcmp(si.items[k].partition, p);
+    ok = !strcmp(p, "files") || !strcmp(p, "record_index") || (is_stats_partition(p) && hudi_cs_supported(c->t)) ||
+         kept_si;
   }
+  if (si_loaded) hudi_si_defs_free(&si);
+  if (!ok) return false;
   /* Table version 6 (timeline layout 1) names files after base instants
    * and keeps its timeline elsewhere: not compacted here. */
   return hudi_mdt_table(c->m)->layout == 2;

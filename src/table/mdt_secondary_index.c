@@ -25,6 +25,7 @@
 #define PREFIX "secondary_index_"
 #define INDEX_DEFS_MAX ((size_t)16 << 20)
 #define MAX_INDEXES 64
+#define MAX_NAME 56
 
 /* ---- definitions ---- */
 
@@ -92,7 +93,12 @@ static hudi_status def_from_json(hudi_si_def *d, json_t *defs, const char *name,
                         path, name);
   d->partition = hudi_strdup(name);
   d->column = hudi_strdup(json_string_value(json_array_get(fields, 0)));
-  if (!d->partition || !d->column) return hudi_err_set(err, HUDI_ERR_NOMEM, "secondary index %s", name);
+  if (!d->partition || !d->column) {
+    hudi_free(d->partition);
+    hudi_free(d->column);
+    memset(d, 0, sizeof *d);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "secondary index %s", name);
+  }
   return HUDI_OK;
 }
 
@@ -111,7 +117,11 @@ hudi_status hudi_si_defs_load(hudi_si_defs *out, hudi_table *t, hudi_error *err)
   if (!path || !*path) path = ".hoodie/.index_defs/index.json";
   hudi_buf text;
   hudi_buf_init(&text, INDEX_DEFS_MAX);
-  HUDI_TRY(hudi_storage_read_all(t->storage, path, INDEX_DEFS_MAX, &text, err));
+  hudi_status rst = hudi_storage_read_all(t->storage, path, INDEX_DEFS_MAX, &text, err);
+  if (rst != HUDI_OK) {
+    hudi_buf_free(&text);
+    return rst;
+  }
   json_error_t je;
   json_t *root = json_loadb((const char *)text.data, text.len, 0, &je);
   hudi_buf_free(&text);
@@ -124,9 +134,12 @@ hudi_status hudi_si_defs_load(hudi_si_defs *out, hudi_table *t, hudi_error *err)
     size_t len = end ? (size_t)(end - p) : strlen(p);
     if (len > strlen(PREFIX) && !strncmp(p, PREFIX, strlen(PREFIX))) {
       char name[256];
-      if (len >= sizeof name || out->n == MAX_INDEXES) {
-        st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s: too many or too long secondary index names",
-                          t->base_uri);
+      /* File ids "<name with - for _>-NNNN-0" must fit the MDT's 64-byte ids. */
+      if (len > MAX_NAME || out->n == MAX_INDEXES) {
+        st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                          "table %s: secondary index %.*s: hudi-c keeps at most %d indexes of names up to %d "
+                          "characters",
+                          t->base_uri, (int)(len < 200 ? len : 200), p, MAX_INDEXES, MAX_NAME);
         break;
       }
       memcpy(name, p, len);
@@ -428,7 +441,8 @@ static hudi_status open_plan(commit_ctx *c, hudi_error *err) {
     snprintf(in->requested_action, sizeof in->requested_action, "deltacommit");
   }
   in->state = HUDI_INSTANT_COMPLETED;
-  snprintf(in->completion_time, sizeof in->completion_time, "%s", c->instant);
+  /* Completed after everything on the timeline (its real time is not known yet). */
+  snprintf(in->completion_time, sizeof in->completion_time, "%s", "99999999999999999");
   c->plan->tl = &c->tl;
   /* A snapshot plan ends at the latest completed instant; this one sees
    * the commit's own blocks too. */
@@ -491,6 +505,7 @@ static hudi_status read_groups(commit_ctx *c, hudi_error *err) {
     tmp.partition = (char *)g->partition;
     tmp.file_id = (char *)g->file_id;
     hudi_file_slice now;
+    memset(&now, 0, sizeof now);
     if (st == HUDI_OK) st = new_slice(&now, g, old, err);
     if (st == HUDI_OK) st = read_slice(&c->after, c->plan, fg ? fg : &tmp, &now, err);
     new_slice_free(&now, g->base || !old ? 0 : old->n_logs);

@@ -168,7 +168,7 @@ static int check_log(expected *cs, hudi_table *t, const hudi_avro_node *schema, 
   assert_int_equal(hudi_cs_columns_load(&cols, &n_cols, NULL, t->storage,
                                         hudi_props_get(&t->props, "hoodie.table.index.defs.path"), &err),
                    HUDI_OK);
-  if (hudi_cs_log_ranges(&rs, t->storage, l->path, (const char *const *)cols, n_cols, &err) != HUDI_OK)
+  if (hudi_cs_log_ranges(&rs, t->storage, l->path, (const char *const *)cols, n_cols, NULL, &err) != HUDI_OK)
     fail_msg("%s", err.message);
   if (matched && rs.n == 0) (*stubs)++;
   printf("%s: %d records, %s\n", l->path, matched, rs.n ? "data" : "deletes only");
@@ -403,8 +403,47 @@ static void v1_layout(void **state) {
   hudi_avro_schema_free(schema);
 }
 
+/* Merging: a range whose values have unknown bounds (a string bound over
+ * HUDI_CS_MAX_BOUND) leaves the merge without bounds, in either order; a
+ * range of nulls only leaves the other's bounds. */
+static void merge_unknown_bounds(void **state) {
+  (void)state;
+  hudi_error err = HUDI_ERROR_INIT;
+  for (int order = 0; order < 2; order++) {
+    hudi_cs_range known, unknown, nulls;
+    memset(&known, 0, sizeof known);
+    known.column = "c";
+    known.value_type = HUDI_CS_VT_LONG;
+    known.kind = HUDI_PQ_STAT_INT;
+    known.has_min = known.has_max = true;
+    known.min.v.i = 1;
+    known.max.v.i = 9;
+    known.value_count = 3;
+    unknown = known;
+    unknown.has_min = unknown.has_max = false;
+    unknown.bounds_unknown = true;
+    nulls = known;
+    nulls.has_min = nulls.has_max = false;
+    nulls.null_count = nulls.value_count = 2;
+    hudi_cs_ranges acc = {0};
+    assert_int_equal(hudi_cs_ranges_push(&acc, order ? &unknown : &known, &err), HUDI_OK);
+    assert_int_equal(hudi_cs_range_merge(&acc.items[0], order ? &known : &unknown, &err), HUDI_OK);
+    assert_false(acc.items[0].has_min || acc.items[0].has_max);
+    assert_true(acc.items[0].bounds_unknown);
+    assert_int_equal(acc.items[0].value_count, 6);
+    hudi_cs_ranges_free(&acc);
+    assert_int_equal(hudi_cs_ranges_push(&acc, order ? &nulls : &known, &err), HUDI_OK);
+    assert_int_equal(hudi_cs_range_merge(&acc.items[0], order ? &known : &nulls, &err), HUDI_OK);
+    assert_true(acc.items[0].has_min && acc.items[0].has_max);
+    assert_int_equal(acc.items[0].min.v.i, 1);
+    assert_int_equal(acc.items[0].max.v.i, 9);
+    hudi_cs_ranges_free(&acc);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(merge_unknown_bounds),
       cmocka_unit_test(keys),
       cmocka_unit_test(tombstone),
       cmocka_unit_test(v1_layout),
