@@ -861,6 +861,24 @@ hudi_status hudi_cs_mdt_records(hudi_cs_records *out, hudi_table *t, const hudi_
   return hudi_cs_commit_records(out, t, out->schema->root, meta, files, n_files, cs, ps, err);
 }
 
+hudi_status hudi_cs_group_block_add(hudi_cs_group_blocks *out, const char *partition, int32_t shard, size_t n_records,
+                                    hudi_cs_group_block **g, hudi_error *err) {
+  hudi_cs_group_block *items = hudi_realloc(out->items, (out->n + 1) * sizeof *items);
+  if (!items) return hudi_err_set(err, HUDI_ERR_NOMEM, "metadata log blocks");
+  out->items = items;
+  *g = &out->items[out->n++];
+  memset(*g, 0, sizeof **g);
+  (*g)->partition = partition;
+  (*g)->n_records = n_records;
+  hudi_buf_init(&(*g)->blocks, HUDI_BUF_DEFAULT_MAX);
+  hudi_buf id;
+  hudi_buf_init(&id, sizeof (*g)->file_id);
+  hudi_status st = hudi_mdt_file_id(&id, partition, shard, err);
+  if (st == HUDI_OK && id.len < sizeof (*g)->file_id) memcpy((*g)->file_id, id.data, id.len);
+  hudi_buf_free(&id);
+  return st;
+}
+
 void hudi_cs_group_blocks_free(hudi_cs_group_blocks *b) {
   if (!b) return;
   for (size_t i = 0; i < b->n; i++) hudi_buf_free(&b->items[i].blocks);
@@ -940,22 +958,9 @@ static hudi_status build_partition(hudi_cs_group_blocks *out, hudi_storage *s, c
   for (size_t i = 0; st == HUDI_OK && i < count;) {
     size_t j = i, m = 0;
     while (j < count && refs[j].shard == refs[i].shard) batch[m++] = refs[j++].rec;
-    hudi_cs_group_block *items = hudi_realloc(out->items, (out->n + 1) * sizeof *items);
-    if (!items) {
-      st = hudi_err_set(err, HUDI_ERR_NOMEM, "metadata log blocks");
-      break;
-    }
-    out->items = items;
-    hudi_cs_group_block *g = &out->items[out->n++];
-    memset(g, 0, sizeof *g);
-    g->partition = partition;
-    g->n_records = m;
-    hudi_buf_init(&g->blocks, HUDI_BUF_DEFAULT_MAX);
-    hudi_buf id;
-    hudi_buf_init(&id, sizeof g->file_id);
-    st = hudi_mdt_file_id(&id, partition, refs[i].shard, err);
-    if (st == HUDI_OK && id.len < sizeof g->file_id) memcpy(g->file_id, id.data, id.len);
-    hudi_buf_free(&id);
+    hudi_cs_group_block *g = NULL;
+    st = hudi_cs_group_block_add(out, partition, refs[i].shard, m, &g, err);
+    if (st != HUDI_OK) break;
     uint8_t *hf = NULL;
     size_t hf_len = 0;
     if (st == HUDI_OK)

@@ -233,6 +233,13 @@ typedef struct hudi_cs_group_blocks {
 
 void hudi_cs_group_blocks_free(hudi_cs_group_blocks *b);
 
+/* Appends an empty block for file group `shard` of MDT partition
+ * `partition` (borrowed) to out; *g points at it (valid until the next
+ * append). On failure nothing is left half-added except a block whose
+ * file id could not be formatted (freed with out). */
+HUDI_NODISCARD hudi_status hudi_cs_group_block_add(hudi_cs_group_blocks *out, const char *partition, int32_t shard,
+                                                   size_t n_records, hudi_cs_group_block **g, hudi_error *err);
+
 /* The number of file groups of an MDT partition (its files' distinct
  * "<prefix>NNNN-0" ids, which must be 0..n-1). */
 HUDI_NODISCARD hudi_status hudi_cs_count_groups(hudi_storage *s, const char *partition, size_t *out, hudi_error *err);

@@ -712,22 +712,8 @@ static hudi_status build_partition(hudi_cs_group_blocks *out, hudi_storage *s, c
   for (size_t i = 0; st == HUDI_OK && i < count;) {
     size_t j = i;
     while (j < count && refs[j].shard == refs[i].shard) j++;
-    hudi_cs_group_block *items = hudi_realloc(out->items, (out->n + 1) * sizeof *items);
-    if (!items) {
-      st = hudi_err_set(err, HUDI_ERR_NOMEM, "metadata log blocks");
-      break;
-    }
-    out->items = items;
-    hudi_cs_group_block *g = &out->items[out->n++];
-    memset(g, 0, sizeof *g);
-    g->partition = partition;
-    g->n_records = j - i;
-    hudi_buf_init(&g->blocks, HUDI_BUF_DEFAULT_MAX);
-    hudi_buf id;
-    hudi_buf_init(&id, sizeof g->file_id);
-    st = hudi_mdt_file_id(&id, partition, refs[i].shard, err);
-    if (st == HUDI_OK && id.len < sizeof g->file_id) memcpy(g->file_id, id.data, id.len);
-    hudi_buf_free(&id);
+    hudi_cs_group_block *g = NULL;
+    st = hudi_cs_group_block_add(out, partition, refs[i].shard, j - i, &g, err);
     if (st == HUDI_OK) st = shard_blocks(g, refs + i, j - i, schema, schema_json, schema_len, o, instant, err);
     i = j;
   }
