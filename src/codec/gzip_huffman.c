@@ -14,113 +14,12 @@
 #include "base/alloc.h"
 #include "codec/codec.h"
 #include "codec/fast_deflate.h"
+#include "codec/huffman.h"
 
 #define BLOCK (1u << 17)
 #define N_LIT 257 /* bytes and end-of-block; no lengths are ever coded */
 #define N_CL 19
 #define MAX_STORED 65535u
-
-/* ---- Huffman code lengths ---------------------------------------------- */
-
-static int key_cmp(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* Code lengths of a minimum-redundancy code for n >= 2 frequencies sorted
- * ascending, computed in place (Moffat and Katajainen's method: the first
- * pass builds parent pointers in A, the second turns them into depths,
- * the third depths of internal nodes into leaf lengths). On return A[i]
- * is the length of the i-th least frequent symbol. */
-static void lengths_in_place(uint32_t *A, int n) {
-  int root = 0, leaf = 2, next;
-  A[0] += A[1];
-  for (next = 1; next < n - 1; next++) {
-    if (leaf >= n || A[root] < A[leaf]) {
-      A[next] = A[root];
-      A[root++] = (uint32_t)next;
-    } else {
-      A[next] = A[leaf++];
-    }
-    if (leaf >= n || (root < next && A[root] < A[leaf])) {
-      A[next] += A[root];
-      A[root++] = (uint32_t)next;
-    } else {
-      A[next] += A[leaf++];
-    }
-  }
-  A[n - 2] = 0;
-  for (next = n - 3; next >= 0; next--) A[next] = A[A[next]] + 1;
-  int avail = 1, used = 0, depth = 0;
-  root = n - 2;
-  next = n - 1;
-  while (avail > 0) {
-    while (root >= 0 && (int)A[root] == depth) {
-      used++;
-      root--;
-    }
-    while (avail > used) {
-      A[next--] = (uint32_t)depth;
-      avail--;
-    }
-    avail = 2 * used;
-    depth++;
-    used = 0;
-  }
-}
-
-/* len[s] for the n symbols of freq, none longer than max_len. The code is
- * always complete (Kraft sum 1, as strict inflaters require): a single
- * used symbol gets a partner of the same length. Too deep a tree is
- * flattened by halving the counts (never to zero) until it fits. */
-static void huffman_lengths(const uint32_t *freq, int n, int max_len, uint8_t *len) {
-  uint32_t f[N_LIT];
-  uint64_t keys[N_LIT];
-  uint32_t A[N_LIT];
-  memcpy(f, freq, (size_t)n * sizeof *f);
-  for (;;) {
-    memset(len, 0, (size_t)n);
-    int m = 0;
-    for (int s = 0; s < n; s++)
-      if (f[s]) keys[m++] = (uint64_t)f[s] << 16 | (uint64_t)s;
-    if (m == 0) return;
-    if (m == 1) {
-      int s = (int)(keys[0] & 0xffff);
-      len[s] = 1;
-      len[s ? 0 : 1] = 1;
-      return;
-    }
-    qsort(keys, (size_t)m, sizeof *keys, key_cmp);
-    for (int i = 0; i < m; i++) A[i] = (uint32_t)(keys[i] >> 16);
-    lengths_in_place(A, m);
-    int deepest = 0;
-    for (int i = 0; i < m; i++) {
-      len[keys[i] & 0xffff] = (uint8_t)A[i];
-      if ((int)A[i] > deepest) deepest = (int)A[i];
-    }
-    if (deepest <= max_len) return;
-    for (int s = 0; s < n; s++)
-      if (f[s]) f[s] = (f[s] + 1) / 2;
-  }
-}
-
-/* Canonical codes (RFC 1951 3.2.2), bit-reversed for LSB-first output. */
-static void canonical_codes(const uint8_t *len, int n, uint16_t *code) {
-  int count[16] = {0}, next[16] = {0};
-  for (int s = 0; s < n; s++) count[len[s]]++;
-  count[0] = 0;
-  int c = 0;
-  for (int b = 1; b < 16; b++) {
-    c = (c + count[b - 1]) << 1;
-    next[b] = c;
-  }
-  for (int s = 0; s < n; s++) {
-    if (!len[s]) continue;
-    unsigned v = (unsigned)next[len[s]]++, r = 0;
-    for (int i = 0; i < len[s]; i++) r |= ((v >> i) & 1u) << (len[s] - 1 - i);
-    code[s] = (uint16_t)r;
-  }
-}
 
 /* ---- one block's plan ------------------------------------------------- */
 
@@ -136,15 +35,15 @@ typedef struct plan {
 } plan;
 
 static void plan_counts(plan *p, const uint32_t *freq) {
-  huffman_lengths(freq, N_LIT, 15, p->lit_len);
-  canonical_codes(p->lit_len, N_LIT, p->lit_code);
+  hudi_huffman_lengths(freq, N_LIT, 15, p->lit_len);
+  hudi_huffman_codes(p->lit_len, N_LIT, p->lit_code);
   /* The code length sequence: the literal lengths, then two distance
    * codes of length 1 (none is used; zlib sends two as well). */
   uint32_t clf[N_CL] = {0};
   for (int s = 0; s < N_LIT; s++) clf[p->lit_len[s]]++;
   clf[1] += 2;
-  huffman_lengths(clf, N_CL, 7, p->cl_len);
-  canonical_codes(p->cl_len, N_CL, p->cl_code);
+  hudi_huffman_lengths(clf, N_CL, 7, p->cl_len);
+  hudi_huffman_codes(p->cl_len, N_CL, p->cl_code);
   p->hclen = N_CL;
   while (p->hclen > 4 && p->cl_len[cl_order[p->hclen - 1]] == 0) p->hclen--;
   uint64_t bits = 3 + 5 + 5 + 4 + 3 * (uint64_t)p->hclen;
@@ -175,44 +74,11 @@ static uint64_t stored_bits(size_t n) {
   return (uint64_t)chunks * (3 + 7 + 32) + 8 * (uint64_t)n;
 }
 
-/* ---- bit output ------------------------------------------------------- */
-
-typedef struct bitw {
-  uint8_t *p;
-  uint64_t acc;
-  unsigned n;
-} bitw;
-
-static inline void put_bits(bitw *w, uint32_t v, unsigned k) {
-  w->acc |= (uint64_t)v << w->n;
-  w->n += k;
-  if (w->n >= 32) {
-    uint32_t lo = (uint32_t)w->acc;
-    w->p[0] = (uint8_t)lo;
-    w->p[1] = (uint8_t)(lo >> 8);
-    w->p[2] = (uint8_t)(lo >> 16);
-    w->p[3] = (uint8_t)(lo >> 24);
-    w->p += 4;
-    w->acc >>= 32;
-    w->n -= 32;
-  }
-}
-
-/* Pads to a byte boundary and writes out what is pending. */
-static void align_bytes(bitw *w) {
-  while (w->n > 0) {
-    *w->p++ = (uint8_t)w->acc;
-    w->acc >>= 8;
-    w->n = w->n > 8 ? w->n - 8 : 0;
-  }
-  w->acc = 0;
-}
-
-static void emit_stored(bitw *w, const uint8_t *src, size_t n, bool final) {
+static void emit_stored(hudi_bitw *w, const uint8_t *src, size_t n, bool final) {
   do {
     size_t k = n < MAX_STORED ? n : MAX_STORED;
-    put_bits(w, (final && k == n) ? 1u : 0u, 3);
-    align_bytes(w);
+    hudi_bitw_put(w, (final && k == n) ? 1u : 0u, 3);
+    hudi_bitw_align(w);
     w->p[0] = (uint8_t)k;
     w->p[1] = (uint8_t)(k >> 8);
     w->p[2] = (uint8_t)~k;
@@ -224,15 +90,15 @@ static void emit_stored(bitw *w, const uint8_t *src, size_t n, bool final) {
   } while (n > 0);
 }
 
-static void emit_huffman(bitw *w, const plan *p, const uint8_t *src, size_t n, bool final) {
-  put_bits(w, final ? 1u : 0u, 1);
-  put_bits(w, 2, 2); /* dynamic Huffman */
-  put_bits(w, N_LIT - 257, 5);
-  put_bits(w, 2 - 1, 5);
-  put_bits(w, (uint32_t)(p->hclen - 4), 4);
-  for (int i = 0; i < p->hclen; i++) put_bits(w, p->cl_len[cl_order[i]], 3);
-  for (int s = 0; s < N_LIT; s++) put_bits(w, p->cl_code[p->lit_len[s]], p->cl_len[p->lit_len[s]]);
-  for (int d = 0; d < 2; d++) put_bits(w, p->cl_code[1], p->cl_len[1]);
+static void emit_huffman(hudi_bitw *w, const plan *p, const uint8_t *src, size_t n, bool final) {
+  hudi_bitw_put(w, final ? 1u : 0u, 1);
+  hudi_bitw_put(w, 2, 2); /* dynamic Huffman */
+  hudi_bitw_put(w, N_LIT - 257, 5);
+  hudi_bitw_put(w, 2 - 1, 5);
+  hudi_bitw_put(w, (uint32_t)(p->hclen - 4), 4);
+  for (int i = 0; i < p->hclen; i++) hudi_bitw_put(w, p->cl_len[cl_order[i]], 3);
+  for (int s = 0; s < N_LIT; s++) hudi_bitw_put(w, p->cl_code[p->lit_len[s]], p->cl_len[p->lit_len[s]]);
+  for (int d = 0; d < 2; d++) hudi_bitw_put(w, p->cl_code[1], p->cl_len[1]);
   /* code and length in one word: one load per byte */
   uint32_t tab[256];
   for (int s = 0; s < 256; s++) tab[s] = (uint32_t)p->lit_code[s] | (uint32_t)p->lit_len[s] << 16;
@@ -241,10 +107,10 @@ static void emit_huffman(bitw *w, const plan *p, const uint8_t *src, size_t n, b
     /* two codes of at most 15 bits fit one call */
     uint32_t a = tab[src[i]], b = tab[src[i + 1]];
     unsigned la = a >> 16;
-    put_bits(w, (a & 0xffff) | (b & 0xffff) << la, la + (b >> 16));
+    hudi_bitw_put(w, (a & 0xffff) | (b & 0xffff) << la, la + (b >> 16));
   }
-  for (; i < n; i++) put_bits(w, tab[src[i]] & 0xffff, tab[src[i]] >> 16);
-  put_bits(w, p->lit_code[256], p->lit_len[256]);
+  for (; i < n; i++) hudi_bitw_put(w, tab[src[i]] & 0xffff, tab[src[i]] >> 16);
+  hudi_bitw_put(w, p->lit_code[256], p->lit_len[256]);
 }
 
 /* ---- the matched prefix ------------------------------------------------ */
@@ -301,7 +167,7 @@ hudi_status hudi_gzip_huffman(const uint8_t *src, size_t src_len, size_t matched
   memcpy(start, head, sizeof head);
   size_t zlen = 0;
   if (matched) HUDI_TRY(deflate_prefix(src, matched, start + sizeof head, &zlen, err));
-  bitw w = {start + sizeof head + zlen, 0, 0};
+  hudi_bitw w = {start + sizeof head + zlen, 0, 0};
   plan p;
   uint32_t freq[N_LIT];
   size_t pos = matched;
@@ -314,7 +180,7 @@ hudi_status hudi_gzip_huffman(const uint8_t *src, size_t src_len, size_t matched
     else emit_stored(&w, src + pos, n, final);
     pos += n;
   } while (pos < src_len);
-  align_bytes(&w);
+  hudi_bitw_align(&w);
   uint32_t crc = hudi_fast_crc32(0, src, src_len), size = (uint32_t)src_len;
   for (int i = 0; i < 4; i++) w.p[i] = (uint8_t)(crc >> (8 * i));
   for (int i = 0; i < 4; i++) w.p[4 + i] = (uint8_t)(size >> (8 * i));

@@ -5,6 +5,7 @@
 
 #include "codec/codec.h"
 #include "codec/fast_deflate.h"
+#include "hfile/cell_deflate.h"
 
 static const char *known_magics[] = {HUDI_HFILE_MAGIC_DATA, HUDI_HFILE_MAGIC_META, HUDI_HFILE_MAGIC_ROOT,
                                      HUDI_HFILE_MAGIC_LEAF, HUDI_HFILE_MAGIC_INTERMEDIATE,
@@ -88,13 +89,13 @@ hudi_status hudi_hfile_block_decode(const hudi_hfile_block_header *h, const uint
   return HUDI_OK;
 }
 
-hudi_status hudi_hfile_gzip(hudi_buf *out, const uint8_t *src, size_t len, hudi_fast_deflater *fast,
+hudi_status hudi_hfile_gzip(hudi_buf *out, const uint8_t *src, size_t len, hudi_fast_deflater *fast, bool cells,
                             hudi_error *err) {
   static const uint8_t header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0};
   size_t start = out->len;
   HUDI_TRY(hudi_buf_append(out, header, sizeof header, err));
   uint32_t c;
-  if (fast && hudi_fast_deflate_raw(fast, src, len, out)) {
+  if (fast && ((cells && hudi_hfile_cell_deflate(src, len, out)) || hudi_fast_deflate_raw(fast, src, len, out))) {
     c = hudi_fast_crc32(0, src, len);
   } else {
     out->len = start + sizeof header;
@@ -133,7 +134,7 @@ hudi_status hudi_hfile_block_encode_fast(hudi_buf *out, const char *magic, const
   size_t start = out->len;
   HUDI_TRY(hudi_buf_append_zeros(out, HUDI_HFILE_HEADER_SIZE, err));
   if (gz) {
-    HUDI_TRY(hudi_hfile_gzip(out, payload, payload_len, fast, err));
+    HUDI_TRY(hudi_hfile_gzip(out, payload, payload_len, fast, gz == HUDI_HFILE_GZ_CELLS, err));
   } else {
     HUDI_TRY(hudi_buf_append(out, payload, payload_len, err));
   }

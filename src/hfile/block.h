@@ -3,6 +3,7 @@
 #ifndef HUDI_HFILE_BLOCK_H
 #define HUDI_HFILE_BLOCK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,7 +78,10 @@ HUDI_NODISCARD hudi_status hudi_hfile_block_encode(hudi_buf *out, const char *ma
 
 /* The same with the payload deflated by `fast` (libdeflate) when it is
  * not NULL: the same gzip framing, another (equally valid) deflate stream,
- * so not Java's bytes. zlib does it should libdeflate fail. */
+ * so not Java's bytes. zlib does it should libdeflate fail. gz may also be
+ * HUDI_HFILE_GZ_CELLS: with `fast`, a data block's key-values deflated by
+ * hudi_hfile_cell_deflate (index partitions: see cell_deflate.h). */
+#define HUDI_HFILE_GZ_CELLS 2
 struct hudi_fast_deflater;
 HUDI_NODISCARD hudi_status hudi_hfile_block_encode_fast(hudi_buf *out, const char *magic, const uint8_t *payload,
                                                         size_t payload_len, int gz, int64_t prev_block_offset,
@@ -85,9 +89,11 @@ HUDI_NODISCARD hudi_status hudi_hfile_block_encode_fast(hudi_buf *out, const cha
 
 /* gzip exactly as java.util.zip.GZIPOutputStream writes it (header with
  * mtime 0 and OS 0, deflate level 6, CRC32 and ISIZE); with `fast`, the
- * same header and trailer around libdeflate's deflate stream. */
+ * same header and trailer around libdeflate's deflate stream, or with
+ * `cells` too around hudi_hfile_cell_deflate's (src a data block's
+ * key-values). */
 HUDI_NODISCARD hudi_status hudi_hfile_gzip(hudi_buf *out, const uint8_t *src, size_t len,
-                                           struct hudi_fast_deflater *fast, hudi_error *err);
+                                           struct hudi_fast_deflater *fast, bool cells, hudi_error *err);
 
 /* Hadoop WritableUtils VLong. read returns the number of bytes used, 0 if
  * they run past avail. */

@@ -161,6 +161,12 @@ typedef struct hudi_hfile_writer_options {
   bool java_exact_bytes;
   /* libdeflate level 1..12; 0 = HUDI_HFILE_DEFAULT_DEFLATE_LEVEL. */
   int deflate_level;
+  /* GZ data blocks of key-values that repeat their neighbours (sorted keys
+   * sharing prefixes, few distinct values: the record index, secondary
+   * indexes) deflated from their cell layout instead of by libdeflate:
+   * ~2x as fast, a little smaller there, much larger elsewhere (column
+   * statistics). Ignored with java_exact_bytes. See cell_deflate.h. */
+  bool cell_deflate;
   /* Threads that encode (deflate) data blocks while the caller appends:
    * 1 = only the calling thread; n = 2..9 = the caller plus n-1 workers
    * from the first block on; 0 = auto: one worker once the file reaches
@@ -191,7 +197,7 @@ typedef struct hudi_hfile_writer_options {
 #define HUDI_HFILE_DEFAULT_DEFLATE_LEVEL 1
 
 /* Hudi's metadata-table defaults: 1 MiB GZ blocks. */
-#define HUDI_HFILE_WRITER_OPTIONS_INIT {1024 * 1024, HUDI_HFILE_GZ, -1, 0, false, 0, 0}
+#define HUDI_HFILE_WRITER_OPTIONS_INIT {1024 * 1024, HUDI_HFILE_GZ, -1, 0, false, 0, false, 0}
 
 typedef struct hudi_hfile_writer hudi_hfile_writer;
 

@@ -11,6 +11,7 @@
 #include "base/threadpool.h"
 #include "table/bloom.h"
 #include "table/compaction_plan.h"
+#include "table/mdt_record_index.h"
 #include "table/mdt_column_stats.h"
 #include "table/mdt_clean.h"
 #include "table/mdt_compact_async.h"
@@ -450,7 +451,8 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
   hudi_buf_init(&b.max_key, 1 << 16);
   hudi_status st = hudi_bloom_init(&b.bloom, MDT_BLOOM_ENTRIES, MDT_BLOOM_FPP, HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err);
   if (st == HUDI_OK) st = hudi_mdt_schema(m, c->schema_json, c->schema_len, &b.schema_node, err);
-  if (st == HUDI_OK) st = hudi_mdt_w_hfile_open(&b.w, c->schema_json, c->schema_len, &c->wo, err);
+  bool index_cells = b.si_group || strcmp(o->g->partition, HUDI_MDT_RECORD_INDEX) == 0;
+  if (st == HUDI_OK) st = hudi_mdt_w_hfile_open(&b.w, c->schema_json, c->schema_len, &c->wo, index_cells, err);
   hudi_mdt_merge_counts k = {0};
   if (st == HUDI_OK)
     st = hudi_mdt_slice_merge(m, o->slice->base, o->logs, o->n_logs, put_record, &b, &k, NULL, err);

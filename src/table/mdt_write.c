@@ -392,7 +392,7 @@ static hudi_status rli_value_for(rli_values *m, const commit_ctx *c, const key_r
 static hudi_status shard_hfile(const commit_ctx *c, const key_ref *refs, size_t n, uint8_t **out, size_t *out_len,
                                hudi_error *err) {
   hudi_hfile_writer *w = NULL;
-  HUDI_TRY(hudi_mdt_w_hfile_open(&w, c->schema_json, c->schema_len, &c->o, err));
+  HUDI_TRY(hudi_mdt_w_hfile_open(&w, c->schema_json, c->schema_len, &c->o, true, err));
   rli_values values = {NULL, 0, 0};
   hudi_status st = HUDI_OK;
   for (size_t i = 0; st == HUDI_OK && i < n; i++) {

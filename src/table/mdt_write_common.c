@@ -122,7 +122,8 @@ hudi_status hudi_mdt_w_hfile(hudi_mdt_record **recs, size_t n, const hudi_avro_n
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table: key '%.*s' appears twice in one HFile",
                           (int)(recs[i]->key_len > 200 ? 200 : recs[i]->key_len), recs[i]->key);
   hudi_hfile_writer *w = NULL;
-  HUDI_TRY(hudi_mdt_w_hfile_open(&w, schema_json, schema_len, opts, err));
+  bool index_cells = n > 0 && (recs[0]->type == HUDI_MDT_TYPE_RECORD_INDEX || recs[0]->type == HUDI_MDT_TYPE_SECONDARY_INDEX);
+  HUDI_TRY(hudi_mdt_w_hfile_open(&w, schema_json, schema_len, opts, index_cells, err));
   hudi_buf val;
   hudi_buf_init(&val, HUDI_MDT_MAX_PAYLOAD);
   hudi_status st = HUDI_OK;
@@ -143,8 +144,9 @@ hudi_status hudi_mdt_w_hfile(hudi_mdt_record **recs, size_t n, const hudi_avro_n
 }
 
 hudi_status hudi_mdt_w_hfile_open(hudi_hfile_writer **out, const char *schema_json, size_t schema_len,
-                                  const hudi_mdt_write_options *opts, hudi_error *err) {
+                                  const hudi_mdt_write_options *opts, bool index_cells, hudi_error *err) {
   hudi_hfile_writer_options ho = HUDI_HFILE_WRITER_OPTIONS_INIT;
+  ho.cell_deflate = index_cells;
   ho.block_size = opts->hfile_block_size;
   ho.create_time_ms = opts->hfile_create_time_ms;
   ho.java_exact_bytes = opts->hfile_java_exact_bytes;

@@ -62,9 +62,11 @@ HUDI_NODISCARD hudi_status hudi_mdt_w_hfile(hudi_mdt_record **recs, size_t n, co
 
 /* The streaming form, for many records: a writer with the MDT settings and
  * the schema in its file info; then one put per record, in ascending key
- * order (scratch is a reusable value buffer). */
+ * order (scratch is a reusable value buffer). index_cells: the record
+ * index or a secondary index, whose data blocks deflate from their cell
+ * layout (hudi_hfile_writer_options.cell_deflate). */
 HUDI_NODISCARD hudi_status hudi_mdt_w_hfile_open(hudi_hfile_writer **out, const char *schema_json, size_t schema_len,
-                                                 const hudi_mdt_write_options *opts, hudi_error *err);
+                                                 const hudi_mdt_write_options *opts, bool index_cells, hudi_error *err);
 HUDI_NODISCARD hudi_status hudi_mdt_w_hfile_put(hudi_hfile_writer *w, const hudi_mdt_record *r,
                                                 const hudi_avro_node *schema, hudi_buf *scratch, hudi_error *err);
 
