@@ -11,6 +11,7 @@
 
 #include "arrow/view.h"
 #include "base/alloc.h"
+#include "base/threadpool.h"
 #include "hudi/common.h"
 #include "parquet/page_writer.h"
 #include "parquet/writer_column.h"
@@ -48,6 +49,7 @@ struct hudi_pq_writer {
   kv_entry *kv;
   uint32_t n_kv;
   bool failed, closed;
+  hudi_threadpool *pool; /* encode_threads > 1: helpers encoding columns */
 };
 
 static hudi_status sink_write(hudi_pq_writer *w, const void *p, size_t n, hudi_error *err) {
@@ -100,6 +102,10 @@ static hudi_status common_open(hudi_pq_writer **out, const struct ArrowSchema *s
   w->open_chunks = hudi_calloc(w->ws.n_leaves ? w->ws.n_leaves : 1, sizeof *w->open_chunks);
   if (!w->cols || !w->open_chunks) return nomem(err);
   for (uint32_t i = 0; i < w->ws.n_leaves; i++) HUDI_TRY(hudi_pq_colw_init(&w->cols[i], &w->ws.leaves[i], &w->opts, err));
+  if (w->opts.encode_threads < 0 || w->opts.encode_threads > 16)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "encode_threads %d: 0 to 16 allowed", w->opts.encode_threads);
+  if (w->opts.encode_threads > 1 && w->ws.n_leaves > 1)
+    HUDI_TRY(hudi_threadpool_create(&w->pool, w->opts.encode_threads - 1, err));
   return HUDI_OK;
 }
 
@@ -197,10 +203,10 @@ static hudi_status column_sink(void *ctx, const void *p, size_t n, hudi_error *e
 /* Writes column i's finished chunk to the output. `offset`: where a
  * column streaming into the output (hudi_pq_colw_set_sink) started; -1
  * for a held chunk, written now. */
-static hudi_status flush_column(hudi_pq_writer *w, uint32_t i, int64_t offset, hudi_error *err) {
+static hudi_status flush_column(hudi_pq_writer *w, uint32_t i, int64_t offset, bool finished, hudi_error *err) {
   hudi_pq_colw *c = &w->cols[i];
   bool direct = c->sink != NULL;
-  HUDI_TRY(hudi_pq_colw_finish(c, err));
+  if (!finished) HUDI_TRY(hudi_pq_colw_finish(c, err));
   if (!direct) {
     offset = (int64_t)w->pos;
     HUDI_TRY(sink_write(w, c->dict_page.data, c->dict_page.len, err));
@@ -209,9 +215,18 @@ static hudi_status flush_column(hudi_pq_writer *w, uint32_t i, int64_t offset, h
   return hudi_pq_colw_meta(c, &w->open_chunks[i], offset, &w->arena, err);
 }
 
+static hudi_status finish_task(void *ctx, size_t i, hudi_error *err) {
+  hudi_pq_writer *w = ctx;
+  return hudi_pq_colw_finish(&w->cols[w->n_flushed + i], err);
+}
+
+/* The open row group's remaining columns: finished (last pages encoded and
+ * compressed, on the helpers too), then written out in column order. */
 static hudi_status close_row_group(hudi_pq_writer *w, hudi_error *err) {
   if (w->rg_rows == 0) return HUDI_OK;
-  for (uint32_t i = w->n_flushed; i < w->ws.n_leaves; i++) HUDI_TRY(flush_column(w, i, -1, err));
+  bool finished = w->pool && w->ws.n_leaves - w->n_flushed > 1;
+  if (finished) HUDI_TRY(hudi_parallel_for(w->pool, w->ws.n_leaves - w->n_flushed, finish_task, w, err));
+  for (uint32_t i = w->n_flushed; i < w->ws.n_leaves; i++) HUDI_TRY(flush_column(w, i, -1, finished, err));
   if (w->n_rgs == w->cap_rgs) {
     uint32_t cap = w->cap_rgs ? w->cap_rgs * 2 : 8;
     hudi_pq_row_group *p = hudi_realloc(w->rgs, hudi_mul_size(cap, sizeof *p));
@@ -254,15 +269,38 @@ static int64_t buffered(const hudi_pq_writer *w) {
  * column streams its pages to the output as it encodes them (only pages
  * behind a still-open dictionary are held), so the file is written in one
  * pass without holding a whole column chunk. */
+typedef struct columns_run {
+  hudi_pq_writer *w;
+  const hudi_arrow_view *bv;
+  int64_t r, n;
+} columns_run;
+
+static hudi_status column_task(void *ctx, size_t i, hudi_error *err) {
+  const columns_run *cr = ctx;
+  hudi_pq_writer *w = cr->w;
+  const hudi_pq_leaf_plan *p = &w->ws.leaves[i];
+  return hudi_pq_colw_write(&w->cols[i], &cr->bv->children[p->top], hudi_arrow_view_struct_row(cr->bv, cr->r), cr->n,
+                            err);
+}
+
 static hudi_status write_rows(hudi_pq_writer *w, const hudi_arrow_view *bv, int64_t r, int64_t n, bool closes,
                               hudi_error *err) {
+  /* Each column writer is on its own until the row group closes: with
+   * helpers, the columns go to whichever thread is free. (A closing batch
+   * streams each column to the file as it is encoded: in order, here.) */
+  if (w->pool && !closes) {
+    columns_run cr = {w, bv, r, n};
+    HUDI_TRY(hudi_parallel_for(w->pool, w->ws.n_leaves, column_task, &cr, err));
+    w->rg_rows += n;
+    return HUDI_OK;
+  }
   for (uint32_t i = 0; i < w->ws.n_leaves; i++) {
     const hudi_pq_leaf_plan *p = &w->ws.leaves[i];
     int64_t offset = (int64_t)w->pos;
     if (closes) hudi_pq_colw_set_sink(&w->cols[i], column_sink, w);
     HUDI_TRY(hudi_pq_colw_write(&w->cols[i], &bv->children[p->top], hudi_arrow_view_struct_row(bv, r), n, err));
     if (closes) {
-      HUDI_TRY(flush_column(w, i, offset, err));
+      HUDI_TRY(flush_column(w, i, offset, false, err));
       w->n_flushed = i + 1;
     }
   }
@@ -556,6 +594,7 @@ void hudi_pq_write_summary_free(hudi_pq_write_summary *s) {
 
 void hudi_pq_writer_free(hudi_pq_writer *w) {
   if (!w) return;
+  hudi_threadpool_free(w->pool);
   if (w->fd >= 0) close(w->fd);
   if (w->tmp_path) unlink(w->tmp_path);
   hudi_free(w->tmp_path);

@@ -46,11 +46,15 @@ typedef struct hudi_pq_writer_options {
   const char *created_by;        /* NULL: "hudi-c version <v>" */
   int codec_level;               /* data pages' compression level; 0: the codec's default (ZSTD 3,
                                     as zstd's and parquet-java's); GZIP ignores it */
+  int encode_threads;            /* threads that encode a batch's columns: 0 or 1 the writing thread
+                                    alone; n (<= 16) it and n - 1 helpers, each taking the next
+                                    column (a file written alone then uses the idle cores). The
+                                    file's bytes do not depend on it. */
 } hudi_pq_writer_options;
 
 #define HUDI_PQ_WRITER_OPTIONS_INIT                                                                      \
   {(int64_t)1 << 20, 0, (int64_t)1 << 20, (int64_t)1 << 20, true, false, true, HUDI_PQ_CODEC_SNAPPY, \
-   HUDI_PQ_SCHEMA_OPTIONS_INIT, NULL, 0}
+   HUDI_PQ_SCHEMA_OPTIONS_INIT, NULL, 0, 0}
 
 typedef struct hudi_pq_writer hudi_pq_writer;
 

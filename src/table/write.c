@@ -187,6 +187,7 @@ typedef struct append_ctx {
   int64_t max_file_size;
   int64_t small_file_limit; /* hoodie.parquet.small.file.limit: the file layout avoids all-small files */
   hudi_pq_writer_options pq;
+  int encode_threads;            /* per base file (write_files: more than 1 when a file is written alone) */
   hudi_bloom_cfg bloom; /* footer bloom filter and key range */
   char instant[HUDI_INSTANT_TIME_BUF];
   hudi_commit_metadata *meta;
@@ -342,15 +343,17 @@ static hudi_status append_chunk(append_ctx *c, hudi_arrow_batch_builder *bb, chu
 
 /* A base file's writer and batch builder over c->out_schema: into storage
  * path `path`, or (path NULL) appended to *mem. */
-static hudi_status open_writer(append_ctx *c, const char *path, hudi_buf *mem, hudi_arrow_batch_builder **bb,
-                               hudi_pq_writer **w, hudi_error *err) {
+static hudi_status open_writer(append_ctx *c, const char *path, hudi_buf *mem, int encode_threads,
+                               hudi_arrow_batch_builder **bb, hudi_pq_writer **w, hudi_error *err) {
+  hudi_pq_writer_options o = c->pq;
+  o.encode_threads = encode_threads;
   HUDI_TRY(hudi_arrow_batch_builder_create(bb, &c->out_schema, err));
   struct ArrowSchema pq_schema;
   memset(&pq_schema, 0, sizeof pq_schema);
   hudi_status st = hudi_arrow_batch_builder_export_schema(*bb, &pq_schema, err);
   if (st == HUDI_OK)
-    st = path ? hudi_pq_writer_open_storage(w, &pq_schema, &c->pq, c->t->storage, path, err)
-              : hudi_pq_writer_open_buf(w, &pq_schema, &c->pq, mem, err);
+    st = path ? hudi_pq_writer_open_storage(w, &pq_schema, &o, c->t->storage, path, err)
+              : hudi_pq_writer_open_buf(w, &pq_schema, &o, mem, err);
   if (pq_schema.release) pq_schema.release(&pq_schema);
   return st;
 }
@@ -431,7 +434,7 @@ static hudi_status sample_bytes(append_ctx *c, size_t from, size_t to, int task,
   hudi_pq_write_summary sum;
   memset(&sum, 0, sizeof sum);
   size_t min_i, max_i;
-  hudi_status st = open_writer(c, NULL, &mem, &bb, &w, err);
+  hudi_status st = open_writer(c, NULL, &mem, 1, &bb, &w, err);
   if (st == HUDI_OK)
     st = encode_rows(c, bb, w, NULL, false, from, to, task, partition, file_name, &min_i, &max_i, err);
   if (st == HUDI_OK) st = hudi_pq_writer_close(w, &sum, err);
@@ -477,7 +480,7 @@ static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, f
   memset(&sum, 0, sizeof sum);
   if (st == HUDI_OK && c->bloom.on)
     st = hudi_bloom_init_for(&bloom, &c->bloom, err);
-  if (st == HUDI_OK) st = open_writer(c, (const char *)path->data, NULL, &bb, &w, err);
+  if (st == HUDI_OK) st = open_writer(c, (const char *)path->data, NULL, c->encode_threads, &bb, &w, err);
   size_t min_i = from, max_i = to - 1;
   if (st == HUDI_OK)
     st = encode_rows(c, bb, w, c->bloom.on ? &bloom : NULL, to - from >= FEED_MIN_ROWS && hudi_cpu_count() > 1, from,
@@ -621,6 +624,10 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
       hudi_buf_init(&j->out.path, 1 << 16);
     }
   }
+  /* A file written alone leaves cores idle: its columns are then encoded
+   * on them too (writer.h encode_threads). */
+  int cores = hudi_cpu_count();
+  c->encode_threads = n_files == 1 && cores > 1 ? (cores < 4 ? cores : 4) : 1;
   if (st == HUDI_OK) st = hudi_parallel_for(pool, n_files, write_job, &run, err);
   hudi_threadpool_free(pool);
   for (size_t i = 0; st == HUDI_OK && i < n_files; i++) st = add_stat(c, &run.jobs[i].out, err);

@@ -3,7 +3,10 @@
  * with the same batches (the direct writer's output is checked against
  * pyarrow in test_writer.c), and a write that fails on the feed's thread
  * comes back from push or finish with the writer's message naming the
- * column; every batch handed over is released (ASan checks). */
+ * column; every batch handed over is released (ASan checks). The same
+ * holds for a writer encoding its columns on helper threads
+ * (encode_threads): the file is the direct writer's, byte for byte, and a
+ * failure in a helper's column comes back with its message. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -95,18 +98,23 @@ static hudi_pq_writer_options opts(void) {
   return o;
 }
 
-/* A writer of root_schema with opts() into out. */
-static hudi_pq_writer *open_writer(hudi_buf *out) {
+/* A writer of root_schema with opts() (and encode_threads, and a row-group
+ * byte limit) into out. */
+static hudi_pq_writer *open_writer_with(hudi_buf *out, int threads, int64_t rg_bytes) {
   hudi_error err = HUDI_ERROR_INIT;
   hudi_pq_writer_options o = opts();
+  o.encode_threads = threads;
+  o.row_group_bytes = rg_bytes;
   hudi_pq_writer *w = NULL;
   if (hudi_pq_writer_open_buf(&w, &root_schema, &o, out, &err) != HUDI_OK) fail_msg("open: %s", err.message);
   return w;
 }
 
-static void write_all(hudi_buf *out, int batches, int fed) {
+static hudi_pq_writer *open_writer(hudi_buf *out) { return open_writer_with(out, 0, 0); }
+
+static void write_all_with(hudi_buf *out, int batches, int fed, int threads, int64_t rg_bytes) {
   hudi_error err = HUDI_ERROR_INIT;
-  hudi_pq_writer *w = open_writer(out);
+  hudi_pq_writer *w = open_writer_with(out, threads, rg_bytes);
   hudi_pq_feed *f = NULL;
   if (fed) assert_int_equal(hudi_pq_feed_start(&f, w, &err), HUDI_OK);
   for (int b = 0; b < batches; b++) {
@@ -125,6 +133,8 @@ static void write_all(hudi_buf *out, int batches, int fed) {
   hudi_pq_writer_free(w);
 }
 
+static void write_all(hudi_buf *out, int batches, int fed) { write_all_with(out, batches, fed, 0, 0); }
+
 static void fed_file_equals_direct_file(void **state) {
   (void)state;
   hudi_buf direct, fed;
@@ -137,6 +147,51 @@ static void fed_file_equals_direct_file(void **state) {
   assert_memory_equal(direct.data, fed.data, direct.len);
   hudi_buf_free(&direct);
   hudi_buf_free(&fed);
+}
+
+static void encode_threads_file_equals_direct_file(void **state) {
+  (void)state;
+  static const int threads[] = {2, 3, 16};
+  static const int64_t rg_bytes[] = {0, 20000}; /* rows per group, or a byte limit as a bulk insert sets */
+  for (size_t b = 0; b < 2; b++) {
+    hudi_buf direct;
+    hudi_buf_init(&direct, 0);
+    write_all_with(&direct, 9, 0, 1, rg_bytes[b]);
+    for (size_t t = 0; t < 3; t++)
+      for (int fed = 0; fed < 2; fed++) {
+        hudi_buf out;
+        hudi_buf_init(&out, 0);
+        write_all_with(&out, 9, fed, threads[t], rg_bytes[b]);
+        assert_int_equal(direct.len, out.len);
+        assert_memory_equal(direct.data, out.data, direct.len);
+        hudi_buf_free(&out);
+      }
+    hudi_buf_free(&direct);
+  }
+}
+
+static void failure_in_a_helper_comes_back(void **state) {
+  (void)state;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_buf out;
+  hudi_buf_init(&out, 0);
+  hudi_pq_writer *w = open_writer_with(&out, 3, 20000);
+  struct ArrowArray good = make_batch(0, -1), bad = make_batch(ROWS, 17);
+  assert_int_equal(hudi_pq_writer_write_batch(w, &good, 0, &err), HUDI_OK);
+  assert_int_equal(hudi_pq_writer_write_batch(w, &bad, 0, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "id"));
+  good.release(&good);
+  bad.release(&bad);
+  assert_int_not_equal(hudi_pq_writer_close(w, NULL, &err), HUDI_OK);
+  hudi_pq_writer_free(w);
+  /* and a thread count out of range is refused by name */
+  hudi_pq_writer_options o = opts();
+  o.encode_threads = 17;
+  w = NULL;
+  assert_int_equal(hudi_pq_writer_open_buf(&w, &root_schema, &o, &out, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "encode_threads"));
+  assert_null(w);
+  hudi_buf_free(&out);
 }
 
 static void failure_on_the_feed_thread_comes_back(void **state) {
@@ -190,6 +245,8 @@ static void finish_without_batches_and_null(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fed_file_equals_direct_file),
+      cmocka_unit_test(encode_threads_file_equals_direct_file),
+      cmocka_unit_test(failure_in_a_helper_comes_back),
       cmocka_unit_test(failure_on_the_feed_thread_comes_back),
       cmocka_unit_test(finish_without_batches_and_null),
   };
