@@ -242,6 +242,7 @@ typedef struct cctx {
   char *schema_json, *avro_with_meta;
   char root_name[600];
   hudi_pq_writer_options pq;
+  int encode_threads; /* per base file: more than 1 when fewer file groups than cores are compacted */
   hudi_bloom_cfg bloom; /* footer bloom filter and key range */
   hudi_commit_metadata *meta;
   hudi_compact_result *res;
@@ -372,7 +373,9 @@ static hudi_status bw_open(bw *b, cctx *c, const char *partition, const char *fi
   struct ArrowSchema s;
   memset(&s, 0, sizeof s);
   hudi_status st = hudi_arrow_batch_builder_export_schema(b->bb, &s, err);
-  if (st == HUDI_OK) st = hudi_pq_writer_open_storage(&b->w, &s, &c->pq, c->t->storage, (const char *)b->path.data, err);
+  hudi_pq_writer_options o = c->pq;
+  o.encode_threads = c->encode_threads;
+  if (st == HUDI_OK) st = hudi_pq_writer_open_storage(&b->w, &s, &o, c->t->storage, (const char *)b->path.data, err);
   if (s.release) s.release(&s);
   return st;
 }
@@ -956,8 +959,11 @@ static hudi_status run_plan(cctx *c, const hudi_compaction_plan *plan, hudi_erro
   if (st == HUDI_OK) st = hudi_commit_metadata_set_schema(c->meta, c->schema_json, err);
   if (st == HUDI_OK) st = hudi_commit_metadata_set_operation(c->meta, "COMPACT", err);
   if (st == HUDI_OK) c->meta->compacted = (hudi_tl_bool){1, 1};
-  /* The caller's thread is one of the workers. */
+  /* The caller's thread is one of the workers; cores no file group takes
+   * encode the files' columns (writer.h encode_threads). */
   hudi_threadpool *pool = NULL;
+  int cores = hudi_cpu_count(), spare = cores - threads + 1;
+  c->encode_threads = threads < cores ? (spare < 4 ? spare : 4) : 1;
   if (st == HUDI_OK && threads > 1) st = hudi_threadpool_create(&pool, threads - 1, err);
   if (st == HUDI_OK) st = hudi_parallel_for(pool, n_ops, exec_op, &pr, err);
   hudi_threadpool_free(pool);

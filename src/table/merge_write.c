@@ -21,6 +21,7 @@
 #include "avro/arrow_schema.h"
 #include "avro/schema.h"
 #include "base/alloc.h"
+#include "base/threadpool.h"
 #include "base/buf.h"
 #include "base/hashmap.h"
 #include "base/instant.h"
@@ -394,8 +395,13 @@ static hudi_status bw_open(bw *b, mw *c, const char *partition, const char *file
   struct ArrowSchema pq_schema;
   memset(&pq_schema, 0, sizeof pq_schema);
   hudi_status st = hudi_arrow_batch_builder_export_schema(b->bb, &pq_schema, err);
+  /* Files are rewritten one at a time, by this thread alone: their
+   * columns are encoded on the other cores too (writer.h encode_threads). */
+  hudi_pq_writer_options o = c->pq;
+  int cores = hudi_cpu_count();
+  o.encode_threads = cores < 4 ? cores : 4;
   if (st == HUDI_OK)
-    st = hudi_pq_writer_open_storage(&b->w, &pq_schema, &c->pq, c->t->storage, (const char *)b->path.data, err);
+    st = hudi_pq_writer_open_storage(&b->w, &pq_schema, &o, c->t->storage, (const char *)b->path.data, err);
   if (pq_schema.release) pq_schema.release(&pq_schema);
   return st;
 }
