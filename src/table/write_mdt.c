@@ -10,6 +10,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/threadpool.h"
 #include "table/mdt_column_stats.h"
 #include "table/mdt_reader.h"
 #include "table/properties.h"
@@ -213,36 +214,96 @@ static void radix_pass(const key_hash *in, key_hash *out, size_t n, unsigned shi
   for (size_t i = 0; i < n; i++) out[start[(in[i].h >> shift) & ((1u << RADIX_BITS) - 1)]++] = in[i];
 }
 
-/* Keys in any order: their 64-bit hashes, sorted by their top 22 bits
- * (two radix passes of 2048 buckets, cache-friendly), and equal hashes
- * among neighbours compared by key bytes. Linear, reading the keys once in
- * row order (a comparison sort of 10M unordered keys is a cache miss per
- * comparison). */
-static hudi_status check_any_keys(const hudi_table *t, const key_src *s, size_t n, hudi_error *err) {
-  key_hash *hs = hudi_malloc(n * sizeof *hs), *tmp = hudi_malloc(n * sizeof *tmp);
-  if (!hs || !tmp) {
-    hudi_free(hs);
-    hudi_free(tmp);
-    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory checking %zu keys", n);
-  }
-  for (size_t i = 0; i < n; i++) {
+/* The duplicate check's shared state: tasks hash a range of rows each, then
+ * sort and scan a group of top-bit buckets each. */
+typedef struct check_run {
+  const key_src *s;
+  key_hash *hs, *tmp;
+  size_t n, per_task;
+  size_t *start;     /* TOP bucket b: tmp/hs[start[b], start[b + 1]) */
+  size_t (*dup)[2];  /* per bucket group: the first duplicate pair (rows), or {n, n} */
+} check_run;
+
+#define CHECK_GROUPS 64 /* bucket groups: tasks for the sort and scan */
+#define CHECK_PARALLEL_MIN 65536
+
+static hudi_status hash_task(void *ctx, size_t t, hudi_error *err) {
+  (void)err;
+  check_run *r = ctx;
+  size_t a = t * r->per_task, b = a + r->per_task < r->n ? a + r->per_task : r->n;
+  for (size_t i = a; i < b; i++) {
     size_t len;
-    const char *key = key_at(s, i, &len);
-    hs[i] = (key_hash){hudi_xxh64(key, len, 0), i};
+    const char *key = key_at(r->s, i, &len);
+    r->hs[i] = (key_hash){hudi_xxh64(key, len, 0), i};
   }
-  radix_pass(hs, tmp, n, 64 - TOP_BITS);
-  radix_pass(tmp, hs, n, 64 - RADIX_BITS);
+  return HUDI_OK;
+}
+
+/* Buckets of group g: sorted by the next RADIX_BITS of the hash (stable:
+ * rows stay in order among equal bits) into hs, then runs of equal top
+ * bits (~n / 4M long) compared pairwise, hash first, then key bytes. */
+static hudi_status group_task(void *ctx, size_t g, hudi_error *err) {
+  (void)err;
+  check_run *r = ctx;
+  const size_t per = ((size_t)1 << RADIX_BITS) / CHECK_GROUPS;
+  r->dup[g][0] = r->dup[g][1] = r->n;
+  for (size_t b = g * per; b < (g + 1) * per; b++) {
+    size_t from = r->start[b], to = r->start[b + 1];
+    if (to - from > 1) radix_pass(r->tmp + from, r->hs + from, to - from, 64 - TOP_BITS);
+    else if (to > from) r->hs[from] = r->tmp[from];
+    const key_hash *hs = r->hs;
+    for (size_t x0 = from, x1; x0 < to; x0 = x1) {
+      for (x1 = x0 + 1; x1 < to && hs[x1].h >> (64 - TOP_BITS) == hs[x0].h >> (64 - TOP_BITS);) x1++;
+      for (size_t x = x0; x < x1; x++)
+        for (size_t y = x + 1; y < x1; y++)
+          if (hs[x].h == hs[y].h && same_key(r->s, hs[x].row, hs[y].row)) {
+            r->dup[g][0] = hs[x].row;
+            r->dup[g][1] = hs[y].row;
+            return HUDI_OK;
+          }
+    }
+  }
+  return HUDI_OK;
+}
+
+/* Keys in any order: their 64-bit hashes, sorted by their top 22 bits
+ * (a pass on the top 11 bits into 2048 buckets, then each bucket on the
+ * next 11: cache-friendly), and equal hashes among neighbours compared by
+ * key bytes. Linear, reading the keys once in row order (a comparison sort
+ * of 10M unordered keys is a cache miss per comparison). Hashing and the
+ * buckets' sort and scan run on every core; the duplicate reported is the
+ * first in the sorted order whatever the thread count. */
+static hudi_status check_any_keys(const hudi_table *t, const key_src *s, size_t n, hudi_error *err) {
+  check_run r = {s, hudi_malloc(n * sizeof *r.hs), hudi_malloc(n * sizeof *r.tmp), n, 0,
+                 hudi_calloc(((size_t)1 << RADIX_BITS) + 1, sizeof *r.start),
+                 hudi_malloc(CHECK_GROUPS * sizeof *r.dup)};
   hudi_status st = HUDI_OK;
-  /* A run of equal top bits is ~n / 4M long; rows stay in order in it. */
-  for (size_t a = 0, b; st == HUDI_OK && a < n; a = b) {
-    for (b = a + 1; b < n && hs[b].h >> (64 - TOP_BITS) == hs[a].h >> (64 - TOP_BITS);) b++;
-    for (size_t x = a; st == HUDI_OK && x < b; x++)
-      for (size_t y = x + 1; st == HUDI_OK && y < b; y++)
-        if (hs[x].h == hs[y].h && same_key(s, hs[x].row, hs[y].row))
-          st = duplicate_key(t, s, hs[x].row, hs[y].row, err);
+  if (!r.hs || !r.tmp || !r.start || !r.dup) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory checking %zu keys", n);
+  hudi_threadpool *pool = NULL;
+  int cores = hudi_cpu_count();
+  if (st == HUDI_OK && cores > 1 && n >= CHECK_PARALLEL_MIN) st = hudi_threadpool_create(&pool, cores - 1, err);
+  size_t tasks = pool ? (size_t)cores * 4 : 1;
+  r.per_task = (n + tasks - 1) / tasks;
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, tasks, hash_task, &r, err);
+  if (st == HUDI_OK) {
+    /* The top 11 bits: one stable counting pass into tmp. */
+    const unsigned shift = 64 - RADIX_BITS;
+    for (size_t i = 0; i < n; i++) r.start[(r.hs[i].h >> shift) + 1]++;
+    for (size_t d = 0; d < ((size_t)1 << RADIX_BITS); d++) r.start[d + 1] += r.start[d];
+    size_t *next = hudi_malloc(((size_t)1 << RADIX_BITS) * sizeof *next);
+    if (!next) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory checking %zu keys", n);
+    for (size_t d = 0; st == HUDI_OK && d < ((size_t)1 << RADIX_BITS); d++) next[d] = r.start[d];
+    for (size_t i = 0; st == HUDI_OK && i < n; i++) r.tmp[next[r.hs[i].h >> shift]++] = r.hs[i];
+    hudi_free(next);
   }
-  hudi_free(hs);
-  hudi_free(tmp);
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, CHECK_GROUPS, group_task, &r, err);
+  hudi_threadpool_free(pool);
+  for (size_t g = 0; st == HUDI_OK && g < CHECK_GROUPS; g++)
+    if (r.dup[g][0] < n) st = duplicate_key(t, s, r.dup[g][0], r.dup[g][1], err);
+  hudi_free(r.hs);
+  hudi_free(r.tmp);
+  hudi_free(r.start);
+  hudi_free(r.dup);
   return st;
 }
 

@@ -311,12 +311,12 @@ def test_bulk_insert_unknown_sort_mode_is_refused(tmp_path):
     assert not [f for f in base_files(path) if "/.hoodie/" not in f]
 
 
+@pytest.mark.parametrize("n", [50_000, 200_000])  # 200k: the input-order check runs on every core
 @pytest.mark.parametrize("mode", ["NONE", "GLOBAL_SORT"])
 @pytest.mark.parametrize("partitioned", [False, True])
-def test_bulk_insert_repeated_key_with_record_index_is_refused_in_any_order(tmp_path, mode, partitioned):
+def test_bulk_insert_repeated_key_with_record_index_is_refused_in_any_order(tmp_path, mode, partitioned, n):
     """With a record index a key may appear once; the duplicate is found whether rows stay in input
     order (hashed keys) or are sorted, in one partition or across two, and nothing is written."""
-    n = 50_000
     keys = [f"k{(i * 7919) % n:06d}" for i in range(n)]
     keys[n - 3] = keys[17]  # far apart in the input
     path = tmp_path / "t"
@@ -325,3 +325,23 @@ def test_bulk_insert_repeated_key_with_record_index_is_refused_in_any_order(tmp_
     with pytest.raises(Exception, match=f"record key '{keys[17]}' appears twice"):
         t.append(data, {"hoodie.bulkinsert.sort.mode": mode})
     assert not [f for f in base_files(path) if "/.hoodie/" not in f]
+
+
+def test_bulk_insert_several_repeated_keys_named_the_same_every_time(tmp_path):
+    """Several keys repeated in 300k rows: the error names one of them, the same one on every try
+    (the check's threads do not decide which)."""
+    n = 300_000
+    keys = [f"k{(i * 7919) % n:06d}" for i in range(n)]
+    firsts = (5, 70_001, 150_003, 299_990)
+    dups = {keys[i] for i in firsts}
+    for j, i in enumerate(firsts):
+        keys[n - 10 - (j + 1) * 40_000] = keys[i]
+    data = pa.table({"id": keys})
+    named = set()
+    for attempt in range(4):
+        path = tmp_path / f"t{attempt}"
+        t = HudiTable.create(str(path), record_key="id")
+        with pytest.raises(Exception, match="appears twice") as e:
+            t.append(data)
+        named.add(str(e.value).split("'")[1])
+    assert len(named) == 1 and named <= dups
