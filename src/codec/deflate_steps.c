@@ -44,11 +44,15 @@ static inline unsigned piece(uint32_t left) {
   return left - MAX_MATCH < 3 ? MAX_MATCH - 3 : MAX_MATCH;
 }
 
-size_t hudi_deflate_steps_bound(size_t n) { return n + 5 * (n / MAX_STORED + 1) + 16; }
+size_t hudi_deflate_steps_bound(size_t n) { return n + 6 * (n / MAX_STORED + 1) + 16; }
 
+/* Stored blocks from the stream's start (byte-aligned): a byte of header
+ * bits and padding, LEN and NLEN, then the bytes, per 65,535. The Huffman
+ * block is taken only when it is smaller, so the output never passes this
+ * (and the bit writer's last 8-byte store stays inside the bound). */
 static uint64_t stored_bits(size_t n) {
   size_t chunks = n ? (n + MAX_STORED - 1) / MAX_STORED : 1;
-  return (uint64_t)chunks * (3 + 7 + 32) + 8 * (uint64_t)n;
+  return (uint64_t)chunks * 40 + 8 * (uint64_t)n;
 }
 
 static size_t emit_stored(const uint8_t *src, size_t n, uint8_t *dst) {

@@ -25,7 +25,8 @@ typedef struct hudi_lz_step {
 size_t hudi_deflate_steps_bound(size_t n);
 
 /* Writes src as one final deflate block, dynamic Huffman coded from the n
- * steps, or stored when that is smaller, to dst (with
+ * steps, or as stored blocks (65,535 bytes each) when that is smaller, to
+ * dst (with
  * hudi_deflate_steps_bound(src_len) bytes of room); returns the bytes
  * written. The steps must cover src exactly, every copy lying within the
  * bytes before it: the caller guarantees it (checked only in debug builds). */

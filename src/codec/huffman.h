@@ -10,7 +10,7 @@
  * the fixed code). */
 #define HUDI_HUFFMAN_MAX_SYMBOLS 288
 
-/* len[s] for the n (<= HUDI_HUFFMAN_MAX_SYMBOLS) symbols of freq, none
+/* len[s] for the n (2 <= n <= HUDI_HUFFMAN_MAX_SYMBOLS) symbols of freq, none
  * longer than max_len. Unused symbols get 0. The code is always complete
  * (Kraft sum 1, as strict inflaters require): a single used symbol gets a
  * partner of the same length. */

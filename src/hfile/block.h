@@ -81,7 +81,7 @@ HUDI_NODISCARD hudi_status hudi_hfile_block_encode(hudi_buf *out, const char *ma
  * so not Java's bytes. zlib does it should libdeflate fail. gz may also be
  * HUDI_HFILE_GZ_CELLS: with `fast`, a data block's key-values deflated by
  * hudi_hfile_cell_deflate (index partitions: see cell_deflate.h). */
-#define HUDI_HFILE_GZ_CELLS 2
+#define HUDI_HFILE_GZ_CELLS 3 /* not 2: that is HUDI_HFILE_NONE in hudi_hfile_compression */
 struct hudi_fast_deflater;
 HUDI_NODISCARD hudi_status hudi_hfile_block_encode_fast(hudi_buf *out, const char *magic, const uint8_t *payload,
                                                         size_t payload_len, int gz, int64_t prev_block_offset,

@@ -20,8 +20,9 @@
 
 /* Appends the raw deflate stream (RFC 1951) of src, a data block payload,
  * to out. Bytes that do not parse as cells are coded as literals, so any
- * input gives a correct stream. False, out unchanged, when memory ran out
- * or out's cap would be passed. */
+ * input gives a correct stream. False, out unchanged, when memory ran out,
+ * out's cap would be passed or len exceeds UINT32_MAX / 2 (the caller then
+ * uses another deflater). */
 bool hudi_hfile_cell_deflate(const uint8_t *src, size_t len, hudi_buf *out);
 
 #endif

@@ -311,7 +311,7 @@ def test_bulk_insert_unknown_sort_mode_is_refused(tmp_path):
     assert not [f for f in base_files(path) if "/.hoodie/" not in f]
 
 
-@pytest.mark.parametrize("n", [50_000, 200_000])  # 200k: the input-order check runs on every core
+@pytest.mark.parametrize("n", [50_000, 200_000])  # 200k: in input order, the check runs on every core
 @pytest.mark.parametrize("mode", ["NONE", "GLOBAL_SORT"])
 @pytest.mark.parametrize("partitioned", [False, True])
 def test_bulk_insert_repeated_key_with_record_index_is_refused_in_any_order(tmp_path, mode, partitioned, n):
@@ -328,8 +328,8 @@ def test_bulk_insert_repeated_key_with_record_index_is_refused_in_any_order(tmp_
 
 
 def test_bulk_insert_several_repeated_keys_named_the_same_every_time(tmp_path):
-    """Several keys repeated in 300k rows: the error names one of them, the same one on every try
-    (the check's threads do not decide which)."""
+    """Several keys repeated in 300k rows (the check runs on every core): the error names one of
+    them, the same one on every try."""
     n = 300_000
     keys = [f"k{(i * 7919) % n:06d}" for i in range(n)]
     firsts = (5, 70_001, 150_003, 299_990)

@@ -27,12 +27,18 @@ static uint32_t rnd(void) {
 /* Encodes src by steps and checks zlib's raw inflate of it; the size. */
 static size_t round_trip(const uint8_t *src, size_t n, const hudi_lz_step *steps, size_t k) {
   size_t cap = hudi_deflate_steps_bound(n);
-  uint8_t *z = malloc(cap);
+  /* a canary after the bound: nothing may be written there (the 8-byte
+   * stores of the bit writer included, which ASan may not see) */
+  uint8_t *z = malloc(cap + 64);
+  memset(z + cap, 0xa5, 64);
   uint8_t *back = malloc(n + 1);
   assert_non_null(z);
   assert_non_null(back);
   size_t zl = hudi_deflate_steps(src, n, steps, k, z);
   assert_true(zl > 0 && zl <= cap);
+  for (size_t i = 0; i < 64; i++) assert_int_equal(z[cap + i], 0xa5);
+  /* never larger than storing: 5 bytes per 65,535 */
+  assert_true(zl <= n + 5 * (n ? (n + 65534) / 65535 : 1));
   z_stream s;
   memset(&s, 0, sizeof s);
   assert_int_equal(inflateInit2(&s, -15), Z_OK);
@@ -135,6 +141,19 @@ static void test_literals(void **st) {
   round_trip(same, 0, &one, 1);
 }
 
+static void test_large_near_stored(void **st) {
+  (void)st;
+  /* 4 MiB of nearly uniform bytes (0..254, and a 255 now and then): the
+   * Huffman block is about as large as storing it in 64 stored blocks;
+   * whichever is taken stays within the bound and no larger than stored. */
+  size_t n = 4193240;
+  uint8_t *s = malloc(n);
+  for (size_t i = 0; i < n; i++) s[i] = i % 1705 == 0 ? 255 : (uint8_t)(rnd() % 255);
+  hudi_lz_step one = {(uint32_t)n, 0, 0};
+  round_trip(s, n, &one, 1);
+  free(s);
+}
+
 static void test_stored_fallback(void **st) {
   (void)st;
   /* Random bytes as literals code no smaller than they are: stored, in
@@ -152,6 +171,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_copy_lengths), cmocka_unit_test(test_distances), cmocka_unit_test(test_overlap_and_mixed),
       cmocka_unit_test(test_literals),     cmocka_unit_test(test_stored_fallback),
+      cmocka_unit_test(test_large_near_stored),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

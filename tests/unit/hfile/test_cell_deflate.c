@@ -217,7 +217,7 @@ static void test_not_cells(void **st) {
   cell_round_trip(c.data, c.len);
   c.data[c.len - 1] = (uint8_t)(int8_t)-120; /* 8 more bytes, none left */
   cell_round_trip(c.data, c.len);
-  hudi_put_be16(c.data + good + 2 + 8, 0xffff); /* row longer than the key */
+  hudi_put_be16(c.data + good + 1 + 8, 0xffff); /* row longer than the key (cell 5 starts a byte late: cell 3's mvcc grew) */
   cell_round_trip(c.data, c.len);
   hudi_buf_free(&c);
 }
@@ -225,17 +225,18 @@ static void test_not_cells(void **st) {
 static void test_long_and_far(void **st) {
   (void)st;
   /* 1 MiB-ish block: tails of 1,000 bytes that repeat (copies split at
-   * 258) and of 20,000 bytes, so that a repeat lies beyond 32 KiB; more
+   * 258) and of 40,000 bytes, so that a repeat lies beyond 32 KiB (a cell
+   * after a 40,000-byte one is too far from the cell before it, too); more
    * steps than the stack holds */
   hudi_buf c;
   hudi_buf_init(&c, HUDI_BUF_DEFAULT_MAX);
-  uint8_t *small = malloc(1000), *big = malloc(20000);
+  uint8_t *small = malloc(1000), *big = malloc(40000);
   for (size_t i = 0; i < 1000; i++) small[i] = (uint8_t)(rnd() % 7);
-  for (size_t i = 0; i < 20000; i++) big[i] = (uint8_t)rnd();
+  for (size_t i = 0; i < 40000; i++) big[i] = (uint8_t)rnd();
   char row[32];
   for (int i = 0; c.len < (1u << 20); i++) {
     int rl = snprintf(row, sizeof row, "row-%08d", i);
-    if (i % 10 == 9) put_cell(&c, row, (size_t)rl, big, 20000);
+    if (i % 10 == 9) put_cell(&c, row, (size_t)rl, big, 40000);
     else put_cell(&c, row, (size_t)rl, small, 1000);
   }
   size_t zl = cell_round_trip(c.data, c.len);
