@@ -90,21 +90,12 @@ static void count(plan *p, const uint8_t *src, const hudi_lz_step *steps, size_t
   memset(p->lf, 0, sizeof p->lf);
   memset(p->df, 0, sizeof p->df);
   p->extra_bits = 0;
-  /* Four literal tables: runs of one byte would serialise on one counter. */
-  uint32_t t[4][256];
-  memset(t, 0, sizeof t);
+  hudi_byte_counts lit;
+  memset(&lit, 0, sizeof lit);
   size_t at = 0;
   for (size_t i = 0; i < n; i++) {
-    const uint8_t *s = src + at;
-    uint32_t k = 0, lit = steps[i].lit;
-    for (; k + 4 <= lit; k += 4) {
-      t[0][s[k]]++;
-      t[1][s[k + 1]]++;
-      t[2][s[k + 2]]++;
-      t[3][s[k + 3]]++;
-    }
-    for (; k < lit; k++) t[0][s[k]]++;
-    at += (size_t)lit + steps[i].len;
+    hudi_byte_counts_add(&lit, src + at, steps[i].lit);
+    at += (size_t)steps[i].lit + steps[i].len;
     if (!steps[i].len) continue;
     sym d = dist_sym(steps[i].dist);
     for (uint32_t left = steps[i].len; left > 0;) {
@@ -116,7 +107,7 @@ static void count(plan *p, const uint8_t *src, const hudi_lz_step *steps, size_t
       left -= m;
     }
   }
-  for (int s = 0; s < 256; s++) p->lf[s] = t[0][s] + t[1][s] + t[2][s] + t[3][s];
+  hudi_byte_counts_sum(&lit, p->lf);
   p->lf[256] = 1; /* end of block */
 }
 

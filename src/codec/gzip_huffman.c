@@ -53,19 +53,10 @@ static void plan_counts(plan *p, const uint32_t *freq) {
 }
 
 static void count_bytes(const uint8_t *src, size_t n, uint32_t *freq) {
-  /* Four tables: consecutive equal bytes would otherwise serialise on one
-   * counter. */
-  uint32_t t[4][256];
-  memset(t, 0, sizeof t);
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    t[0][src[i]]++;
-    t[1][src[i + 1]]++;
-    t[2][src[i + 2]]++;
-    t[3][src[i + 3]]++;
-  }
-  for (; i < n; i++) t[0][src[i]]++;
-  for (int s = 0; s < 256; s++) freq[s] = t[0][s] + t[1][s] + t[2][s] + t[3][s];
+  hudi_byte_counts c;
+  memset(&c, 0, sizeof c);
+  hudi_byte_counts_add(&c, src, n);
+  hudi_byte_counts_sum(&c, freq);
   freq[256] = 1;
 }
 

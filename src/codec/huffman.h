@@ -4,6 +4,7 @@
 #ifndef HUDI_CODEC_HUFFMAN_H
 #define HUDI_CODEC_HUFFMAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The largest alphabet deflate codes: 286 literal/length symbols (288 in
@@ -19,6 +20,28 @@ void hudi_huffman_lengths(const uint32_t *freq, int n, int max_len, uint8_t *len
 /* Canonical codes (RFC 1951 3.2.2) of those lengths, bit-reversed for
  * LSB-first output. */
 void hudi_huffman_codes(const uint8_t *len, int n, uint16_t *code);
+
+/* Byte counts kept in four tables (a byte's table by its position mod 4):
+ * runs of one byte value would otherwise serialise on one counter. Zero
+ * the tables, add any number of spans, then sum them into freq[0..255]. */
+typedef struct hudi_byte_counts {
+  uint32_t t[4][256];
+} hudi_byte_counts;
+
+static inline void hudi_byte_counts_add(hudi_byte_counts *c, const uint8_t *s, size_t n) {
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    c->t[0][s[i]]++;
+    c->t[1][s[i + 1]]++;
+    c->t[2][s[i + 2]]++;
+    c->t[3][s[i + 3]]++;
+  }
+  for (; i < n; i++) c->t[0][s[i]]++;
+}
+
+static inline void hudi_byte_counts_sum(const hudi_byte_counts *c, uint32_t *freq) {
+  for (int b = 0; b < 256; b++) freq[b] = c->t[0][b] + c->t[1][b] + c->t[2][b] + c->t[3][b];
+}
 
 /* Bits go out least significant first, 32 at a time: the caller keeps at
  * least 8 bytes of room past the last byte it expects to write. */

@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "codec/deflate_steps.h"
+#include "hfile/block.h"
 
 #define TAILS 64           /* tail table entries; a block has ~40 cells */
 #define STACK_STEPS 2048   /* steps kept on the stack: a 4 KiB block needs < 1400 */
@@ -24,7 +25,7 @@
 
 typedef struct parse {
   hudi_lz_step *steps;
-  size_t n, cap;
+  size_t n;
   uint32_t lit; /* literals since the last copy */
 } parse;
 
@@ -105,9 +106,7 @@ static inline uint32_t tail_hash(const uint8_t *s, size_t n) {
 static int cell_at(const uint8_t *src, size_t len, size_t at, size_t *row_end, size_t *end) {
   if (len - at < 10) return 0;
   const uint8_t *c = src + at;
-  uint64_t klen = (uint64_t)c[0] << 24 | (uint64_t)c[1] << 16 | (uint64_t)c[2] << 8 | c[3];
-  uint64_t vlen = (uint64_t)c[4] << 24 | (uint64_t)c[5] << 16 | (uint64_t)c[6] << 8 | c[7];
-  uint64_t rlen = (uint64_t)c[8] << 8 | c[9];
+  uint64_t klen = hudi_be32(c), vlen = hudi_be32(c + 4), rlen = hudi_be16(c + 8);
   if (klen < 2 + rlen || 8 + klen + vlen >= len - at) return 0;
   size_t mvcc = at + 8 + (size_t)klen + (size_t)vlen; /* Hadoop vlong: its first byte tells its size */
   int8_t first = (int8_t)src[mvcc];
@@ -141,10 +140,9 @@ static void parse_cells(parse *p, const uint8_t *src, size_t len) {
   } tails[TAILS];
   memset(tails, 0, sizeof tails);
   size_t at = 0, prev = 0, row_end, end, ext_dist = 0;
-  int has_prev = 0;
   while (at < len && cell_at(src, len, at, &row_end, &end)) {
-    size_t dist = at - prev;
-    int near = has_prev && dist <= HUDI_DEFLATE_MAX_DIST;
+    size_t dist = at - prev; /* 0 for the first cell: nothing before it */
+    int near = dist > 0 && dist <= HUDI_DEFLATE_MAX_DIST;
     if (near) code_head(p, src, at, row_end, dist, ext_dist);
     else p->lit += (uint32_t)(row_end - at);
     ext_dist = 0;
@@ -167,7 +165,6 @@ static void parse_cells(parse *p, const uint8_t *src, size_t len) {
     tails[slot].at = row_end;
     tails[slot].n = tn;
     prev = at;
-    has_prev = 1;
     at = end;
   }
   p->lit += (uint32_t)(len - at);
@@ -177,9 +174,10 @@ bool hudi_hfile_cell_deflate(const uint8_t *src, size_t len, hudi_buf *out) {
   if (len > UINT32_MAX / 2) return false;
   hudi_lz_step stack[STACK_STEPS];
   /* Every step but the last copies at least MIN_COPY bytes. */
-  parse p = {stack, 0, len / MIN_COPY + 1, 0};
-  if (p.cap > STACK_STEPS) {
-    p.steps = hudi_malloc(hudi_mul_size(p.cap, sizeof *p.steps));
+  size_t most = len / MIN_COPY + 1;
+  parse p = {stack, 0, 0};
+  if (most > STACK_STEPS) {
+    p.steps = hudi_malloc(hudi_mul_size(most, sizeof *p.steps));
     if (!p.steps) return false;
   }
   parse_cells(&p, src, len);

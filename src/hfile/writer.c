@@ -531,12 +531,17 @@ static hudi_status search_cut(cut_search *c, size_t hi, size_t *cut, hudi_error 
 
 /* Encodes the first n key-values into w->enc (with `fast`, by libdeflate);
  * their stored size. */
+/* The `gz` argument of hudi_hfile_block_encode_fast for data blocks. */
+static int data_codec(const hudi_hfile_writer_options *o) {
+  if (o->compression != HUDI_HFILE_GZ) return 0;
+  return o->cell_deflate ? HUDI_HFILE_GZ_CELLS : 1;
+}
+
 static hudi_status encode_prefix(hudi_hfile_writer *w, size_t n, int64_t prev, hudi_fast_deflater *fast,
                                  uint64_t *stored, hudi_error *err) {
   hudi_buf_reset(&w->enc);
-  int gz = w->opts.compression == HUDI_HFILE_GZ;
   HUDI_TRY(hudi_hfile_block_encode_fast(&w->enc, HUDI_HFILE_MAGIC_DATA, w->block.data, kv_end(w, n - 1),
-                                        gz && w->opts.cell_deflate ? HUDI_HFILE_GZ_CELLS : gz, prev, fast, err));
+                                        data_codec(&w->opts), prev, fast, err));
   *stored = hudi_be32(w->enc.data + 29) - HUDI_HFILE_HEADER_SIZE;
   return HUDI_OK;
 }
@@ -708,11 +713,10 @@ static void pipe_plan(hudi_hfile_writer *w) {
 static void encode_job(const void *ctx, hudi_hfile_pipe_job *j, hudi_fast_deflater *fast) {
   const hudi_hfile_writer_options *o = ctx;
   int gz = o->compression == HUDI_HFILE_GZ;
-  int codec = gz && o->cell_deflate ? HUDI_HFILE_GZ_CELLS : gz;
   hudi_buf_reset(&j->enc);
   j->misread = 0;
-  j->status = hudi_hfile_block_encode_fast(&j->enc, HUDI_HFILE_MAGIC_DATA, j->kv.data, j->kv.len, codec, 0, fast,
-                                           &j->err);
+  j->status = hudi_hfile_block_encode_fast(&j->enc, HUDI_HFILE_MAGIC_DATA, j->kv.data, j->kv.len, data_codec(o), 0,
+                                           fast, &j->err);
   if (j->status != HUDI_OK || j->n < 2) return;
   uint64_t stored = hudi_be32(j->enc.data + 29) - HUDI_HFILE_HEADER_SIZE;
   j->misread = misread_verdict(j->kv.len - j->starts[j->n - 1], gz, stored);

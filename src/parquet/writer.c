@@ -109,6 +109,12 @@ static hudi_status common_open(hudi_pq_writer **out, const struct ArrowSchema *s
   return HUDI_OK;
 }
 
+int hudi_pq_encode_threads_share(int files) {
+  if (files < 1) files = 1;
+  int share = 1 + (hudi_cpu_count() - files) / files;
+  return share < 1 ? 1 : share > 4 ? 4 : share;
+}
+
 static hudi_status start_file(hudi_pq_writer *w, hudi_error *err) { return sink_write(w, "PAR1", 4, err); }
 
 hudi_status hudi_pq_writer_open_buf(hudi_pq_writer **out, const struct ArrowSchema *schema,

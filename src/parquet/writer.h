@@ -58,6 +58,12 @@ typedef struct hudi_pq_writer_options {
 
 typedef struct hudi_pq_writer hudi_pq_writer;
 
+/* encode_threads for each of `files` files written at once by as many
+ * threads: the cores left over shared out among them, 1 + (cores - files)
+ * / files, at least 1 and at most 4 (a batch has too few columns to share
+ * out further). */
+int hudi_pq_encode_threads_share(int files);
+
 /* A column's totals over the whole file (what commit metadata and the
  * column-stats index need). min/max are the encoded statistics values
  * (PLAIN bytes of the physical type), valid while the summary lives. */

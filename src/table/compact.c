@@ -962,8 +962,7 @@ static hudi_status run_plan(cctx *c, const hudi_compaction_plan *plan, hudi_erro
   /* The caller's thread is one of the workers; cores no file group takes
    * encode the files' columns (writer.h encode_threads). */
   hudi_threadpool *pool = NULL;
-  int cores = hudi_cpu_count(), per = 1 + (cores - threads) / threads; /* each group's share */
-  c->encode_threads = per > 1 ? (per < 4 ? per : 4) : 1;
+  c->encode_threads = hudi_pq_encode_threads_share(threads);
   if (st == HUDI_OK && threads > 1) st = hudi_threadpool_create(&pool, threads - 1, err);
   if (st == HUDI_OK) st = hudi_parallel_for(pool, n_ops, exec_op, &pr, err);
   hudi_threadpool_free(pool);

@@ -21,7 +21,6 @@
 #include "avro/arrow_schema.h"
 #include "avro/schema.h"
 #include "base/alloc.h"
-#include "base/threadpool.h"
 #include "base/buf.h"
 #include "base/hashmap.h"
 #include "base/instant.h"
@@ -398,8 +397,7 @@ static hudi_status bw_open(bw *b, mw *c, const char *partition, const char *file
   /* Files are rewritten one at a time, by this thread alone: their
    * columns are encoded on the other cores too (writer.h encode_threads). */
   hudi_pq_writer_options o = c->pq;
-  int cores = hudi_cpu_count();
-  o.encode_threads = cores < 4 ? cores : 4;
+  o.encode_threads = hudi_pq_encode_threads_share(1);
   if (st == HUDI_OK)
     st = hudi_pq_writer_open_storage(&b->w, &pq_schema, &o, c->t->storage, (const char *)b->path.data, err);
   if (pq_schema.release) pq_schema.release(&pq_schema);

@@ -626,8 +626,7 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
   }
   /* A file written alone leaves cores idle: its columns are then encoded
    * on them too (writer.h encode_threads). */
-  int cores = hudi_cpu_count();
-  c->encode_threads = n_files == 1 && cores > 1 ? (cores < 4 ? cores : 4) : 1;
+  c->encode_threads = n_files == 1 ? hudi_pq_encode_threads_share(1) : 1;
   if (st == HUDI_OK) st = hudi_parallel_for(pool, n_files, write_job, &run, err);
   hudi_threadpool_free(pool);
   for (size_t i = 0; st == HUDI_OK && i < n_files; i++) st = add_stat(c, &run.jobs[i].out, err);

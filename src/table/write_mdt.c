@@ -205,14 +205,20 @@ typedef struct key_hash {
 #define RADIX_BITS 11
 #define TOP_BITS (2 * RADIX_BITS)
 
+#define BUCKETS ((size_t)1 << RADIX_BITS)
+
 /* Stable counting sort of in[0, n) into out by bits [shift, shift + 11)
- * of the hash. */
-static void radix_pass(const key_hash *in, key_hash *out, size_t n, unsigned shift) {
-  size_t start[(1u << RADIX_BITS) + 1] = {0};
-  for (size_t i = 0; i < n; i++) start[((in[i].h >> shift) & ((1u << RADIX_BITS) - 1)) + 1]++;
-  for (size_t d = 0; d < (1u << RADIX_BITS); d++) start[d + 1] += start[d];
-  for (size_t i = 0; i < n; i++) out[start[(in[i].h >> shift) & ((1u << RADIX_BITS) - 1)]++] = in[i];
+ * of the hash; with `starts` (BUCKETS + 1 entries), bucket b's range in
+ * out is [starts[b], starts[b + 1]). */
+static void radix_pass(const key_hash *in, key_hash *out, size_t n, unsigned shift, size_t *starts) {
+  size_t start[BUCKETS + 1] = {0};
+  for (size_t i = 0; i < n; i++) start[((in[i].h >> shift) & (BUCKETS - 1)) + 1]++;
+  for (size_t d = 0; d < BUCKETS; d++) start[d + 1] += start[d];
+  if (starts) memcpy(starts, start, sizeof start);
+  for (size_t i = 0; i < n; i++) out[start[(in[i].h >> shift) & (BUCKETS - 1)]++] = in[i];
 }
+
+#define CHECK_GROUPS 64 /* bucket groups: tasks for the sort and scan */
 
 /* The duplicate check's shared state: tasks hash a range of rows each, then
  * sort and scan a group of top-bit buckets each. */
@@ -220,11 +226,10 @@ typedef struct check_run {
   const key_src *s;
   key_hash *hs, *tmp;
   size_t n, per_task;
-  size_t *start;     /* TOP bucket b: tmp/hs[start[b], start[b + 1]) */
-  size_t (*dup)[2];  /* per bucket group: the first duplicate pair (rows), or {n, n} */
+  size_t start[BUCKETS + 1];    /* top bucket b: tmp/hs[start[b], start[b + 1]) */
+  size_t dup[CHECK_GROUPS][2];  /* per bucket group: the first duplicate pair (rows), or {n, n} */
 } check_run;
 
-#define CHECK_GROUPS 64 /* bucket groups: tasks for the sort and scan */
 #define CHECK_PARALLEL_MIN 65536
 
 static hudi_status hash_task(void *ctx, size_t t, hudi_error *err) {
@@ -245,11 +250,11 @@ static hudi_status hash_task(void *ctx, size_t t, hudi_error *err) {
 static hudi_status group_task(void *ctx, size_t g, hudi_error *err) {
   (void)err;
   check_run *r = ctx;
-  const size_t per = ((size_t)1 << RADIX_BITS) / CHECK_GROUPS;
+  const size_t per = BUCKETS / CHECK_GROUPS;
   r->dup[g][0] = r->dup[g][1] = r->n;
   for (size_t b = g * per; b < (g + 1) * per; b++) {
     size_t from = r->start[b], to = r->start[b + 1];
-    if (to - from > 1) radix_pass(r->tmp + from, r->hs + from, to - from, 64 - TOP_BITS);
+    if (to - from > 1) radix_pass(r->tmp + from, r->hs + from, to - from, 64 - TOP_BITS, NULL);
     else if (to > from) r->hs[from] = r->tmp[from];
     const key_hash *hs = r->hs;
     for (size_t x0 = from, x1; x0 < to; x0 = x1) {
@@ -274,14 +279,18 @@ static hudi_status group_task(void *ctx, size_t g, hudi_error *err) {
  * buckets' sort and scan run on every core; the duplicate reported is the
  * first in the sorted order whatever the thread count. */
 static hudi_status check_any_keys(const hudi_table *t, const key_src *s, size_t n, hudi_error *err) {
-  check_run r = {s, hudi_malloc(n * sizeof *r.hs), hudi_malloc(n * sizeof *r.tmp), n, 0,
-                 hudi_calloc(((size_t)1 << RADIX_BITS) + 1, sizeof *r.start),
-                 hudi_malloc(CHECK_GROUPS * sizeof *r.dup)};
-  hudi_status st = HUDI_OK;
-  if (!r.hs || !r.tmp || !r.start || !r.dup) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory checking %zu keys", n);
+  check_run *r = hudi_calloc(1, sizeof *r);
+  key_hash *hs = hudi_malloc(n * sizeof *hs), *tmp = hudi_malloc(n * sizeof *tmp);
+  if (!r || !hs || !tmp) {
+    hudi_free(r);
+    hudi_free(hs);
+    hudi_free(tmp);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory checking %zu keys", n);
+  }
+  *r = (check_run){.s = s, .hs = hs, .tmp = tmp, .n = n};
   hudi_threadpool *pool = NULL;
   int cores = hudi_cpu_count();
-  if (st == HUDI_OK && cores > 1 && n >= CHECK_PARALLEL_MIN) {
+  if (cores > 1 && n >= CHECK_PARALLEL_MIN) {
     hudi_error ignored = HUDI_ERROR_INIT; /* no threads: the check runs on this one alone */
     if (hudi_threadpool_create(&pool, cores - 1, &ignored) != HUDI_OK) {
       hudi_error_clear(&ignored);
@@ -289,27 +298,17 @@ static hudi_status check_any_keys(const hudi_table *t, const key_src *s, size_t 
     }
   }
   size_t tasks = pool ? (size_t)cores * 4 : 1;
-  r.per_task = (n + tasks - 1) / tasks;
-  if (st == HUDI_OK) st = hudi_parallel_for(pool, tasks, hash_task, &r, err);
-  if (st == HUDI_OK) {
-    /* The top 11 bits: one stable counting pass into tmp. */
-    const unsigned shift = 64 - RADIX_BITS;
-    for (size_t i = 0; i < n; i++) r.start[(r.hs[i].h >> shift) + 1]++;
-    for (size_t d = 0; d < ((size_t)1 << RADIX_BITS); d++) r.start[d + 1] += r.start[d];
-    size_t *next = hudi_malloc(((size_t)1 << RADIX_BITS) * sizeof *next);
-    if (!next) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory checking %zu keys", n);
-    for (size_t d = 0; st == HUDI_OK && d < ((size_t)1 << RADIX_BITS); d++) next[d] = r.start[d];
-    for (size_t i = 0; st == HUDI_OK && i < n; i++) r.tmp[next[r.hs[i].h >> shift]++] = r.hs[i];
-    hudi_free(next);
-  }
-  if (st == HUDI_OK) st = hudi_parallel_for(pool, CHECK_GROUPS, group_task, &r, err);
+  r->per_task = (n + tasks - 1) / tasks;
+  hudi_status st = hudi_parallel_for(pool, tasks, hash_task, r, err);
+  /* The top 11 bits: one stable pass into tmp, keeping the buckets' bounds. */
+  if (st == HUDI_OK) radix_pass(hs, tmp, n, 64 - RADIX_BITS, r->start);
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, CHECK_GROUPS, group_task, r, err);
   hudi_threadpool_free(pool);
   for (size_t g = 0; st == HUDI_OK && g < CHECK_GROUPS; g++)
-    if (r.dup[g][0] < n) st = duplicate_key(t, s, r.dup[g][0], r.dup[g][1], err);
-  hudi_free(r.hs);
-  hudi_free(r.tmp);
-  hudi_free(r.start);
-  hudi_free(r.dup);
+    if (r->dup[g][0] < n) st = duplicate_key(t, s, r->dup[g][0], r->dup[g][1], err);
+  hudi_free(hs);
+  hudi_free(tmp);
+  hudi_free(r);
   return st;
 }
 
