@@ -32,6 +32,7 @@ hudi_status hudi_pq_colw_init(hudi_pq_colw *c, const hudi_pq_leaf_plan *plan, co
   HUDI_TRY(hudi_buf_append(&c->stage_offs, &zero, sizeof zero, err));
   hudi_pq_dict_init(&c->dict, plan->type == HUDI_PQ_BYTE_ARRAY ? 0
                                                              : (int32_t)hudi_pq_value_size(plan->type, plan->type_length));
+  if (opts->dictionary_page_bytes > 0) c->dict.max_plain = (size_t)opts->dictionary_page_bytes;
   hudi_pq_page_scratch_init(&c->scratch);
   hudi_pq_stats_init(&c->stats, opts->statistics ? plan->sort : HUDI_PQ_SORT_NONE, plan->type, plan->type_length);
   c->dict_on = opts->dictionary && plan->dictionary_ok;
@@ -134,6 +135,7 @@ static hudi_status dict_abandon(hudi_pq_colw *c, hudi_error *err) {
     c->vals.len += n * w;
   }
   hudi_buf_reset(&c->idx);
+  hudi_pq_dict_drop_index(&c->dict); /* not used again in this chunk */
   hudi_pq_dict_reset(&c->dict);
   c->dict_on = false;
   c->dict_judged = true;
@@ -209,6 +211,7 @@ static hudi_status dict_encode_stage(hudi_pq_colw *c, size_t n, hudi_error *err)
     if (!c->dict_used) return dict_abandon(c, err);
     HUDI_TRY(flush_page(c, err));
     c->dict_on = false;
+    hudi_pq_dict_drop_index(&c->dict); /* the entries stay for the dictionary page */
     if (c->sink && !c->streaming) HUDI_TRY(start_streaming(c, err));
   }
   return HUDI_OK;

@@ -2,6 +2,7 @@
 #include "parquet/writer_dict.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <string.h>
 #include <xxhash.h>
 
@@ -21,13 +22,40 @@ void hudi_pq_dict_free(hudi_pq_dict *d) {
   memset(d, 0, sizeof *d);
 }
 
+/* Bytes per slot of the word table: (value, index + 1) pairs. */
+static size_t word_slot_size(size_t width) { return width == 4 ? 2 * sizeof(uint32_t) : sizeof(hudi_pq_dict_word); }
+
 void hudi_pq_dict_reset(hudi_pq_dict *d) {
   hudi_buf_reset(&d->values);
-  if (d->slots) memset(d->slots, 0, sizeof(uint32_t) * (size_t)(d->mask + 1));
-  if (d->words) memset(d->words, 0, sizeof(hudi_pq_dict_word) * (size_t)(d->mask + 1));
+  d->index_stale = d->slots || d->words;
   d->n = 0;
   d->plain_size = 0;
   if (d->offsets) d->offsets[0] = 0;
+}
+
+void hudi_pq_dict_drop_index(hudi_pq_dict *d) {
+  hudi_free(d->slots);
+  hudi_free(d->words);
+  d->slots = NULL;
+  d->words = NULL;
+  d->mask = 0;
+  d->index_stale = false;
+}
+
+/* Empties the index a reset left behind, on the next chunk's first insert
+ * (the last chunk's reset then costs nothing). */
+static void clear_stale_index(hudi_pq_dict *d) {
+  if (d->slots) memset(d->slots, 0, sizeof(uint32_t) * (size_t)(d->mask + 1));
+  if (d->words) memset(d->words, 0, word_slot_size((size_t)d->width) * (size_t)(d->mask + 1));
+  d->index_stale = false;
+}
+
+/* At half full the table doubles; past max_plain, at 3/4 (see the header). */
+static bool needs_growth(const hudi_pq_dict *d) {
+  size_t slots = (size_t)d->mask + 1, need = d->n + 1;
+  if (need * 2 <= slots) return false;
+  bool past_cap = d->max_plain && d->plain_size >= d->max_plain;
+  return !past_cap || need * 4 > slots * 3;
 }
 
 static uint64_t word_of(const uint8_t *p, size_t w) {
@@ -107,67 +135,96 @@ static hudi_status add(hudi_pq_dict *d, const uint8_t *p, size_t len, hudi_error
   return HUDI_OK;
 }
 
-static hudi_status grow_words(hudi_pq_dict *d, hudi_error *err) {
+/* Slot access for the word tables, by value width (a constant where the
+ * callers below are inlined). */
+static inline uint32_t word_index(const void *t, uint64_t h, size_t w) {
+  return w == 4 ? ((const uint32_t *)t)[2 * h + 1] : ((const hudi_pq_dict_word *)t)[h].index;
+}
+
+static inline uint64_t word_value(const void *t, uint64_t h, size_t w) {
+  return w == 4 ? ((const uint32_t *)t)[2 * h] : ((const hudi_pq_dict_word *)t)[h].value;
+}
+
+static inline void word_set(void *t, uint64_t h, size_t w, uint64_t value, uint32_t index) {
+  if (w == 4) {
+    ((uint32_t *)t)[2 * h] = (uint32_t)value;
+    ((uint32_t *)t)[2 * h + 1] = index;
+  } else {
+    ((hudi_pq_dict_word *)t)[h] = (hudi_pq_dict_word){value, index};
+  }
+}
+
+static inline const void *word_slot(const void *t, uint64_t h, size_t w) {
+  return (const uint8_t *)t + h * word_slot_size(w);
+}
+
+static hudi_status grow_words(hudi_pq_dict *d, size_t w, hudi_error *err) {
   size_t old = d->words ? (size_t)(d->mask + 1) : 0, nslots = old ? old * 2 : 1024;
-  hudi_pq_dict_word *w = hudi_calloc(nslots, sizeof *w);
-  if (!w) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory growing a dictionary of %zu entries", d->n);
+  void *t = hudi_calloc(nslots, word_slot_size(w));
+  if (!t) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory growing a dictionary of %zu entries", d->n);
   uint64_t mask = nslots - 1;
   for (size_t k = 0; k < old; k++) {
-    if (!d->words[k].index) continue;
-    uint64_t h = hash_word(d->words[k].value) & mask;
-    while (w[h].index) h = (h + 1) & mask;
-    w[h] = d->words[k];
+    uint32_t index = word_index(d->words, k, w);
+    if (!index) continue;
+    uint64_t x = word_value(d->words, k, w);
+    uint64_t h = hash_word(x) & mask;
+    while (word_index(t, h, w)) h = (h + 1) & mask;
+    word_set(t, h, w, x, index);
   }
   hudi_free(d->words);
-  d->words = w;
+  d->words = t;
   d->mask = mask;
   return HUDI_OK;
 }
 
-/* Values hashed (and their slots prefetched) ahead of the probes: a
- * dictionary of a high-cardinality column outgrows the caches (Java
- * abandons it only at 1 MiB of values: up to 256k int32 entries, a 4 MiB
- * table), and one cache miss at a time would cost a memory latency per
- * value. */
+/* Values hashed (and their slots prefetched) DICT_AHEAD values before
+ * their probe: a dictionary of a high-cardinality column outgrows the
+ * caches (Java abandons it only at 1 MiB of values: up to 256k int32
+ * entries, a 4 MiB table), and one cache miss at a time would cost a
+ * memory latency per value. A power of two (a ring of hashes). */
 #define DICT_AHEAD 16
 
-/* hudi_pq_dict_insert for 4- and 8-byte values. */
-static hudi_status insert_words(hudi_pq_dict *d, const uint8_t *data, size_t n, uint32_t *indices, hudi_error *err) {
-  size_t w = (size_t)d->width;
-  if (!d->words) HUDI_TRY(grow_words(d, err));
+/* hudi_pq_dict_insert for w-byte values, w 4 or 8 (inlined per width). */
+static inline __attribute__((always_inline)) hudi_status insert_words(hudi_pq_dict *d, const uint8_t *data, size_t n,
+                                                                      uint32_t *indices, size_t w, hudi_error *err) {
+  if (!d->words) HUDI_TRY(grow_words(d, w, err));
+  uint64_t hs[DICT_AHEAD];
+  for (size_t i = 0; i < n && i < DICT_AHEAD; i++) {
+    hs[i] = hash_word(word_of(data + i * w, w));
+    __builtin_prefetch(word_slot(d->words, hs[i] & d->mask, w));
+  }
   uint64_t prev = 0;
-  uint64_t xs[DICT_AHEAD], hs[DICT_AHEAD];
-  for (size_t at = 0; at < n; at += DICT_AHEAD) {
-    size_t m = n - at < DICT_AHEAD ? n - at : DICT_AHEAD;
-    for (size_t j = 0; j < m; j++) {
-      xs[j] = word_of(data + (at + j) * w, w);
-      hs[j] = hash_word(xs[j]);
-      __builtin_prefetch(&d->words[hs[j] & d->mask]);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t x = word_of(data + i * w, w), hx = hs[i % DICT_AHEAD];
+    if (i + DICT_AHEAD < n) {
+      uint64_t ha = hash_word(word_of(data + (i + DICT_AHEAD) * w, w));
+      hs[i % DICT_AHEAD] = ha;
+      __builtin_prefetch(word_slot(d->words, ha & d->mask, w));
     }
-    for (size_t j = 0; j < m; j++) {
-      size_t i = at + j;
-      uint64_t x = xs[j];
-      if (i > 0 && x == prev) {
-        indices[i] = indices[i - 1];
-        continue;
-      }
-      prev = x;
-      if ((d->n + 1) * 2 > d->mask + 1) HUDI_TRY(grow_words(d, err));
-      uint64_t h = hs[j] & d->mask;
-      while (d->words[h].index && d->words[h].value != x) h = (h + 1) & d->mask;
-      if (!d->words[h].index) {
-        HUDI_TRY(add(d, data + i * w, w, err));
-        d->words[h] = (hudi_pq_dict_word){x, (uint32_t)d->n};
-      }
-      indices[i] = d->words[h].index - 1;
+    if (i > 0 && x == prev) {
+      indices[i] = indices[i - 1];
+      continue;
     }
+    prev = x;
+    if (needs_growth(d)) HUDI_TRY(grow_words(d, w, err));
+    uint64_t h = hx & d->mask;
+    uint32_t index;
+    while ((index = word_index(d->words, h, w)) && word_value(d->words, h, w) != x) h = (h + 1) & d->mask;
+    if (!index) {
+      HUDI_TRY(add(d, data + i * w, w, err));
+      index = (uint32_t)d->n;
+      word_set(d->words, h, w, x, index);
+    }
+    indices[i] = index - 1;
   }
   return HUDI_OK;
 }
 
 hudi_status hudi_pq_dict_insert(hudi_pq_dict *d, const uint8_t *data, const int32_t *offsets, size_t n,
                                 uint32_t *indices, hudi_error *err) {
-  if (d->width == 4 || d->width == 8) return insert_words(d, data, n, indices, err);
+  if (d->index_stale) clear_stale_index(d);
+  if (d->width == 4) return insert_words(d, data, n, indices, 4, err);
+  if (d->width == 8) return insert_words(d, data, n, indices, 8, err);
   if (!d->slots) HUDI_TRY(grow(d, err));
   size_t w = (size_t)d->width;
   /* The previous value: sorted or constant columns (Hudi's commit time,
@@ -184,7 +241,7 @@ hudi_status hudi_pq_dict_insert(hudi_pq_dict *d, const uint8_t *data, const int3
     }
     prev = p;
     prev_len = len;
-    if ((d->n + 1) * 2 > d->mask + 1) HUDI_TRY(grow(d, err));
+    if (needs_growth(d)) HUDI_TRY(grow(d, err));
     uint64_t h = hash_of(p, len) & d->mask;
     for (;;) {
       uint32_t s = d->slots[h];

@@ -110,6 +110,7 @@ static int find_column(const hudi_arrow_view *batch, const char *name) {
 hudi_status hudi_keygen_bind(hudi_keygen *kg, const hudi_arrow_view *batch, hudi_error *err) {
   for (size_t i = 0; i < kg->n_keys; i++) {
     kg->key_index[i] = find_column(batch, kg->key_fields[i]);
+    kg->key_field_len[i] = strlen(kg->key_fields[i]);
     if (kg->key_index[i] < 0)
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "record key field '%s' is not a column of the data",
                           kg->key_fields[i]);
@@ -156,6 +157,11 @@ static const char *decimal_i64(char tmp[24], int64_t v) {
   return v < 0 ? decimal_u64(tmp, (uint64_t)0 - (uint64_t)v, true) : decimal_u64(tmp, (uint64_t)v, false);
 }
 
+/* Appends the digits decimal_*64 left in tmp (they end at tmp[23]). */
+static hudi_status append_digits(hudi_buf *out, const char tmp[24], const char *digits, hudi_error *err) {
+  return hudi_buf_append(out, digits, (size_t)(tmp + 23 - digits), err);
+}
+
 hudi_status hudi_keygen_value_string(const hudi_arrow_view *col, int64_t row, const char *column, hudi_buf *out,
                                      bool *is_null, hudi_error *err) {
   *is_null = hudi_arrow_view_is_null(col, row);
@@ -177,11 +183,11 @@ hudi_status hudi_keygen_value_string(const hudi_arrow_view *col, int64_t row, co
     case HUDI_ARROW_INT16:
     case HUDI_ARROW_INT32:
     case HUDI_ARROW_INT64:
-      return hudi_buf_append_str(out, decimal_i64(tmp, hudi_arrow_view_int(col, row)), err);
+      return append_digits(out, tmp, decimal_i64(tmp, hudi_arrow_view_int(col, row)), err);
     case HUDI_ARROW_UINT8:
     case HUDI_ARROW_UINT16:
     case HUDI_ARROW_UINT32:
-      return hudi_buf_append_str(out, decimal_u64(tmp, hudi_arrow_view_uint(col, row), false), err);
+      return append_digits(out, tmp, decimal_u64(tmp, hudi_arrow_view_uint(col, row), false), err);
     case HUDI_ARROW_BOOL: return hudi_buf_append_str(out, hudi_arrow_view_bool(col, row) ? "true" : "false", err);
     case HUDI_ARROW_DATE32:
       civil_date(tmp, hudi_arrow_view_int(col, row));
@@ -202,7 +208,7 @@ hudi_status hudi_keygen_record_key(const hudi_keygen *kg, const hudi_arrow_view 
     const hudi_arrow_view *col = &batch->children[kg->key_index[i]];
     if (kg->key_with_names) {
       if (i) HUDI_TRY(hudi_buf_append_byte(out, ',', err));
-      HUDI_TRY(hudi_buf_append_str(out, kg->key_fields[i], err));
+      HUDI_TRY(hudi_buf_append(out, kg->key_fields[i], kg->key_field_len[i], err));
       HUDI_TRY(hudi_buf_append_byte(out, ':', err));
     }
     size_t before = out->len;

@@ -24,6 +24,7 @@ typedef struct hudi_keygen {
   char *key_fields[HUDI_KEYGEN_MAX_FIELDS];
   char *part_fields[HUDI_KEYGEN_MAX_FIELDS];
   int key_index[HUDI_KEYGEN_MAX_FIELDS];  /* top-level column of each key field */
+  size_t key_field_len[HUDI_KEYGEN_MAX_FIELDS]; /* strlen of each, set by bind (keys of every row name them) */
   int part_index[HUDI_KEYGEN_MAX_FIELDS];
   bool key_with_names;  /* "f1:v1,f2:v2" (several fields, or COMPLEX on table version 9) */
   bool hive_style;

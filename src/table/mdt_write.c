@@ -525,6 +525,58 @@ static hudi_status sort_refs(key_ref *r, size_t n, hudi_error *err) {
   return st;
 }
 
+/* cmp_key_ref's order, ties (the same key and kind twice) in input order
+ * as a stable sort leaves them (c points into the changes in order). */
+static inline bool ref_less(const key_ref *x, const key_ref *y) {
+  int c = cmp_key_ref(x, y);
+  return c ? c < 0 : (uintptr_t)x->c < (uintptr_t)y->c;
+}
+
+static void swap_refs(key_ref *a, key_ref *b) {
+  key_ref t = *a;
+  *a = *b;
+  *b = t;
+}
+
+/* Sorts one bucket by ref_less: quicksort (median of three, the smaller
+ * side recursed), insertion sort below 16. Inlined comparisons: qsort's
+ * indirect call and byte-wise element copies were most of a shard's sort
+ * (the buckets are small and in cache). */
+static void sort_bucket(key_ref *r, size_t n) {
+  while (n > 16) {
+    size_t m = n / 2;
+    if (ref_less(&r[m], &r[0])) swap_refs(&r[m], &r[0]);
+    if (ref_less(&r[n - 1], &r[m])) {
+      swap_refs(&r[n - 1], &r[m]);
+      if (ref_less(&r[m], &r[0])) swap_refs(&r[m], &r[0]);
+    }
+    key_ref pivot = r[m];
+    size_t i = 0, j = n - 1;
+    for (;;) { /* Hoare: r[0] <= pivot <= r[n - 1] bound both scans */
+      while (ref_less(&r[i], &pivot)) i++;
+      while (ref_less(&pivot, &r[j])) j--;
+      if (i >= j) break;
+      swap_refs(&r[i++], &r[j--]);
+    }
+    /* [0, j] <= pivot <= [j + 1, n) */
+    size_t left = j + 1;
+    if (left < n - left) {
+      sort_bucket(r, left);
+      r += left;
+      n -= left;
+    } else {
+      sort_bucket(r + left, n - left);
+      n = left;
+    }
+  }
+  for (size_t i = 1; i < n; i++) {
+    key_ref x = r[i];
+    size_t j = i;
+    for (; j > 0 && ref_less(&x, &r[j - 1]); j--) r[j] = r[j - 1];
+    r[j] = x;
+  }
+}
+
 static hudi_status sort_refs_by_prefix(key_ref *r, size_t n, hudi_error *err) {
   uint64_t diff = 0;
   for (size_t i = 1; i < n; i++) diff |= r[i].prefix ^ r[0].prefix;
@@ -546,7 +598,7 @@ static hudi_status sort_refs_by_prefix(key_ref *r, size_t n, hudi_error *err) {
   for (size_t i = 0; i < n; i++) tmp[start[(r[i].prefix >> shift) & mask]++] = r[i];
   /* start[b] is now bucket b's end. */
   for (size_t b = 0, a = 0; b <= mask; a = start[b++])
-    if (start[b] - a > 1) qsort(tmp + a, start[b] - a, sizeof *tmp, cmp_key_ref);
+    if (start[b] - a > 1) sort_bucket(tmp + a, start[b] - a);
   memcpy(r, tmp, n * sizeof *r);
   hudi_free(start);
   hudi_free(tmp);

@@ -590,11 +590,16 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
   hudi_write_rows *r = &c->rows;
   files_run run = {c, NULL, NULL};
   size_t n_parts = 0, n_files = 0;
-  for (size_t i = 0; i < r->n; i++) n_parts += i == 0 || !hudi_write_rows_same_partition(r, i - 1, i);
+  /* Rows are ordered by partition: one partition when the first and last
+   * rows share it (no pass over every row). */
+  bool one = r->n && hudi_write_rows_same_partition(r, 0, r->n - 1);
+  if (one) n_parts = 1;
+  else
+    for (size_t i = 0; i < r->n; i++) n_parts += i == 0 || !hudi_write_rows_same_partition(r, i - 1, i);
   run.parts = hudi_calloc(n_parts ? n_parts : 1, sizeof *run.parts);
   if (!run.parts) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   for (size_t i = 0, p = 0; i < r->n; p++) {
-    size_t end = i + 1;
+    size_t end = one ? r->n : i + 1;
     while (end < r->n && hudi_write_rows_same_partition(r, i, end)) end++;
     run.parts[p] = (part_plan){i, end, {1, 0}};
     i = end;

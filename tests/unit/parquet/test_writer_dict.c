@@ -1,0 +1,199 @@
+/* The writer's dictionary (writer_dict.h) on its own: every index it
+ * hands out names the value it was given, entries come in first-seen
+ * order and are distinct, for 4- and 8-byte values (values held in their
+ * slots) and for byte arrays; the index a reset leaves behind is emptied
+ * before the next chunk uses it; a dropped index is rebuilt on demand; and
+ * past max_plain the table fills to 3/4 before it doubles (the batch that
+ * crosses the cap does not double a table about to be given up). The
+ * oracle is a plain sort of the input: distinct values counted and
+ * ordered by first appearance independently of the hash table. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parquet/writer_dict.h"
+
+/* Deterministic values with repeats (x in [0, range)), some runs of the
+ * same value (the previous-value shortcut). */
+static uint64_t next_rand(uint64_t *s) {
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return *s >> 17;
+}
+
+static void fill(uint8_t *data, size_t n, size_t w, uint64_t range, uint64_t seed) {
+  uint64_t s = seed, v = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || next_rand(&s) % 4) v = next_rand(&s) % range * 0x9E3779B1ull;
+    if (w == 4) {
+      uint32_t x = (uint32_t)v;
+      memcpy(data + i * 4, &x, 4);
+    } else {
+      memcpy(data + i * 8, &v, 8);
+    }
+  }
+}
+
+/* Oracle: distinct values in first-seen order, by sorting (position,
+ * value) pairs by value. */
+typedef struct pos_val {
+  uint64_t v;
+  size_t pos;
+} pos_val;
+
+static int cmp_pv(const void *a, const void *b) {
+  const pos_val *x = a, *y = b;
+  if (x->v != y->v) return x->v < y->v ? -1 : 1;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int cmp_pos(const void *a, const void *b) {
+  const pos_val *x = a, *y = b;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static uint64_t value_at(const uint8_t *data, size_t i, size_t w) {
+  uint64_t v = 0;
+  memcpy(&v, data + i * w, w);
+  return v;
+}
+
+/* The dictionary's entries must be the input's distinct values in
+ * first-seen order, and every index must name its row's value. */
+static void check_against_oracle(const hudi_pq_dict *d, const uint8_t *data, size_t n, size_t w,
+                                 const uint32_t *ix) {
+  pos_val *pv = malloc(n * sizeof *pv);
+  assert_non_null(pv);
+  for (size_t i = 0; i < n; i++) pv[i] = (pos_val){value_at(data, i, w), i};
+  qsort(pv, n, sizeof *pv, cmp_pv);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || pv[i].v != pv[i - 1].v) pv[k++] = pv[i];
+  qsort(pv, k, sizeof *pv, cmp_pos);
+  assert_int_equal(d->n, k);
+  assert_int_equal(d->plain_size, k * w);
+  for (size_t e = 0; e < k; e++) assert_true(value_at(d->values.data, e, w) == pv[e].v);
+  for (size_t i = 0; i < n; i++) {
+    assert_true(ix[i] < d->n);
+    assert_true(value_at(d->values.data, ix[i], w) == value_at(data, i, w));
+  }
+  free(pv);
+}
+
+static void run_width(size_t w, size_t n, uint64_t range, size_t batch) {
+  uint8_t *data = malloc(n * w);
+  uint32_t *ix = malloc(n * sizeof *ix);
+  assert_non_null(data);
+  assert_non_null(ix);
+  hudi_pq_dict d;
+  hudi_pq_dict_init(&d, (int32_t)w);
+  hudi_error err = {0};
+  for (int round = 0; round < 3; round++) {
+    fill(data, n, w, range, 7 + (uint64_t)round);
+    for (size_t at = 0; at < n; at += batch) {
+      size_t m = n - at < batch ? n - at : batch;
+      assert_int_equal(hudi_pq_dict_insert(&d, data + at * w, NULL, m, ix + at, &err), HUDI_OK);
+    }
+    check_against_oracle(&d, data, n, w, ix);
+    /* Round 1 reuses the stale index after a reset; round 2 rebuilds a
+     * dropped one. */
+    hudi_pq_dict_reset(&d);
+    if (round == 1) hudi_pq_dict_drop_index(&d);
+  }
+  hudi_pq_dict_free(&d);
+  free(data);
+  free(ix);
+}
+
+static void test_words4(void **state) {
+  (void)state;
+  run_width(4, 200000, 50000, 65536); /* the table grows through several sizes */
+  run_width(4, 3000, 10, 7);          /* small batches, tiny dictionary */
+}
+
+static void test_words8(void **state) {
+  (void)state;
+  run_width(8, 200000, 150000, 4096);
+  run_width(8, 1000, 1000000, 1000);
+}
+
+/* Byte arrays take the generic slots: same oracle on strings. */
+static void test_byte_arrays(void **state) {
+  (void)state;
+  enum { N = 20000 };
+  hudi_pq_dict d;
+  hudi_pq_dict_init(&d, 0);
+  char *text = malloc((size_t)N * 16);
+  int32_t *offs = malloc((N + 1) * sizeof *offs);
+  uint32_t *ix = malloc(N * sizeof *ix);
+  assert_non_null(text);
+  assert_non_null(offs);
+  assert_non_null(ix);
+  uint64_t s = 3;
+  offs[0] = 0;
+  for (size_t i = 0; i < N; i++) {
+    int len = snprintf(text + offs[i], 16, "k%llu", (unsigned long long)(next_rand(&s) % 5000));
+    offs[i + 1] = offs[i] + len;
+  }
+  hudi_error err = {0};
+  assert_int_equal(hudi_pq_dict_insert(&d, (const uint8_t *)text, offs, N, ix, &err), HUDI_OK);
+  size_t distinct = 0;
+  for (size_t i = 0; i < N; i++) {
+    int32_t a = d.offsets[ix[i]], b = d.offsets[ix[i] + 1];
+    assert_int_equal(b - a, offs[i + 1] - offs[i]);
+    assert_memory_equal(d.values.data + a, text + offs[i], (size_t)(b - a));
+    if (ix[i] == distinct) distinct++; /* first-seen order: new entries come in index order */
+    else assert_true(ix[i] < distinct);
+  }
+  assert_int_equal(d.n, distinct);
+  hudi_pq_dict_free(&d);
+  free(text);
+  free(offs);
+  free(ix);
+}
+
+/* Table size after inserting `n` distinct int32 values in one batch. */
+static uint64_t slots_after(size_t n, size_t max_plain) {
+  hudi_pq_dict d;
+  hudi_pq_dict_init(&d, 4);
+  d.max_plain = max_plain;
+  uint32_t *v = malloc(n * sizeof *v), *ix = malloc(n * sizeof *ix);
+  assert_non_null(v);
+  assert_non_null(ix);
+  for (size_t i = 0; i < n; i++) v[i] = (uint32_t)(i * 2654435761u);
+  hudi_error err = {0};
+  assert_int_equal(hudi_pq_dict_insert(&d, (const uint8_t *)v, NULL, n, ix, &err), HUDI_OK);
+  for (size_t i = 0; i < n; i++) assert_int_equal(ix[i], i);
+  uint64_t slots = d.mask + 1;
+  hudi_pq_dict_free(&d);
+  free(v);
+  free(ix);
+  return slots;
+}
+
+static void test_cap_growth(void **state) {
+  (void)state;
+  /* 1400 entries: half-full doubling reaches 4096 slots; with a 4 KiB cap
+   * (1024 int32 entries) the table stays at 2048 until 3/4 full. */
+  assert_int_equal(slots_after(1400, 0), 4096);
+  assert_int_equal(slots_after(1400, 4096), 2048);
+  /* Past 3/4 it doubles again, cap or not. */
+  assert_int_equal(slots_after(1600, 4096), 4096);
+  /* Under the cap nothing changes. */
+  assert_int_equal(slots_after(1000, 4096), 2048);
+  assert_int_equal(slots_after(1000, 0), 2048);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_words4),
+      cmocka_unit_test(test_words8),
+      cmocka_unit_test(test_byte_arrays),
+      cmocka_unit_test(test_cap_growth),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
