@@ -39,6 +39,11 @@ typedef struct key_ref {
 } key_ref;
 
 static uint64_t key_prefix_at(const char *k, size_t len, size_t off) {
+  if (off + 8 <= len) { /* one load, byte-swapped to big-endian */
+    uint64_t v;
+    memcpy(&v, k + off, 8);
+    return __builtin_bswap64(v);
+  }
   uint64_t v = 0;
   for (size_t i = off; i < off + 8; i++) v = v << 8 | (i < len ? (uint8_t)k[i] : 0);
   return v;
@@ -64,6 +69,10 @@ static int cmp_key_ref(const void *a, const void *b) {
   int c = cmp_bytes(x->key, x->key_len, y->key, y->key_len);
   if (c) return c;
   return (x->file_id != NULL) - (y->file_id != NULL);
+}
+
+static bool same_key(const key_ref *x, const key_ref *y) {
+  return x->prefix == y->prefix && cmp_bytes(x->key, x->key_len, y->key, y->key_len) == 0;
 }
 
 /* Counts the record_index file groups present (their file ids, from base
@@ -483,6 +492,7 @@ static hudi_status list_shard(commit_ctx *c, const shard_job *j, hudi_error *err
 typedef struct shard_sort {
   key_ref *refs;
   const size_t *end; /* end[s]: the end of shard s */
+  bool *repeats;     /* repeats[s]: shard s has a key twice (after its sort) */
 } shard_sort;
 
 /* Shards smaller than this are sorted by qsort alone. */
@@ -525,58 +535,6 @@ static hudi_status sort_refs(key_ref *r, size_t n, hudi_error *err) {
   return st;
 }
 
-/* cmp_key_ref's order, ties (the same key and kind twice) in input order
- * as a stable sort leaves them (c points into the changes in order). */
-static inline bool ref_less(const key_ref *x, const key_ref *y) {
-  int c = cmp_key_ref(x, y);
-  return c ? c < 0 : (uintptr_t)x->c < (uintptr_t)y->c;
-}
-
-static void swap_refs(key_ref *a, key_ref *b) {
-  key_ref t = *a;
-  *a = *b;
-  *b = t;
-}
-
-/* Sorts one bucket by ref_less: quicksort (median of three, the smaller
- * side recursed), insertion sort below 16. Inlined comparisons: qsort's
- * indirect call and byte-wise element copies were most of a shard's sort
- * (the buckets are small and in cache). */
-static void sort_bucket(key_ref *r, size_t n) {
-  while (n > 16) {
-    size_t m = n / 2;
-    if (ref_less(&r[m], &r[0])) swap_refs(&r[m], &r[0]);
-    if (ref_less(&r[n - 1], &r[m])) {
-      swap_refs(&r[n - 1], &r[m]);
-      if (ref_less(&r[m], &r[0])) swap_refs(&r[m], &r[0]);
-    }
-    key_ref pivot = r[m];
-    size_t i = 0, j = n - 1;
-    for (;;) { /* Hoare: r[0] <= pivot <= r[n - 1] bound both scans */
-      while (ref_less(&r[i], &pivot)) i++;
-      while (ref_less(&pivot, &r[j])) j--;
-      if (i >= j) break;
-      swap_refs(&r[i++], &r[j--]);
-    }
-    /* [0, j] <= pivot <= [j + 1, n) */
-    size_t left = j + 1;
-    if (left < n - left) {
-      sort_bucket(r, left);
-      r += left;
-      n -= left;
-    } else {
-      sort_bucket(r + left, n - left);
-      n = left;
-    }
-  }
-  for (size_t i = 1; i < n; i++) {
-    key_ref x = r[i];
-    size_t j = i;
-    for (; j > 0 && ref_less(&x, &r[j - 1]); j--) r[j] = r[j - 1];
-    r[j] = x;
-  }
-}
-
 static hudi_status sort_refs_by_prefix(key_ref *r, size_t n, hudi_error *err) {
   uint64_t diff = 0;
   for (size_t i = 1; i < n; i++) diff |= r[i].prefix ^ r[0].prefix;
@@ -598,7 +556,7 @@ static hudi_status sort_refs_by_prefix(key_ref *r, size_t n, hudi_error *err) {
   for (size_t i = 0; i < n; i++) tmp[start[(r[i].prefix >> shift) & mask]++] = r[i];
   /* start[b] is now bucket b's end. */
   for (size_t b = 0, a = 0; b <= mask; a = start[b++])
-    if (start[b] - a > 1) sort_bucket(tmp + a, start[b] - a);
+    if (start[b] - a > 1) qsort(tmp + a, start[b] - a, sizeof *tmp, cmp_key_ref);
   memcpy(r, tmp, n * sizeof *r);
   hudi_free(start);
   hudi_free(tmp);
@@ -612,7 +570,12 @@ static hudi_status sort_shard(void *ctx, size_t s, hudi_error *err) {
   key_ref *r = ss->refs;
   bool sorted = true;
   for (size_t i = a + 1; sorted && i < b; i++) sorted = cmp_key_ref(&r[i - 1], &r[i]) <= 0;
-  return sorted ? HUDI_OK : sort_refs(r + a, b - a, err);
+  if (!sorted) HUDI_TRY(sort_refs(r + a, b - a, err));
+  /* Repeated keys, looked for here on the shard's thread while its keys
+   * are in cache: resolve_keys then passes over shards without any. */
+  for (size_t i = a + 1; i < b && !ss->repeats[s]; i++)
+    ss->repeats[s] = same_key(&r[i - 1], &r[i]);
+  return HUDI_OK;
 }
 
 /* Below this many changes the shards are built on the calling thread. */
@@ -622,11 +585,13 @@ static hudi_status sort_shard(void *ctx, size_t s, hudi_error *err) {
  * comparison sort of only those shards not already in key order, on all
  * cores. Keys passed sorted (a bulk insert in a sorting mode) make this
  * linear, reading the keys once, in order. */
-static hudi_status bucket_by_shard(key_ref **refs, size_t n, int32_t n_shards, hudi_error *err) {
+static hudi_status bucket_by_shard(key_ref **refs, size_t n, int32_t n_shards, bool *repeats, hudi_error *err) {
   size_t *start = hudi_calloc((size_t)n_shards + 1, sizeof *start);
+  bool *rep = hudi_calloc((size_t)n_shards, sizeof *rep);
   key_ref *out = hudi_malloc(n * sizeof *out);
-  if (!start || !out) {
+  if (!start || !rep || !out) {
     hudi_free(start);
+    hudi_free(rep);
     hudi_free(out);
     return hudi_err_set(err, HUDI_ERR_NOMEM, "%zu record-index changes", n);
   }
@@ -637,13 +602,16 @@ static hudi_status bucket_by_shard(key_ref **refs, size_t n, int32_t n_shards, h
   /* start[s] is now the end of shard s. */
   hudi_free(in);
   *refs = out;
-  shard_sort ss = {out, start};
+  shard_sort ss = {out, start, rep};
   hudi_threadpool *pool = NULL;
   int cores = hudi_cpu_count();
   hudi_status st = HUDI_OK;
   if (cores > 1 && n_shards > 1 && n >= PARALLEL_MIN_KEYS) st = hudi_threadpool_create(&pool, cores - 1, err);
   if (st == HUDI_OK) st = hudi_parallel_for(pool, (size_t)n_shards, sort_shard, &ss, err);
   hudi_threadpool_free(pool);
+  *repeats = false;
+  for (int32_t s = 0; s < n_shards; s++) *repeats |= rep[s];
+  hudi_free(rep);
   hudi_free(start);
   return st;
 }
@@ -710,10 +678,11 @@ static hudi_status resolve_keys(commit_ctx *c, int32_t n_shards, key_ref **out, 
   if (in->n_keys == 0) return HUDI_OK;
   key_ref *refs = hudi_calloc(in->n_keys, sizeof *refs);
   if (!refs) return hudi_err_set(err, HUDI_ERR_NOMEM, "%zu record-index changes", in->n_keys);
+  bool repeats = false;
   hudi_status st = fill_all(in, refs, n_shards, err);
-  if (st == HUDI_OK) st = bucket_by_shard(&refs, in->n_keys, n_shards, err);
-  size_t w = 0;
-  for (size_t i = 0; st == HUDI_OK && i < in->n_keys; i++) {
+  if (st == HUDI_OK) st = bucket_by_shard(&refs, in->n_keys, n_shards, &repeats, err);
+  size_t w = repeats ? 0 : in->n_keys; /* every key once: nothing to resolve */
+  for (size_t i = 0; st == HUDI_OK && repeats && i < in->n_keys; i++) {
     const key_ref *prev = &refs[w - (w > 0)], *k = &refs[i];
     if (w > 0 && prev->prefix == k->prefix && cmp_bytes(prev->key, prev->key_len, k->key, k->key_len) == 0) {
       if (!k->file_id) continue; /* a repeated delete */
