@@ -245,6 +245,7 @@ typedef struct commit_ctx {
   hudi_commit_metadata *meta;
   key_ref *refs; /* resolved record-index changes, by shard and key */
   size_t n_refs;
+  char *key_bytes; /* their keys (refs point here) */
 } commit_ctx;
 
 /* Creates the log file of one file group holding blocks (whole log
@@ -581,38 +582,111 @@ static hudi_status sort_shard(void *ctx, size_t s, hudi_error *err) {
 /* Below this many changes the shards are built on the calling thread. */
 #define PARALLEL_MIN_KEYS 20000
 
-/* Orders *refs by (shard, key): a stable counting sort by shard, then a
- * comparison sort of only those shards not already in key order, on all
- * cores. Keys passed sorted (a bulk insert in a sorting mode) make this
- * linear, reading the keys once, in order. */
-static hudi_status bucket_by_shard(key_ref **refs, size_t n, int32_t n_shards, bool *repeats, hudi_error *err) {
-  size_t *start = hudi_calloc((size_t)n_shards + 1, sizeof *start);
-  bool *rep = hudi_calloc((size_t)n_shards, sizeof *rep);
-  key_ref *out = hudi_malloc(n * sizeof *out);
-  if (!start || !rep || !out) {
-    hudi_free(start);
-    hudi_free(rep);
-    hudi_free(out);
-    return hudi_err_set(err, HUDI_ERR_NOMEM, "%zu record-index changes", n);
+/* The counting sort by shard, in tasks over ranges of the input:
+ * count[t * n_shards + s] and bytes[...] are task t's refs and key bytes
+ * in shard s, then where its next ref and key bytes go. */
+typedef struct scatter_run {
+  const key_ref *in;
+  key_ref *out;
+  char *arena; /* the keys, copied shard by shard */
+  size_t n, per;
+  int32_t n_shards;
+  size_t *count, *bytes;
+} scatter_run;
+
+static void task_range(const scatter_run *r, size_t t, size_t *a, size_t *b) {
+  *a = t * r->per < r->n ? t * r->per : r->n;
+  *b = *a + r->per < r->n ? *a + r->per : r->n;
+}
+
+static hudi_status count_task(void *ctx, size_t t, hudi_error *err) {
+  (void)err;
+  scatter_run *r = ctx;
+  size_t a, b, *cnt = r->count + t * (size_t)r->n_shards, *by = r->bytes + t * (size_t)r->n_shards;
+  task_range(r, t, &a, &b);
+  for (size_t i = a; i < b; i++) {
+    cnt[r->in[i].shard]++;
+    by[r->in[i].shard] += r->in[i].key_len;
   }
-  key_ref *in = *refs;
-  for (size_t i = 0; i < n; i++) start[in[i].shard + 1]++;
-  for (int32_t s = 0; s < n_shards; s++) start[s + 1] += start[s];
-  for (size_t i = 0; i < n; i++) out[start[in[i].shard]++] = in[i];
-  /* start[s] is now the end of shard s. */
-  hudi_free(in);
-  *refs = out;
-  shard_sort ss = {out, start, rep};
-  hudi_threadpool *pool = NULL;
+  return HUDI_OK;
+}
+
+static hudi_status scatter_task(void *ctx, size_t t, hudi_error *err) {
+  (void)err;
+  scatter_run *r = ctx;
+  size_t a, b, *next = r->count + t * (size_t)r->n_shards, *at = r->bytes + t * (size_t)r->n_shards;
+  task_range(r, t, &a, &b);
+  for (size_t i = a; i < b; i++) {
+    int32_t s = r->in[i].shard;
+    key_ref *o = &r->out[next[s]++];
+    *o = r->in[i];
+    memcpy(r->arena + at[s], o->key, o->key_len);
+    o->key = r->arena + at[s];
+    at[s] += o->key_len;
+  }
+  return HUDI_OK;
+}
+
+/* Tasks of the shard counting sort: a few per core, for balance. */
+#define SCATTER_TASKS_PER_CORE 4
+
+/* Orders *refs by (shard, key): a stable counting sort by shard, on all
+ * cores, which also copies every key into *arena shard by shard (the keys
+ * are read once, in input order; the shard's sort and HFile then read
+ * them in sequence, where reading each shard's keys from the input's
+ * memory was a cache miss per key: 10M uuid keys, ~1 CPU s); then a
+ * comparison sort of only those shards not already in key order. Keys
+ * passed sorted (a bulk insert in a sorting mode) make this linear.
+ * *repeats: some shard holds a key twice. */
+static hudi_status bucket_by_shard(key_ref **refs, size_t n, int32_t n_shards, char **arena, bool *repeats,
+                                   hudi_error *err) {
+  *repeats = false;
   int cores = hudi_cpu_count();
+  bool parallel = cores > 1 && n_shards > 1 && n >= PARALLEL_MIN_KEYS;
+  size_t tasks = parallel ? (size_t)cores * SCATTER_TASKS_PER_CORE : 1;
+  size_t cells = tasks * (size_t)n_shards, total = 0;
+  size_t *count = hudi_calloc(cells, sizeof *count), *bytes = hudi_calloc(cells, sizeof *bytes);
+  size_t *end = hudi_calloc((size_t)n_shards, sizeof *end);
+  bool *rep = hudi_calloc((size_t)n_shards, sizeof *rep);
+  key_ref *out = hudi_malloc(hudi_mul_size(n, sizeof *out));
+  hudi_threadpool *pool = NULL;
   hudi_status st = HUDI_OK;
-  if (cores > 1 && n_shards > 1 && n >= PARALLEL_MIN_KEYS) st = hudi_threadpool_create(&pool, cores - 1, err);
+  if (!count || !bytes || !end || !rep || !out) st = hudi_err_set(err, HUDI_ERR_NOMEM, "%zu record-index changes", n);
+  if (st == HUDI_OK && parallel) st = hudi_threadpool_create(&pool, cores - 1, err);
+  scatter_run run = {*refs, out, NULL, n, (n + tasks - 1) / tasks, n_shards, count, bytes};
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, tasks, count_task, &run, err);
+  /* Each task's first slot and arena offset in each shard: shards in
+   * order, tasks in input order within a shard (stable). */
+  size_t slot = 0;
+  for (int32_t s = 0; st == HUDI_OK && s < n_shards; s++) {
+    for (size_t t = 0; t < tasks; t++) {
+      size_t c = count[t * (size_t)n_shards + (size_t)s], by = bytes[t * (size_t)n_shards + (size_t)s];
+      count[t * (size_t)n_shards + (size_t)s] = slot;
+      bytes[t * (size_t)n_shards + (size_t)s] = total;
+      slot += c;
+      total += by;
+    }
+    end[s] = slot;
+  }
+  if (st == HUDI_OK && !(run.arena = hudi_malloc(total ? total : 1)))
+    st = hudi_err_set(err, HUDI_ERR_NOMEM, "%zu bytes of record-index keys", total);
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, tasks, scatter_task, &run, err);
+  shard_sort ss = {out, end, rep};
   if (st == HUDI_OK) st = hudi_parallel_for(pool, (size_t)n_shards, sort_shard, &ss, err);
   hudi_threadpool_free(pool);
-  *repeats = false;
-  for (int32_t s = 0; s < n_shards; s++) *repeats |= rep[s];
+  for (int32_t s = 0; st == HUDI_OK && s < n_shards; s++) *repeats |= rep[s];
+  if (st == HUDI_OK) {
+    hudi_free(*refs);
+    *refs = out;
+    *arena = run.arena;
+  } else {
+    hudi_free(out);
+    hudi_free(run.arena);
+  }
+  hudi_free(count);
+  hudi_free(bytes);
+  hudi_free(end);
   hudi_free(rep);
-  hudi_free(start);
   return st;
 }
 
@@ -676,11 +750,12 @@ static hudi_status resolve_keys(commit_ctx *c, int32_t n_shards, key_ref **out, 
   *n_out = 0;
   const hudi_mdt_commit_input *in = c->in;
   if (in->n_keys == 0) return HUDI_OK;
-  key_ref *refs = hudi_calloc(in->n_keys, sizeof *refs);
+  /* Every field is set by fill_refs: no zeroing pass over ~40 bytes a key. */
+  key_ref *refs = hudi_malloc(hudi_mul_size(in->n_keys, sizeof *refs));
   if (!refs) return hudi_err_set(err, HUDI_ERR_NOMEM, "%zu record-index changes", in->n_keys);
   bool repeats = false;
   hudi_status st = fill_all(in, refs, n_shards, err);
-  if (st == HUDI_OK) st = bucket_by_shard(&refs, in->n_keys, n_shards, &repeats, err);
+  if (st == HUDI_OK) st = bucket_by_shard(&refs, in->n_keys, n_shards, &c->key_bytes, &repeats, err);
   size_t w = repeats ? 0 : in->n_keys; /* every key once: nothing to resolve */
   for (size_t i = 0; st == HUDI_OK && repeats && i < in->n_keys; i++) {
     const key_ref *prev = &refs[w - (w > 0)], *k = &refs[i];
@@ -872,5 +947,6 @@ hudi_status hudi_mdt_commit(hudi_storage *s, const hudi_mdt_write_options *opts,
   hudi_commit_metadata_free(c.meta);
   hudi_avro_schema_free(c.schema);
   hudi_free(c.refs);
+  hudi_free(c.key_bytes);
   return st;
 }
