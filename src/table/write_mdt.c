@@ -334,23 +334,52 @@ hudi_status hudi_write_mdt_bulk_insert_keys(hudi_table *t, const char *instant, 
   return hudi_write_mdt_update(t, instant, meta, NULL, 0, keys, hudi_write_mdt_has_record_index(t) ? n : 0, gen, err);
 }
 
-hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
-                                       const hudi_write_rows *rows, hudi_instant_gen *gen, hudi_error *err) {
-  if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
-  size_t n_keys = hudi_write_mdt_has_record_index(t) ? rows->n : 0;
-  hudi_mdt_key_change *keys = hudi_calloc(n_keys ? n_keys : 1, sizeof *keys);
-  if (!keys) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for %zu record-index entries", n_keys);
-  size_t n_parts = 0, row = 0;
+/* Rows [from, to) of one written file, keys[from, to) to fill. */
+typedef struct key_span {
+  size_t from, to;
+  const char *partition, *file_id;
+} key_span;
+
+typedef struct key_fill {
+  const hudi_write_rows *rows;
+  hudi_mdt_key_change *keys;
+  const key_span *spans;
+} key_fill;
+
+static hudi_status fill_span(void *ctx, size_t i, hudi_error *err) {
+  (void)err;
+  const key_fill *f = ctx;
+  const key_span *sp = &f->spans[i];
+  for (size_t row = sp->from; row < sp->to; row++) {
+    hudi_mdt_key_change *k = &f->keys[row];
+    k->key = hudi_write_rows_key(f->rows, row, &k->key_len);
+    k->partition = sp->partition;
+    k->file_id = sp->file_id;
+  }
+  return HUDI_OK;
+}
+
+/* Rows a span of fill_span holds at most (spans run on all cores). */
+#define KEY_SPAN_ROWS ((size_t)1 << 18)
+
+/* Splits the write stats into spans of rows, checking they cover the rows
+ * in order and in their partitions. */
+static hudi_status key_spans(const hudi_commit_metadata *meta, const hudi_write_rows *rows, key_span **out,
+                             size_t *n_out, hudi_error *err) {
+  size_t n_parts = 0, row = 0, n = 0, cap = 0;
+  key_span *spans = NULL;
   const hudi_partition_write_stats *parts = hudi_commit_metadata_partitions(meta, &n_parts);
   hudi_status st = HUDI_OK;
-  for (size_t p = 0; n_keys && st == HUDI_OK && p < n_parts; p++) {
+  for (size_t p = 0; st == HUDI_OK && p < n_parts; p++) {
     const char *pp = parts[p].key ? parts[p].key : "";
-    size_t n;
-    const hudi_write_stat *ws = hudi_partition_stats(&parts[p], &n);
-    for (size_t i = 0; st == HUDI_OK && i < n; i++) {
+    size_t nw;
+    const hudi_write_stat *ws = hudi_partition_stats(&parts[p], &nw);
+    for (size_t i = 0; st == HUDI_OK && i < nw; i++) {
       int64_t w = ws[i].num_writes.v;
-      if (w < 0 || (uint64_t)w > rows->n - row || !ws[i].file_id)
+      if (w < 0 || (uint64_t)w > rows->n - row || !ws[i].file_id) {
         st = hudi_err_set(err, HUDI_ERR_INTERNAL, "write stats do not match the %zu rows written", rows->n);
+        break;
+      }
       /* Rows are ordered by partition: the range's first and last rows
        * in pp put every row between them there. */
       for (int64_t e = 0; st == HUDI_OK && w > 0 && e < 2; e++) {
@@ -359,15 +388,52 @@ hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant, const
           st = hudi_err_set(err, HUDI_ERR_INTERNAL, "row %zu is in partition '%s', its write stat in '%s'", at,
                             hudi_write_rows_partition(rows, at), pp);
       }
-      for (int64_t j = 0; st == HUDI_OK && j < w; j++, row++) {
-        keys[row].key = hudi_write_rows_key(rows, row, &keys[row].key_len);
-        keys[row].partition = pp;
-        keys[row].file_id = ws[i].file_id;
+      for (size_t end = row + (size_t)w; st == HUDI_OK && row < end;) {
+        if (n == cap) {
+          cap = cap ? cap * 2 : 16;
+          key_span *g = hudi_realloc(spans, cap * sizeof *g);
+          if (!g) {
+            st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+            break;
+          }
+          spans = g;
+        }
+        size_t to = end - row > KEY_SPAN_ROWS ? row + KEY_SPAN_ROWS : end;
+        spans[n++] = (key_span){row, to, pp, ws[i].file_id};
+        row = to;
       }
     }
   }
-  if (st == HUDI_OK && row != n_keys)
-    st = hudi_err_set(err, HUDI_ERR_INTERNAL, "write stats cover %zu of the %zu rows written", row, n_keys);
+  if (st == HUDI_OK && row != rows->n)
+    st = hudi_err_set(err, HUDI_ERR_INTERNAL, "write stats cover %zu of the %zu rows written", row, rows->n);
+  if (st != HUDI_OK) {
+    hudi_free(spans);
+    return st;
+  }
+  *out = spans;
+  *n_out = n;
+  return HUDI_OK;
+}
+
+hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
+                                       const hudi_write_rows *rows, hudi_instant_gen *gen, hudi_error *err) {
+  if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
+  size_t n_keys = hudi_write_mdt_has_record_index(t) ? rows->n : 0;
+  if (n_keys == 0) return hudi_write_mdt_update(t, instant, meta, NULL, 0, NULL, 0, gen, err);
+  key_span *spans = NULL;
+  size_t n_spans = 0;
+  HUDI_TRY(key_spans(meta, rows, &spans, &n_spans, err));
+  /* Every field of every key is set by fill_span: no zeroing pass. */
+  hudi_mdt_key_change *keys = hudi_malloc(hudi_mul_size(n_keys, sizeof *keys));
+  hudi_status st = keys ? HUDI_OK
+                        : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for %zu record-index entries", n_keys);
+  hudi_threadpool *pool = NULL;
+  int cores = hudi_cpu_count();
+  if (st == HUDI_OK && cores > 1 && n_spans > 1) st = hudi_threadpool_create(&pool, cores - 1, err);
+  key_fill fill = {rows, keys, spans};
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, n_spans, fill_span, &fill, err);
+  hudi_threadpool_free(pool);
+  hudi_free(spans);
   if (st == HUDI_OK) st = hudi_write_mdt_update(t, instant, meta, NULL, 0, keys, n_keys, gen, err);
   hudi_free(keys);
   return st;
