@@ -346,6 +346,7 @@ static void test_bad_input_writes_nothing(void **state) {
                                 {"k", 1, "q", "22222222-2222-2222-2222-222222222222-0"}};
   hudi_mdt_commit_input dup = {"20260101000000000", NULL, 0, two, 2};
   assert_int_equal(hudi_mdt_commit(s, &o, &dup, NULL, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "record key 'k' is written to two locations"));
   hudi_mdt_key_change bad_utf8 = {"\xff", 1, "p", "11111111-1111-1111-1111-111111111111-0"};
   hudi_mdt_commit_input bu = {"20260101000000000", NULL, 0, &bad_utf8, 1};
   assert_int_equal(hudi_mdt_commit(s, &o, &bu, NULL, &err), HUDI_ERR_INVALID_ARG);
@@ -364,6 +365,15 @@ static void test_bad_input_writes_nothing(void **state) {
   hudi_mdt_commit_input mi = {"20260101000000000", NULL, 0, many, MANY};
   assert_int_equal(hudi_mdt_commit(s, &o, &mi, NULL, &err), HUDI_ERR_INVALID_ARG);
   assert_non_null(strstr(err.message, "record key 25003 is empty"));
+  /* Valid keys, one of them inserted twice far apart (the shards are
+   * sorted and searched for repeats on several threads): named. */
+  many[MANY - 10].key = many_keys[MANY - 10];
+  many[MANY - 10].key_len = strlen(many_keys[MANY - 10]);
+  many[MANY / 2 + 3].key_len = strlen(many_keys[MANY / 2 + 3]);
+  many[MANY - 5] = (hudi_mdt_key_change){many_keys[123], strlen(many_keys[123]), "q",
+                                         "22222222-2222-2222-2222-222222222222-0"};
+  assert_int_equal(hudi_mdt_commit(s, &o, &mi, NULL, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "record key 'k0000123' is written to two locations"));
   /* A version other than the MDT's. */
   o.table_version = 9;
   assert_int_equal(hudi_mdt_commit(s, &o, &none, NULL, &err), HUDI_ERR_INVALID_ARG);
@@ -845,15 +855,19 @@ static void test_many_keys_in_input_order(void **state) {
   hudi_error err = HUDI_ERROR_INIT;
   hudi_mdt_write_options o;
   hudi_storage *s = non_partitioned_mdt(&o);
-  enum { N = 60000, THIRD = 20000 };
+  enum { N = 60000, THIRD = 20000, MOVES = 50 };
   static char keys[N][16];
-  static hudi_mdt_key_change changes[N];
+  static hudi_mdt_key_change changes[N + MOVES];
   const char *fids[3] = {FID_EU, FID_US, FID_APAC};
   for (int i = 0; i < N; i++) snprintf(keys[i], sizeof keys[i], "key%06d", i);
   for (int j = 0; j < N; j++) {
     int i = (int)(((int64_t)j * 7919) % N); /* 7919 is prime to N: a permutation */
     changes[j] = (hudi_mdt_key_change){keys[i], strlen(keys[i]), "", fids[i / THIRD]};
   }
+  /* Keys also deleted in the same commit (a key moving between file
+   * groups: its delete and its insert), after their insert in input
+   * order: the insert still wins. */
+  for (int m = 0; m < MOVES; m++) changes[N + m] = (hudi_mdt_key_change){keys[m * 997], strlen(keys[m * 997]), NULL, NULL};
   data_file files[3];
   memset(files, 0, sizeof files);
   files[0] = (data_file){"", FID_EU, "range:key:0:20000", "", 0};
@@ -868,7 +882,7 @@ static void test_many_keys_in_input_order(void **state) {
     write_data_file(s, &files[i], t1);
     fc[i] = (hudi_mdt_file_change){"", files[i].name, files[i].size, false};
   }
-  hudi_mdt_commit_input in = {t1, fc, 3, changes, N};
+  hudi_mdt_commit_input in = {t1, fc, 3, changes, N + MOVES};
   hudi_mdt_commit_result res;
   if (hudi_mdt_commit(s, &o, &in, &res, &err) != HUDI_OK) fail_msg("%s", err.message);
   assert_int_equal(res.rli_upserts, N);
