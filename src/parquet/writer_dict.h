@@ -43,7 +43,8 @@ void hudi_pq_dict_free(hudi_pq_dict *d);
 /* Forgets the entries, keeps the memory (the index is emptied when next used). */
 void hudi_pq_dict_reset(hudi_pq_dict *d);
 /* Frees the hash index and keeps the entries: a dictionary given up for
- * the rest of a chunk still writes its page, but looks nothing up. */
+ * the rest of a chunk still writes its page, but looks nothing up (an
+ * insert after this rebuilds the index from the entries). */
 void hudi_pq_dict_drop_index(hudi_pq_dict *d);
 
 /* Looks up (inserting when new) n values in the page writer's form

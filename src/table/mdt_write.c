@@ -674,7 +674,11 @@ static hudi_status bucket_by_shard(key_ref **refs, size_t n, int32_t n_shards, c
   *repeats = false;
   int cores = hudi_cpu_count();
   bool parallel = cores > 1 && n_shards > 1 && n >= PARALLEL_MIN_KEYS;
+  /* Tasks keep tasks x shards counters each for counts and bytes: no more
+   * tasks than keys per shard (10,000 shards would otherwise want MBs). */
   size_t tasks = parallel ? (size_t)cores * SCATTER_TASKS_PER_CORE : 1;
+  size_t per_shard = n / (size_t)n_shards;
+  if (tasks > per_shard) tasks = per_shard ? per_shard : 1;
   size_t cells = tasks * (size_t)n_shards, total = 0;
   size_t *count = hudi_calloc(cells, sizeof *count), *bytes = hudi_calloc(cells, sizeof *bytes);
   size_t *end = hudi_calloc((size_t)n_shards, sizeof *end);

@@ -359,8 +359,10 @@ static hudi_status fill_span(void *ctx, size_t i, hudi_error *err) {
   return HUDI_OK;
 }
 
-/* Rows a span of fill_span holds at most (spans run on all cores). */
+/* Rows a span of fill_span holds at most (spans run on all cores), and
+ * the keys below which they run on the calling thread. */
 #define KEY_SPAN_ROWS ((size_t)1 << 18)
+#define KEY_FILL_PARALLEL_MIN ((size_t)1 << 17)
 
 /* Splits the write stats into spans of rows, checking they cover the rows
  * in order and in their partitions. */
@@ -427,9 +429,14 @@ hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant, const
   hudi_mdt_key_change *keys = hudi_malloc(hudi_mul_size(n_keys, sizeof *keys));
   hudi_status st = keys ? HUDI_OK
                         : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for %zu record-index entries", n_keys);
+  /* Threads for a large load only; without them (none to be had) the
+   * spans are filled in turn. */
   hudi_threadpool *pool = NULL;
   int cores = hudi_cpu_count();
-  if (st == HUDI_OK && cores > 1 && n_spans > 1) st = hudi_threadpool_create(&pool, cores - 1, err);
+  hudi_error ignored = HUDI_ERROR_INIT;
+  if (st == HUDI_OK && cores > 1 && n_spans > 1 && n_keys >= KEY_FILL_PARALLEL_MIN &&
+      hudi_threadpool_create(&pool, cores - 1, &ignored) != HUDI_OK)
+    pool = NULL;
   key_fill fill = {rows, keys, spans};
   if (st == HUDI_OK) st = hudi_parallel_for(pool, n_spans, fill_span, &fill, err);
   hudi_threadpool_free(pool);

@@ -2,8 +2,9 @@
  * hands out names the value it was given, entries come in first-seen
  * order and are distinct, for 4- and 8-byte values (values held in their
  * slots) and for byte arrays; the index a reset leaves behind is emptied
- * before the next chunk uses it; a dropped index is rebuilt on demand; and
- * past max_plain the table fills to 3/4 before it doubles (the batch that
+ * before the next chunk uses it; an index dropped with its entries kept is
+ * rebuilt from them by the next insert (no entry twice); and past
+ * max_plain the table fills to 3/4 before it doubles (the batch that
  * crosses the cap does not double a table about to be given up). The
  * oracle is a plain sort of the input: distinct values counted and
  * ordered by first appearance independently of the hash table. */
@@ -97,6 +98,9 @@ static void run_width(size_t w, size_t n, uint64_t range, size_t batch) {
     for (size_t at = 0; at < n; at += batch) {
       size_t m = n - at < batch ? n - at : batch;
       assert_int_equal(hudi_pq_dict_insert(&d, data + at * w, NULL, m, ix + at, &err), HUDI_OK);
+      /* Round 0 drops the index halfway, entries kept: the next insert
+       * rebuilds it from them. */
+      if (round == 0 && at < n / 2 && at + m >= n / 2) hudi_pq_dict_drop_index(&d);
     }
     check_against_oracle(&d, data, n, w, ix);
     /* Round 1 reuses the stale index after a reset; round 2 rebuilds a
@@ -140,16 +144,38 @@ static void test_byte_arrays(void **state) {
     offs[i + 1] = offs[i] + len;
   }
   hudi_error err = {0};
-  assert_int_equal(hudi_pq_dict_insert(&d, (const uint8_t *)text, offs, N, ix, &err), HUDI_OK);
-  size_t distinct = 0;
-  for (size_t i = 0; i < N; i++) {
-    int32_t a = d.offsets[ix[i]], b = d.offsets[ix[i] + 1];
-    assert_int_equal(b - a, offs[i + 1] - offs[i]);
-    assert_memory_equal(d.values.data + a, text + offs[i], (size_t)(b - a));
-    if (ix[i] == distinct) distinct++; /* first-seen order: new entries come in index order */
-    else assert_true(ix[i] < distinct);
+  /* Round 0 in two halves with the index dropped between them; round 1
+   * after a reset, on the stale index. */
+  for (int round = 0; round < 2; round++) {
+    int32_t *o = offs + (round ? N / 3 : 0); /* another window of the text */
+    size_t n = round ? N - N / 3 : N, half = n / 2;
+    int32_t *rel = malloc((n + 1) * sizeof *rel);
+    assert_non_null(rel);
+    for (size_t i = 0; i <= n; i++) rel[i] = o[i] - o[0];
+    const uint8_t *base = (const uint8_t *)text + o[0];
+    if (round == 0) {
+      assert_int_equal(hudi_pq_dict_insert(&d, base, rel, half, ix, &err), HUDI_OK);
+      hudi_pq_dict_drop_index(&d);
+      int32_t *rest = malloc((n - half + 1) * sizeof *rest);
+      assert_non_null(rest);
+      for (size_t i = 0; i <= n - half; i++) rest[i] = rel[half + i] - rel[half];
+      assert_int_equal(hudi_pq_dict_insert(&d, base + rel[half], rest, n - half, ix + half, &err), HUDI_OK);
+      free(rest);
+    } else {
+      assert_int_equal(hudi_pq_dict_insert(&d, base, rel, n, ix, &err), HUDI_OK);
+    }
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; i++) {
+      int32_t a = d.offsets[ix[i]], b = d.offsets[ix[i] + 1];
+      assert_int_equal(b - a, rel[i + 1] - rel[i]);
+      assert_memory_equal(d.values.data + a, base + rel[i], (size_t)(b - a));
+      if (ix[i] == distinct) distinct++; /* first-seen order: new entries come in index order */
+      else assert_true(ix[i] < distinct);
+    }
+    assert_int_equal(d.n, distinct);
+    free(rel);
+    hudi_pq_dict_reset(&d);
   }
-  assert_int_equal(d.n, distinct);
   hudi_pq_dict_free(&d);
   free(text);
   free(offs);
@@ -175,8 +201,40 @@ static uint64_t slots_after(size_t n, size_t max_plain) {
   return slots;
 }
 
+/* The same for byte arrays ("s0000".. : 5 bytes, 9 in the PLAIN page). */
+static uint64_t byte_slots_after(size_t n, size_t max_plain) {
+  hudi_pq_dict d;
+  hudi_pq_dict_init(&d, 0);
+  d.max_plain = max_plain;
+  char *text = malloc(n * 5 + 1);
+  int32_t *offs = malloc((n + 1) * sizeof *offs);
+  uint32_t *ix = malloc(n * sizeof *ix);
+  assert_non_null(text);
+  assert_non_null(offs);
+  assert_non_null(ix);
+  offs[0] = 0;
+  for (size_t i = 0; i < n; i++) {
+    char tmp[32];
+    snprintf(tmp, sizeof tmp, "s%04u", (unsigned)(i % 10000));
+    memcpy(text + i * 5, tmp, 5);
+    offs[i + 1] = (int32_t)(i * 5 + 5);
+  }
+  hudi_error err = {0};
+  assert_int_equal(hudi_pq_dict_insert(&d, (const uint8_t *)text, offs, n, ix, &err), HUDI_OK);
+  for (size_t i = 0; i < n; i++) assert_int_equal(ix[i], i);
+  uint64_t slots = d.mask + 1;
+  hudi_pq_dict_free(&d);
+  free(text);
+  free(offs);
+  free(ix);
+  return slots;
+}
+
 static void test_cap_growth(void **state) {
   (void)state;
+  assert_int_equal(byte_slots_after(1400, 0), 4096);
+  assert_int_equal(byte_slots_after(1400, 1024 * 9), 2048);
+  assert_int_equal(byte_slots_after(1600, 1024 * 9), 4096);
   /* 1400 entries: half-full doubling reaches 4096 slots; with a 4 KiB cap
    * (1024 int32 entries) the table stays at 2048 until 3/4 full. */
   assert_int_equal(slots_after(1400, 0), 4096);

@@ -886,6 +886,7 @@ static void test_many_keys_in_input_order(void **state) {
   hudi_mdt_commit_result res;
   if (hudi_mdt_commit(s, &o, &in, &res, &err) != HUDI_OK) fail_msg("%s", err.message);
   assert_int_equal(res.rli_upserts, N);
+  assert_int_equal(res.rli_deletes, 0); /* each moved key's delete gave way to its insert */
   complete_data(s, t1, res.completion_time, files, 3);
 
   hudi_table *t = NULL;
