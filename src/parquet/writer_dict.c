@@ -161,21 +161,20 @@ static inline const void *word_slot(const void *t, uint64_t h, size_t w) {
   return (const uint8_t *)t + h * word_slot_size(w);
 }
 
-/* Doubles the word table, or builds it (at most half full) from the
- * entries when there is none: a dropped index keeps its entries. */
+/* Doubles the word table, or builds it (at most half full) when there is
+ * none (a dropped index keeps its entries); either way from the entries,
+ * as grow() does. */
 static hudi_status grow_words(hudi_pq_dict *d, size_t w, hudi_error *err) {
-  size_t old = d->words ? (size_t)(d->mask + 1) : 0, nslots = old ? old * 2 : 1024;
+  size_t nslots = d->words ? (size_t)(d->mask + 1) * 2 : 1024;
   while (nslots < 2 * (d->n + 1)) nslots *= 2;
   void *t = hudi_calloc(nslots, word_slot_size(w));
   if (!t) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory growing a dictionary of %zu entries", d->n);
   uint64_t mask = nslots - 1;
-  for (size_t k = 0; k < (old ? old : d->n); k++) {
-    uint32_t index = old ? word_index(d->words, k, w) : (uint32_t)k + 1;
-    if (!index) continue;
-    uint64_t x = old ? word_value(d->words, k, w) : word_of(d->values.data + k * w, w);
+  for (size_t k = 0; k < d->n; k++) {
+    uint64_t x = word_of(d->values.data + k * w, w);
     uint64_t h = hash_word(x) & mask;
     while (word_index(t, h, w)) h = (h + 1) & mask;
-    word_set(t, h, w, x, index);
+    word_set(t, h, w, x, (uint32_t)k + 1);
   }
   hudi_free(d->words);
   d->words = t;

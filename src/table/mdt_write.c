@@ -794,7 +794,7 @@ static hudi_status resolve_keys(commit_ctx *c, int32_t n_shards, key_ref **out, 
   size_t w = repeats ? 0 : in->n_keys; /* every key once: nothing to resolve */
   for (size_t i = 0; st == HUDI_OK && repeats && i < in->n_keys; i++) {
     const key_ref *prev = &refs[w - (w > 0)], *k = &refs[i];
-    if (w > 0 && prev->prefix == k->prefix && cmp_bytes(prev->key, prev->key_len, k->key, k->key_len) == 0) {
+    if (w > 0 && same_key(prev, k)) {
       if (!k->file_id) continue; /* a repeated delete */
       if (prev->file_id)
         st = hudi_err_set(err, HUDI_ERR_INVALID_ARG,
