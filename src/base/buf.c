@@ -88,3 +88,9 @@ hudi_status hudi_buf_detach(hudi_buf *b, uint8_t **out, size_t *len, hudi_error 
   b->len = b->cap = 0;
   return HUDI_OK;
 }
+
+void hudi_buf_attach(hudi_buf *b, uint8_t *data, size_t len) {
+  hudi_free(b->data);
+  b->data = data;
+  b->len = b->cap = len;
+}

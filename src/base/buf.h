@@ -34,5 +34,8 @@ HUDI_NODISCARD hudi_status hudi_buf_append_zeros(hudi_buf *b, size_t n, hudi_err
 /* Hands the bytes to the caller (free with hudi_free) and empties b. A
  * terminating NUL is written after them (not counted in *len). */
 HUDI_NODISCARD hudi_status hudi_buf_detach(hudi_buf *b, uint8_t **out, size_t *len, hudi_error *err);
+/* The reverse: b (its old bytes freed) takes over data[0, len), bytes
+ * that hudi_buf_detach handed out (an allocation of at least len + 1). */
+void hudi_buf_attach(hudi_buf *b, uint8_t *data, size_t len);
 
 #endif

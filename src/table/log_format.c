@@ -128,29 +128,68 @@ static hudi_status put_meta(hudi_buf *b, const hudi_log_meta *m, hudi_error *err
   return HUDI_OK;
 }
 
+/* The block's size in all, after checking type and size. */
+static hudi_status block_total(int32_t type, const hudi_log_meta *header, const hudi_log_meta *footer,
+                               size_t content_len, uint64_t *total, hudi_error *err) {
+  if (type < 0 || type >= HUDI_LOG_BLOCK_TYPE_COUNT || type == HUDI_LOG_BLOCK_CORRUPT)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "cannot write a log block of type %d", type);
+  *total = HUDI_LOG_BLOCK_FIXED + hudi_log_meta_encoded_size(header) + hudi_log_meta_encoded_size(footer) +
+           (uint64_t)content_len;
+  if (*total > HUDI_LOG_BLOCK_MAX)
+    return hudi_err_set(err, HUDI_ERR_LIMIT, "log block of %" PRIu64 " bytes exceeds 2 GiB", *total);
+  return HUDI_OK;
+}
+
+/* Magic, size, version, type, header and content length: what precedes
+ * the content. */
+static hudi_status put_head(hudi_buf *out, int32_t type, const hudi_log_meta *header, size_t content_len,
+                            uint64_t total, hudi_error *err) {
+  HUDI_TRY(hudi_buf_append(out, HUDI_LOG_MAGIC, HUDI_LOG_MAGIC_LEN, err));
+  HUDI_TRY(hudi_log_put_be64(out, total - 14, err));
+  HUDI_TRY(hudi_log_put_be32(out, HUDI_LOG_FORMAT_VERSION, err));
+  HUDI_TRY(hudi_log_put_be32(out, (uint32_t)type, err));
+  HUDI_TRY(put_meta(out, header, err));
+  return hudi_log_put_be64(out, content_len, err);
+}
+
+/* Footer and the block's size again: what follows the content. */
+static hudi_status put_tail(hudi_buf *out, const hudi_log_meta *footer, uint64_t total, hudi_error *err) {
+  HUDI_TRY(put_meta(out, footer, err));
+  return hudi_log_put_be64(out, total - 8, err);
+}
+
 hudi_status hudi_log_block_encode(hudi_buf *out, int32_t type, const hudi_log_meta *header,
                                   const hudi_log_meta *footer, const uint8_t *content,
                                   size_t content_len, hudi_error *err) {
-  if (type < 0 || type >= HUDI_LOG_BLOCK_TYPE_COUNT || type == HUDI_LOG_BLOCK_CORRUPT)
-    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "cannot write a log block of type %d", type);
+  uint64_t total;
+  HUDI_TRY(block_total(type, header, footer, content_len, &total, err));
   if (content_len > 0 && !content)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "log block content is NULL");
-  uint64_t total = HUDI_LOG_BLOCK_FIXED + hudi_log_meta_encoded_size(header) +
-                   hudi_log_meta_encoded_size(footer) + (uint64_t)content_len;
-  if (total > HUDI_LOG_BLOCK_MAX)
-    return hudi_err_set(err, HUDI_ERR_LIMIT, "log block of %" PRIu64 " bytes exceeds 2 GiB", total);
   size_t mark = out->len;
   hudi_status st = hudi_buf_reserve(out, (size_t)total, err);
-  if (st == HUDI_OK) st = hudi_buf_append(out, HUDI_LOG_MAGIC, HUDI_LOG_MAGIC_LEN, err);
-  if (st == HUDI_OK) st = hudi_log_put_be64(out, total - 14, err);
-  if (st == HUDI_OK) st = hudi_log_put_be32(out, HUDI_LOG_FORMAT_VERSION, err);
-  if (st == HUDI_OK) st = hudi_log_put_be32(out, (uint32_t)type, err);
-  if (st == HUDI_OK) st = put_meta(out, header, err);
-  if (st == HUDI_OK) st = hudi_log_put_be64(out, content_len, err);
+  if (st == HUDI_OK) st = put_head(out, type, header, content_len, total, err);
   if (st == HUDI_OK && content_len) st = hudi_buf_append(out, content, content_len, err);
-  if (st == HUDI_OK) st = put_meta(out, footer, err);
-  if (st == HUDI_OK) st = hudi_log_put_be64(out, total - 8, err);
+  if (st == HUDI_OK) st = put_tail(out, footer, total, err);
   if (st != HUDI_OK) out->len = mark;
+  return st;
+}
+
+hudi_status hudi_log_block_wrap(hudi_buf *buf, int32_t type, const hudi_log_meta *header,
+                                const hudi_log_meta *footer, hudi_error *err) {
+  size_t content_len = buf->len;
+  uint64_t total;
+  HUDI_TRY(block_total(type, header, footer, content_len, &total, err));
+  hudi_buf head;
+  hudi_buf_init(&head, HUDI_BUF_DEFAULT_MAX);
+  hudi_status st = put_head(&head, type, header, content_len, total, err);
+  if (st == HUDI_OK) st = hudi_buf_reserve(buf, (size_t)total - content_len, err);
+  if (st == HUDI_OK) {
+    memmove(buf->data + head.len, buf->data, content_len);
+    memcpy(buf->data, head.data, head.len);
+    buf->len += head.len;
+    st = put_tail(buf, footer, total, err); /* cannot fail: the room is reserved */
+  }
+  hudi_buf_free(&head);
   return st;
 }
 

@@ -137,6 +137,12 @@ HUDI_NODISCARD hudi_status hudi_log_block_encode(hudi_buf *out, int32_t type,
                                                  const uint8_t *content, size_t content_len,
                                                  hudi_error *err);
 
+/* The same, with buf holding the content (all of it): the header is put in
+ * front of it in place and the footer after, so a large content is not
+ * copied into a second buffer. On failure buf is unchanged. */
+HUDI_NODISCARD hudi_status hudi_log_block_wrap(hudi_buf *buf, int32_t type, const hudi_log_meta *header,
+                                               const hudi_log_meta *footer, hudi_error *err);
+
 /* Parses the block that fills data[0, len) exactly (data starts at its
  * magic; len is 14 + its size field). base is the file offset of data[0]
  * and where the file's name, for messages. Every length is checked against

@@ -3,6 +3,7 @@
 #include "table/mdt_secondary_index.h"
 #include "table/mdt_write.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,8 +452,13 @@ static hudi_status build_shard(const commit_ctx *c, shard_job *j, hudi_error *er
   uint8_t *hf = NULL;
   size_t hf_len = 0;
   if (st == HUDI_OK && j->n_up) st = shard_hfile(c, refs, n, &hf, &hf_len, err);
-  if (st == HUDI_OK && j->n_up)
-    st = hudi_mdt_w_hfile_block(&j->blocks, hf, hf_len, c->schema_json, c->schema_len, c->in->instant, err);
+  if (st == HUDI_OK && j->n_up) {
+    /* The log's first block: the HFile's buffer becomes the log's (a copy
+     * is as many fresh pages again: 10M keys, ~300 MB). */
+    hudi_buf_attach(&j->blocks, hf, hf_len);
+    hf = NULL;
+    st = hudi_mdt_w_hfile_block_wrap(&j->blocks, c->schema_json, c->schema_len, c->in->instant, err);
+  }
   if (st == HUDI_OK && n_del)
     st = hudi_mdt_w_delete_block(&j->blocks, del_keys, del_lens, n_del, true, c->schema_json, c->schema_len,
                                  c->in->instant, err);
@@ -494,7 +500,17 @@ typedef struct shard_sort {
   key_ref *refs;
   const size_t *end; /* end[s]: the end of shard s */
   bool *repeats;     /* repeats[s]: shard s has a key twice (after its sort) */
+  size_t n_shards;
+  atomic_size_t next; /* the next shard a lane takes */
 } shard_sort;
+
+/* A sorting lane's scratch, kept from one shard to the next: a fresh
+ * buffer per shard (10M keys: 400 MB) was that many pages faulted in. */
+typedef struct sort_scratch {
+  key_ref *refs;
+  size_t cap;
+  size_t *start; /* the bucket sort's counters (BUCKET_BITS) */
+} sort_scratch;
 
 /* Shards smaller than this are sorted by qsort alone. */
 #define BUCKET_SORT_MIN 4096
@@ -505,7 +521,7 @@ typedef struct shard_sort {
  * buckets fit in cache, where one qsort over a shard of keys in input
  * order is a cache miss per comparison at every merge level (10M uuid
  * keys: 4.4 CPU s in qsort). */
-static hudi_status sort_refs_by_prefix(key_ref *r, size_t n, hudi_error *err);
+static hudi_status sort_refs_by_prefix(key_ref *r, size_t n, sort_scratch *sc, hudi_error *err);
 
 /* Bytes of leading key text all of a shard's keys may share before the
  * bucket sort looks past it (composite keys: "field:value,field:..."). */
@@ -516,10 +532,10 @@ static hudi_status sort_refs_by_prefix(key_ref *r, size_t n, hudi_error *err);
  * prefixes are taken further on, past the bytes all keys share, so the
  * bucket sort still spreads them (else one qsort compares every pair by
  * memcmp over the shared text); they go back to the first 8 bytes after. */
-static hudi_status sort_refs(key_ref *r, size_t n, hudi_error *err) {
+static hudi_status sort_refs(key_ref *r, size_t n, sort_scratch *sc, hudi_error *err) {
   uint64_t diff = 0;
   for (size_t i = 1; i < n; i++) diff |= r[i].prefix ^ r[0].prefix;
-  if (diff || n < BUCKET_SORT_MIN) return sort_refs_by_prefix(r, n, err);
+  if (diff || n < BUCKET_SORT_MIN) return sort_refs_by_prefix(r, n, sc, err);
   size_t off = 0;
   while (!diff && off + 8 < SHARED_PREFIX_MAX) {
     off += 8;
@@ -531,7 +547,7 @@ static hudi_status sort_refs(key_ref *r, size_t n, hudi_error *err) {
       diff |= r[i].prefix ^ first;
     }
   }
-  hudi_status st = sort_refs_by_prefix(r, n, err);
+  hudi_status st = sort_refs_by_prefix(r, n, sc, err);
   for (size_t i = 0; i < n; i++) r[i].prefix = key_prefix(r[i].key, r[i].key_len);
   return st;
 }
@@ -567,17 +583,32 @@ static void msd_sort(key_ref *r, key_ref *scratch, size_t n) {
   for (size_t b = 0, a = 0; b < 256; a = start[b++]) msd_sort(r + a, scratch + a, start[b] - a);
 }
 
-static hudi_status sort_refs_by_prefix(key_ref *r, size_t n, hudi_error *err) {
+/* Scratch for n refs and the bucket counters (zeroed). */
+static hudi_status scratch_for(sort_scratch *sc, size_t n, hudi_error *err) {
+  const size_t n_start = ((size_t)1 << BUCKET_BITS) + 1;
+  if (sc->cap < n) {
+    hudi_free(sc->refs);
+    sc->cap = 0;
+    if (!(sc->refs = hudi_malloc(hudi_mul_size(n, sizeof *sc->refs))))
+      return hudi_err_set(err, HUDI_ERR_NOMEM, "sorting %zu record-index keys", n);
+    sc->cap = n;
+  }
+  if (!sc->start && !(sc->start = hudi_malloc(n_start * sizeof *sc->start)))
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "sorting %zu record-index keys", n);
+  memset(sc->start, 0, n_start * sizeof *sc->start);
+  return HUDI_OK;
+}
+
+static hudi_status sort_refs_by_prefix(key_ref *r, size_t n, sort_scratch *sc, hudi_error *err) {
   uint64_t diff = 0;
   for (size_t i = 1; i < n; i++) diff |= r[i].prefix ^ r[0].prefix;
-  key_ref *tmp = n >= BUCKET_SORT_MIN && diff ? hudi_malloc(n * sizeof *tmp) : NULL;
-  size_t *start = tmp ? hudi_calloc(((size_t)1 << BUCKET_BITS) + 1, sizeof *start) : NULL;
-  if (!start) {
-    hudi_free(tmp);
-    if (n >= BUCKET_SORT_MIN && diff) return hudi_err_set(err, HUDI_ERR_NOMEM, "sorting %zu record-index keys", n);
+  if (n < BUCKET_SORT_MIN || !diff) {
     qsort(r, n, sizeof *r, cmp_key_ref);
     return HUDI_OK;
   }
+  HUDI_TRY(scratch_for(sc, n, err));
+  key_ref *tmp = sc->refs;
+  size_t *start = sc->start;
   /* Bits [lz, lz + 16) of every prefix, counted from the top: monotone in
    * the prefix, since the lz bits above are the same in all. */
   unsigned lz = (unsigned)__builtin_clzll(diff);
@@ -590,19 +621,16 @@ static hudi_status sort_refs_by_prefix(key_ref *r, size_t n, hudi_error *err) {
   for (size_t b = 0, a = 0; b <= mask; a = start[b++])
     if (start[b] - a > 1) msd_sort(tmp + a, r + a, start[b] - a);
   memcpy(r, tmp, n * sizeof *r);
-  hudi_free(start);
-  hudi_free(tmp);
   return HUDI_OK;
 }
 
 /* Sorts one shard's refs unless they are in order already. */
-static hudi_status sort_shard(void *ctx, size_t s, hudi_error *err) {
-  shard_sort *ss = ctx;
+static hudi_status sort_shard(shard_sort *ss, size_t s, sort_scratch *sc, hudi_error *err) {
   size_t a = s ? ss->end[s - 1] : 0, b = ss->end[s];
   key_ref *r = ss->refs;
   bool sorted = true;
   for (size_t i = a + 1; sorted && i < b; i++) sorted = cmp_key_ref(&r[i - 1], &r[i]) <= 0;
-  if (!sorted) HUDI_TRY(sort_refs(r + a, b - a, err));
+  if (!sorted) HUDI_TRY(sort_refs(r + a, b - a, sc, err));
   /* Repeated keys, looked for here on the shard's thread while its keys
    * are in cache: resolve_keys then passes over shards without any. */
   for (size_t i = a + 1; i < b && !ss->repeats[s]; i++)
@@ -610,14 +638,41 @@ static hudi_status sort_shard(void *ctx, size_t s, hudi_error *err) {
   return HUDI_OK;
 }
 
+/* One lane per core takes shards in turn, with one scratch for all. */
+static hudi_status sort_lane(void *ctx, size_t lane, hudi_error *err) {
+  (void)lane;
+  shard_sort *ss = ctx;
+  sort_scratch sc = {NULL, 0, NULL};
+  hudi_status st = HUDI_OK;
+  for (size_t s; st == HUDI_OK && (s = atomic_fetch_add(&ss->next, 1)) < ss->n_shards;)
+    st = sort_shard(ss, s, &sc, err);
+  hudi_free(sc.refs);
+  hudi_free(sc.start);
+  return st;
+}
+
 /* Below this many changes the shards are built on the calling thread. */
 #define PARALLEL_MIN_KEYS 20000
 
-/* The counting sort by shard, in tasks over ranges of the input:
- * count[t * n_shards + s] and bytes[...] are task t's refs and key bytes
- * in shard s, then where its next ref and key bytes go. */
+/* Validates change i and computes its shard. */
+static hudi_status shard_of_change(const hudi_mdt_commit_input *in, size_t i, int32_t n_shards, int32_t *shard,
+                                   hudi_error *err) {
+  const hudi_mdt_key_change *k = &in->keys[i];
+  if (!k->key || k->key_len == 0 || k->key_len > MAX_KEY_LEN)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit %s: record key %zu is empty or too long",
+                        in->instant, i);
+  if (k->file_id && (!*k->file_id || !k->partition))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit %s: key '%.*s' has no file id/partition",
+                        in->instant, (int)(k->key_len > 200 ? 200 : k->key_len), k->key);
+  return hudi_mdt_shard_of(shard, k->key, k->key_len, (size_t)n_shards, err);
+}
+
+/* The counting sort by shard, in tasks over ranges of the changes:
+ * count[t * n_shards + s] and bytes[...] are task t's changes and key
+ * bytes in shard s, then where its next ref and key bytes go. */
 typedef struct scatter_run {
-  const key_ref *in;
+  const hudi_mdt_commit_input *in;
+  int32_t *shard; /* each change's (count_task) */
   key_ref *out;
   char *arena; /* the keys, copied shard by shard */
   size_t n, per;
@@ -630,30 +685,35 @@ static void task_range(const scatter_run *r, size_t t, size_t *a, size_t *b) {
   *b = *a + r->per < r->n ? *a + r->per : r->n;
 }
 
+/* Validates and hashes the task's changes (the shard is a Java String
+ * hash of each key: 0.4 s for 10M uuid keys on one core) and counts them
+ * by shard. */
 static hudi_status count_task(void *ctx, size_t t, hudi_error *err) {
-  (void)err;
   scatter_run *r = ctx;
   size_t a, b, *cnt = r->count + t * (size_t)r->n_shards, *by = r->bytes + t * (size_t)r->n_shards;
   task_range(r, t, &a, &b);
   for (size_t i = a; i < b; i++) {
-    cnt[r->in[i].shard]++;
-    by[r->in[i].shard] += r->in[i].key_len;
+    HUDI_TRY(shard_of_change(r->in, i, r->n_shards, &r->shard[i], err));
+    cnt[r->shard[i]]++;
+    by[r->shard[i]] += r->in->keys[i].key_len;
   }
   return HUDI_OK;
 }
 
+/* Places the task's changes as refs in their shards' ranges, their keys
+ * copied into the shards' parts of the arena. */
 static hudi_status scatter_task(void *ctx, size_t t, hudi_error *err) {
   (void)err;
   scatter_run *r = ctx;
   size_t a, b, *next = r->count + t * (size_t)r->n_shards, *at = r->bytes + t * (size_t)r->n_shards;
   task_range(r, t, &a, &b);
   for (size_t i = a; i < b; i++) {
-    int32_t s = r->in[i].shard;
-    key_ref *o = &r->out[next[s]++];
-    *o = r->in[i];
-    memcpy(r->arena + at[s], o->key, o->key_len);
-    o->key = r->arena + at[s];
-    at[s] += o->key_len;
+    int32_t s = r->shard[i];
+    const hudi_mdt_key_change *k = &r->in->keys[i];
+    char *key = r->arena + at[s];
+    memcpy(key, k->key, k->key_len);
+    at[s] += k->key_len;
+    r->out[next[s]++] = (key_ref){key_prefix(key, k->key_len), key, (uint32_t)k->key_len, s, k->file_id, k};
   }
   return HUDI_OK;
 }
@@ -661,19 +721,20 @@ static hudi_status scatter_task(void *ctx, size_t t, hudi_error *err) {
 /* Tasks of the shard counting sort: a few per core, for balance. */
 #define SCATTER_TASKS_PER_CORE 4
 
-/* Orders *refs by (shard, key): a stable counting sort by shard, on all
- * cores, which also copies every key into *arena shard by shard (the keys
- * are read once, in input order; the shard's sort and HFile then read
- * them in sequence, where reading each shard's keys from the input's
- * memory was a cache miss per key: 10M uuid keys, ~1 CPU s); then a
- * comparison sort of only those shards not already in key order. Keys
- * passed sorted (a bulk insert in a sorting mode) make this linear.
- * *repeats: some shard holds a key twice. */
-static hudi_status bucket_by_shard(key_ref **refs, size_t n, int32_t n_shards, char **arena, bool *repeats,
-                                   hudi_error *err) {
+/* Validates the changes and orders them as refs by (shard, key): a stable
+ * counting sort by shard, on all cores, which also copies every key into
+ * *arena shard by shard (the keys are read once, in input order; the
+ * shard's sort and HFile then read them in sequence, where reading each
+ * shard's keys from the input's memory was a cache miss per key: 10M uuid
+ * keys, ~1 CPU s); then a comparison sort of only those shards not
+ * already in key order. Keys passed sorted (a bulk insert in a sorting
+ * mode) make this linear. *repeats: some shard holds a key twice. */
+static hudi_status bucket_by_shard(const hudi_mdt_commit_input *in, int32_t n_shards, key_ref **refs, char **arena,
+                                   bool *repeats, hudi_error *err) {
   *repeats = false;
+  size_t n = in->n_keys;
   int cores = hudi_cpu_count();
-  bool parallel = cores > 1 && n_shards > 1 && n >= PARALLEL_MIN_KEYS;
+  bool parallel = cores > 1 && n >= PARALLEL_MIN_KEYS;
   /* Tasks keep tasks x shards counters each for counts and bytes: no more
    * tasks than keys per shard (10,000 shards would otherwise want MBs). */
   size_t tasks = parallel ? (size_t)cores * SCATTER_TASKS_PER_CORE : 1;
@@ -683,13 +744,27 @@ static hudi_status bucket_by_shard(key_ref **refs, size_t n, int32_t n_shards, c
   size_t *count = hudi_calloc(cells, sizeof *count), *bytes = hudi_calloc(cells, sizeof *bytes);
   size_t *end = hudi_calloc((size_t)n_shards, sizeof *end);
   bool *rep = hudi_calloc((size_t)n_shards, sizeof *rep);
+  int32_t *shard = hudi_malloc(hudi_mul_size(n, sizeof *shard));
+  /* Every field of every ref is set by scatter_task: no zeroing pass. */
   key_ref *out = hudi_malloc(hudi_mul_size(n, sizeof *out));
   hudi_threadpool *pool = NULL;
   hudi_status st = HUDI_OK;
-  if (!count || !bytes || !end || !rep || !out) st = hudi_err_set(err, HUDI_ERR_NOMEM, "%zu record-index changes", n);
-  if (st == HUDI_OK && parallel) st = hudi_threadpool_create(&pool, cores - 1, err);
-  scatter_run run = {*refs, out, NULL, n, (n + tasks - 1) / tasks, n_shards, count, bytes};
-  if (st == HUDI_OK) st = hudi_parallel_for(pool, tasks, count_task, &run, err);
+  if (!count || !bytes || !end || !rep || !shard || !out)
+    st = hudi_err_set(err, HUDI_ERR_NOMEM, "%zu record-index changes", n);
+  if (st == HUDI_OK && tasks > 1) st = hudi_threadpool_create(&pool, cores - 1, err);
+  scatter_run run = {in, shard, out, NULL, n, (n + tasks - 1) / tasks, n_shards, count, bytes};
+  hudi_error task_err = HUDI_ERROR_INIT;
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, tasks, count_task, &run, &task_err);
+  if (st != HUDI_OK && task_err.code != HUDI_OK) {
+    /* Tasks fail at a bad change: name the first, as one thread would. */
+    hudi_status first = HUDI_OK;
+    for (size_t i = 0; tasks > 1 && i < n && first == HUDI_OK; i++) {
+      int32_t s;
+      first = shard_of_change(in, i, n_shards, &s, err);
+    }
+    if (first != HUDI_OK) st = first;
+    else if (err) *err = task_err;
+  }
   /* Each task's first slot and arena offset in each shard: shards in
    * order, tasks in input order within a shard (stable). */
   size_t slot = 0;
@@ -706,12 +781,13 @@ static hudi_status bucket_by_shard(key_ref **refs, size_t n, int32_t n_shards, c
   if (st == HUDI_OK && !(run.arena = hudi_malloc(total ? total : 1)))
     st = hudi_err_set(err, HUDI_ERR_NOMEM, "%zu bytes of record-index keys", total);
   if (st == HUDI_OK) st = hudi_parallel_for(pool, tasks, scatter_task, &run, err);
-  shard_sort ss = {out, end, rep};
-  if (st == HUDI_OK) st = hudi_parallel_for(pool, (size_t)n_shards, sort_shard, &ss, err);
+  hudi_free(shard);
+  shard_sort ss = {out, end, rep, (size_t)n_shards, 0};
+  /* One lane per thread, each with its own scratch for the shards it sorts. */
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, pool ? (size_t)hudi_threadpool_size(pool) + 1 : 1, sort_lane, &ss, err);
   hudi_threadpool_free(pool);
   for (int32_t s = 0; st == HUDI_OK && s < n_shards; s++) *repeats |= rep[s];
   if (st == HUDI_OK) {
-    hudi_free(*refs);
     *refs = out;
     *arena = run.arena;
   } else {
@@ -725,59 +801,6 @@ static hudi_status bucket_by_shard(key_ref **refs, size_t n, int32_t n_shards, c
   return st;
 }
 
-/* Validates and hashes changes [a, b) into refs[a, b). */
-static hudi_status fill_refs(const hudi_mdt_commit_input *in, key_ref *refs, size_t a, size_t b, int32_t n_shards,
-                             hudi_error *err) {
-  for (size_t i = a; i < b; i++) {
-    const hudi_mdt_key_change *k = &in->keys[i];
-    if (!k->key || k->key_len == 0 || k->key_len > MAX_KEY_LEN)
-      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit %s: record key %zu is empty or too long",
-                          in->instant, i);
-    if (k->file_id && (!*k->file_id || !k->partition))
-      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit %s: key '%.*s' has no file id/partition",
-                          in->instant, (int)(k->key_len > 200 ? 200 : k->key_len), k->key);
-    HUDI_TRY(hudi_mdt_shard_of(&refs[i].shard, k->key, k->key_len, (size_t)n_shards, err));
-    refs[i].c = k;
-    refs[i].file_id = k->file_id;
-    refs[i].key = k->key;
-    refs[i].key_len = (uint32_t)k->key_len;
-    refs[i].prefix = key_prefix(k->key, k->key_len);
-  }
-  return HUDI_OK;
-}
-
-typedef struct fill_run {
-  const hudi_mdt_commit_input *in;
-  key_ref *refs;
-  size_t per;
-  int32_t n_shards;
-} fill_run;
-
-static hudi_status fill_task(void *ctx, size_t t, hudi_error *err) {
-  fill_run *r = ctx;
-  size_t a = t * r->per, b = a + r->per < r->in->n_keys ? a + r->per : r->in->n_keys;
-  return a < b ? fill_refs(r->in, r->refs, a, b, r->n_shards, err) : HUDI_OK;
-}
-
-/* fill_refs over all changes, on every core for many (the shard is a Java
- * String hash of each key: 0.4 s for 10M uuid keys on one). A failure is
- * then looked for again from the start, so that the error names the first
- * bad key, as one thread would. */
-static hudi_status fill_all(const hudi_mdt_commit_input *in, key_ref *refs, int32_t n_shards, hudi_error *err) {
-  int cores = hudi_cpu_count();
-  if (cores < 2 || in->n_keys < PARALLEL_MIN_KEYS) return fill_refs(in, refs, 0, in->n_keys, n_shards, err);
-  hudi_threadpool *pool = NULL;
-  HUDI_TRY(hudi_threadpool_create(&pool, cores - 1, err));
-  size_t tasks = (size_t)cores * 4;
-  fill_run run = {in, refs, (in->n_keys + tasks - 1) / tasks, n_shards};
-  hudi_error ignored = HUDI_ERROR_INIT;
-  hudi_status st = hudi_parallel_for(pool, tasks, fill_task, &run, &ignored);
-  hudi_threadpool_free(pool);
-  if (st == HUDI_OK) return HUDI_OK;
-  hudi_error_clear(&ignored);
-  return fill_refs(in, refs, 0, in->n_keys, n_shards, err);
-}
-
 /* Validates, hashes and sorts the key changes; *out holds the resolved
  * ones (one per key). */
 static hudi_status resolve_keys(commit_ctx *c, int32_t n_shards, key_ref **out, size_t *n_out, hudi_error *err) {
@@ -785,12 +808,9 @@ static hudi_status resolve_keys(commit_ctx *c, int32_t n_shards, key_ref **out, 
   *n_out = 0;
   const hudi_mdt_commit_input *in = c->in;
   if (in->n_keys == 0) return HUDI_OK;
-  /* Every field is set by fill_refs: no zeroing pass over ~40 bytes a key. */
-  key_ref *refs = hudi_malloc(hudi_mul_size(in->n_keys, sizeof *refs));
-  if (!refs) return hudi_err_set(err, HUDI_ERR_NOMEM, "%zu record-index changes", in->n_keys);
+  key_ref *refs = NULL;
   bool repeats = false;
-  hudi_status st = fill_all(in, refs, n_shards, err);
-  if (st == HUDI_OK) st = bucket_by_shard(&refs, in->n_keys, n_shards, &c->key_bytes, &repeats, err);
+  hudi_status st = bucket_by_shard(in, n_shards, &refs, &c->key_bytes, &repeats, err);
   size_t w = repeats ? 0 : in->n_keys; /* every key once: nothing to resolve */
   for (size_t i = 0; st == HUDI_OK && repeats && i < in->n_keys; i++) {
     const key_ref *prev = &refs[w - (w > 0)], *k = &refs[i];

@@ -167,12 +167,27 @@ hudi_status hudi_mdt_w_hfile_put(hudi_hfile_writer *w, const hudi_mdt_record *r,
   return hudi_hfile_writer_append(w, (const uint8_t *)r->key, r->key_len, scratch->data, scratch->len, err);
 }
 
+/* An HFILE_DATA block's header: SCHEMA then INSTANT_TIME. */
+static hudi_status hfile_block_header(hudi_log_meta *h, const char *schema_json, size_t schema_len,
+                                      const char *instant, hudi_error *err) {
+  HUDI_TRY(hudi_log_meta_append(h, HUDI_LOG_HEADER_SCHEMA, schema_json, schema_len, err));
+  return hudi_log_meta_append(h, HUDI_LOG_HEADER_INSTANT_TIME, instant, strlen(instant), err);
+}
+
 hudi_status hudi_mdt_w_hfile_block(hudi_buf *out, const uint8_t *hfile, size_t len, const char *schema_json,
                                    size_t schema_len, const char *instant, hudi_error *err) {
   hudi_log_meta h = HUDI_LOG_META_INIT;
-  hudi_status st = hudi_log_meta_append(&h, HUDI_LOG_HEADER_SCHEMA, schema_json, schema_len, err);
-  if (st == HUDI_OK) st = hudi_log_meta_append(&h, HUDI_LOG_HEADER_INSTANT_TIME, instant, strlen(instant), err);
+  hudi_status st = hfile_block_header(&h, schema_json, schema_len, instant, err);
   if (st == HUDI_OK) st = hudi_log_block_encode(out, HUDI_LOG_BLOCK_HFILE_DATA, &h, NULL, hfile, len, err);
+  hudi_log_meta_free(&h);
+  return st;
+}
+
+hudi_status hudi_mdt_w_hfile_block_wrap(hudi_buf *buf, const char *schema_json, size_t schema_len,
+                                        const char *instant, hudi_error *err) {
+  hudi_log_meta h = HUDI_LOG_META_INIT;
+  hudi_status st = hfile_block_header(&h, schema_json, schema_len, instant, err);
+  if (st == HUDI_OK) st = hudi_log_block_wrap(buf, HUDI_LOG_BLOCK_HFILE_DATA, &h, NULL, err);
   hudi_log_meta_free(&h);
   return st;
 }

@@ -74,6 +74,10 @@ HUDI_NODISCARD hudi_status hudi_mdt_w_hfile_put(hudi_hfile_writer *w, const hudi
 HUDI_NODISCARD hudi_status hudi_mdt_w_hfile_block(hudi_buf *out, const uint8_t *hfile, size_t len,
                                                   const char *schema_json, size_t schema_len, const char *instant,
                                                   hudi_error *err);
+/* The same in place: buf holds the HFile and becomes the block (no copy
+ * of the HFile into a second buffer). */
+HUDI_NODISCARD hudi_status hudi_mdt_w_hfile_block_wrap(hudi_buf *buf, const char *schema_json, size_t schema_len,
+                                                       const char *instant, hudi_error *err);
 
 /* Appends a DELETE log block of keys (each {key, "record_index",
  * IntWrapper 0}); with_schema false writes the INSTANT_TIME header alone

@@ -2,6 +2,7 @@
 #include "table/mdt_secondary_index.h"
 #include "table/write_mdt.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,11 +197,13 @@ static hudi_status check_sorted_keys(const hudi_table *t, const hudi_write_rows 
   return HUDI_OK;
 }
 
-/* A key's hash and row. */
-typedef struct key_hash {
-  uint64_t h;
-  size_t row;
-} key_hash;
+/* A key's hash (its top 32 bits) and row (the low 32): 8 bytes a key,
+ * where a struct of both was 16 (at 10M keys, 160 MB less to fault in). */
+typedef uint64_t key_hash;
+
+#define HASH_MASK (~(uint64_t)UINT32_MAX)
+
+static size_t kh_row(key_hash v) { return (size_t)(v & UINT32_MAX); }
 
 #define RADIX_BITS 11
 #define TOP_BITS (2 * RADIX_BITS)
@@ -212,10 +215,10 @@ typedef struct key_hash {
  * out is [starts[b], starts[b + 1]). */
 static void radix_pass(const key_hash *in, key_hash *out, size_t n, unsigned shift, size_t *starts) {
   size_t start[BUCKETS + 1] = {0};
-  for (size_t i = 0; i < n; i++) start[((in[i].h >> shift) & (BUCKETS - 1)) + 1]++;
+  for (size_t i = 0; i < n; i++) start[((in[i] >> shift) & (BUCKETS - 1)) + 1]++;
   for (size_t d = 0; d < BUCKETS; d++) start[d + 1] += start[d];
   if (starts) memcpy(starts, start, sizeof start);
-  for (size_t i = 0; i < n; i++) out[start[(in[i].h >> shift) & (BUCKETS - 1)]++] = in[i];
+  for (size_t i = 0; i < n; i++) out[start[(in[i] >> shift) & (BUCKETS - 1)]++] = in[i];
 }
 
 #define CHECK_GROUPS 64 /* bucket groups: tasks for the sort and scan */
@@ -239,7 +242,7 @@ static hudi_status hash_task(void *ctx, size_t t, hudi_error *err) {
   for (size_t i = a; i < b; i++) {
     size_t len;
     const char *key = key_at(r->s, i, &len);
-    r->hs[i] = (key_hash){hudi_xxh64(key, len, 0), i};
+    r->hs[i] = (hudi_xxh64(key, len, 0) & HASH_MASK) | (uint64_t)i;
   }
   return HUDI_OK;
 }
@@ -258,12 +261,12 @@ static hudi_status group_task(void *ctx, size_t g, hudi_error *err) {
     else if (to > from) r->hs[from] = r->tmp[from];
     const key_hash *hs = r->hs;
     for (size_t x0 = from, x1; x0 < to; x0 = x1) {
-      for (x1 = x0 + 1; x1 < to && hs[x1].h >> (64 - TOP_BITS) == hs[x0].h >> (64 - TOP_BITS);) x1++;
+      for (x1 = x0 + 1; x1 < to && hs[x1] >> (64 - TOP_BITS) == hs[x0] >> (64 - TOP_BITS);) x1++;
       for (size_t x = x0; x < x1; x++)
         for (size_t y = x + 1; y < x1; y++)
-          if (hs[x].h == hs[y].h && same_key(r->s, hs[x].row, hs[y].row)) {
-            r->dup[g][0] = hs[x].row;
-            r->dup[g][1] = hs[y].row;
+          if ((hs[x] & HASH_MASK) == (hs[y] & HASH_MASK) && same_key(r->s, kh_row(hs[x]), kh_row(hs[y]))) {
+            r->dup[g][0] = kh_row(hs[x]);
+            r->dup[g][1] = kh_row(hs[y]);
             return HUDI_OK;
           }
     }
@@ -279,6 +282,7 @@ static hudi_status group_task(void *ctx, size_t g, hudi_error *err) {
  * buckets' sort and scan run on every core; the duplicate reported is the
  * first in the sorted order whatever the thread count. */
 static hudi_status check_any_keys(const hudi_table *t, const key_src *s, size_t n, hudi_error *err) {
+  if (n > UINT32_MAX) return hudi_err_set(err, HUDI_ERR_LIMIT, "%zu keys in one write: at most %" PRIu32, n, UINT32_MAX);
   check_run *r = hudi_calloc(1, sizeof *r);
   key_hash *hs = hudi_malloc(n * sizeof *hs), *tmp = hudi_malloc(n * sizeof *tmp);
   if (!r || !hs || !tmp) {

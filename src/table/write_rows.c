@@ -10,6 +10,9 @@
 
 #define MAX_PARTITION_PATH 4000
 
+_Static_assert(MAX_PARTITION_PATH <= UINT16_MAX, "hudi_write_row.part_len is 16 bits");
+_Static_assert(sizeof(hudi_write_row) <= 32, "hudi_write_row grew past 32 bytes");
+
 /* Next UTF-16 code unit of a UTF-8 string; invalid bytes count as
  * themselves. *pending keeps the low surrogate of a 4-byte sequence. */
 static int next_unit(const uint8_t *s, size_t len, size_t *i, uint32_t *pending) {
@@ -92,7 +95,7 @@ static int row_cmp(const hudi_write_rows *r, const hudi_write_row *x, const hudi
   const char *s = (const char *)r->strings.data;
   if (x->part_len | y->part_len) {
     size_t n = x->part_len < y->part_len ? x->part_len : y->part_len;
-    int c = memcmp(s + x->part_off, s + y->part_off, n);
+    int c = memcmp(s + hudi_write_row_part_off(x), s + hudi_write_row_part_off(y), n);
     if (c) return c;
     if (x->part_len != y->part_len) return x->part_len < y->part_len ? -1 : 1;
   }
@@ -103,7 +106,8 @@ static int row_cmp(const hudi_write_rows *r, const hudi_write_row *x, const hudi
 bool hudi_write_rows_same_partition(const hudi_write_rows *r, size_t i, size_t j) {
   const hudi_write_row *x = &r->order[i], *y = &r->order[j];
   return x->part_len == y->part_len &&
-         memcmp(r->strings.data + x->part_off, r->strings.data + y->part_off, x->part_len) == 0;
+         memcmp(r->strings.data + hudi_write_row_part_off(x), r->strings.data + hudi_write_row_part_off(y),
+                x->part_len) == 0;
 }
 
 int hudi_write_rows_key_cmp(const hudi_write_rows *r, size_t i, size_t j) {
@@ -206,12 +210,11 @@ static hudi_status compact_strings(hudi_write_rows *r, hudi_error *err) {
     hudi_write_row *row = &r->order[i];
     if (i + 8 < r->n) __builtin_prefetch(s + r->order[i + 8].key_off);
     size_t k = out.len;
-    memcpy(out.data + k, s + row->key_off, (size_t)row->key_len + 1);
+    /* Key, NUL, partition path, NUL: one run. */
+    size_t run = (size_t)row->key_len + 1 + (size_t)row->part_len + 1;
+    memcpy(out.data + k, s + row->key_off, run);
     row->key_off = k;
-    k += (size_t)row->key_len + 1;
-    memcpy(out.data + k, s + row->part_off, (size_t)row->part_len + 1);
-    row->part_off = k;
-    out.len = k + (size_t)row->part_len + 1;
+    out.len = k + run;
   }
   if (st != HUDI_OK) {
     hudi_buf_free(&out);
@@ -322,6 +325,9 @@ static hudi_status add_batch(hudi_write_rows *r, hudi_keygen *kg, struct ArrowAr
   if (r->n_batches == 1) HUDI_TRY(hudi_keygen_bind(kg, &b->view, err));
   const hudi_arrow_view *v = &b->view;
   int64_t len = v->length;
+  if (len < 0 || len > (int64_t)UINT32_MAX)
+    return hudi_err_set(err, HUDI_ERR_LIMIT, "input batch %zu has %" PRId64 " rows: at most %" PRIu32 " a batch",
+                        r->n_batches - 1, len, UINT32_MAX);
   if (r->n + (size_t)len > r->cap) {
     size_t cap = r->cap ? r->cap : 1024;
     while (cap < r->n + (size_t)len) cap *= 2;
@@ -333,7 +339,7 @@ static hudi_status add_batch(hudi_write_rows *r, hudi_keygen *kg, struct ArrowAr
   for (int64_t i = 0; i < len; i++) {
     hudi_write_row *row = &r->order[r->n];
     row->batch = (uint32_t)(r->n_batches - 1);
-    row->row = i;
+    row->row = (uint32_t)i;
     row->key_off = r->strings.len;
     HUDI_TRY(hudi_keygen_record_key(kg, v, i, &r->strings, err));
     size_t key_len = r->strings.len - row->key_off;
@@ -342,11 +348,11 @@ static hudi_status add_batch(hudi_write_rows *r, hudi_keygen *kg, struct ArrowAr
     row->key_len = (uint32_t)key_len;
     key_prefix(row, r->strings.data + row->key_off, key_len);
     HUDI_TRY(hudi_buf_append_byte(&r->strings, 0, err));
-    row->part_off = r->strings.len;
+    size_t part_off = r->strings.len;
     HUDI_TRY(hudi_keygen_partition_path(kg, v, i, &r->strings, err));
-    size_t part_len = r->strings.len - row->part_off;
-    HUDI_TRY(check_partition((const char *)r->strings.data + row->part_off, part_len, err));
-    row->part_len = (uint32_t)part_len; /* <= MAX_PARTITION_PATH */
+    size_t part_len = r->strings.len - part_off;
+    HUDI_TRY(check_partition((const char *)r->strings.data + part_off, part_len, err));
+    row->part_len = (uint16_t)part_len; /* <= MAX_PARTITION_PATH */
     HUDI_TRY(hudi_buf_append_byte(&r->strings, 0, err));
     r->n++;
   }

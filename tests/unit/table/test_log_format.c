@@ -828,6 +828,50 @@ static void write_seed_corpus_on_request(void **state) {
   hudi_buf_free(&f.file);
 }
 
+/* A block wrapped in place around its content is the block encode makes,
+ * byte for byte, with and without a footer, content empty or large; a bad
+ * type leaves the content as it was. */
+static void wrap_in_place_equals_encode(void **state) {
+  (void)state;
+  hudi_log_meta h = HUDI_LOG_META_INIT, foot = HUDI_LOG_META_INIT;
+  assert_int_equal(hudi_log_data_header(&h, "20240103000000000", SCHEMA_JSON, NULL), HUDI_OK);
+  assert_int_equal(hudi_log_meta_append(&foot, HUDI_LOG_HEADER_INSTANT_TIME, "x", 1, NULL), HUDI_OK);
+  const size_t sizes[] = {0, 1, 4096, 3u << 20};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+    for (int with_footer = 0; with_footer < 2; with_footer++) {
+      uint8_t *content = malloc(sizes[i] + 1);
+      assert_non_null(content);
+      for (size_t k = 0; k < sizes[i]; k++) content[k] = (uint8_t)(k * 131 + i);
+      hudi_buf want, got;
+      hudi_buf_init(&want, HUDI_BUF_DEFAULT_MAX);
+      hudi_buf_init(&got, HUDI_BUF_DEFAULT_MAX);
+      assert_int_equal(hudi_log_block_encode(&want, HUDI_LOG_BLOCK_HFILE_DATA, &h, with_footer ? &foot : NULL,
+                                             content, sizes[i], NULL),
+                       HUDI_OK);
+      assert_int_equal(hudi_buf_append(&got, content, sizes[i], NULL), HUDI_OK);
+      hudi_error err = HUDI_ERROR_INIT;
+      assert_int_equal(hudi_log_block_wrap(&got, HUDI_LOG_BLOCK_CORRUPT, &h, NULL, &err), HUDI_ERR_INVALID_ARG);
+      assert_int_equal(got.len, sizes[i]);
+      assert_true(sizes[i] == 0 || memcmp(got.data, content, sizes[i]) == 0);
+      assert_int_equal(hudi_log_block_wrap(&got, HUDI_LOG_BLOCK_HFILE_DATA, &h, with_footer ? &foot : NULL, NULL),
+                       HUDI_OK);
+      assert_int_equal(got.len, want.len);
+      assert_memory_equal(got.data, want.data, want.len);
+      hudi_log_block b;
+      memset(&b, 0, sizeof b);
+      assert_int_equal(hudi_log_block_parse(&b, got.data, got.len, 0, "wrapped", NULL), HUDI_OK);
+      assert_int_equal(b.content_len, sizes[i]);
+      assert_true(sizes[i] == 0 || memcmp(b.content, content, sizes[i]) == 0);
+      hudi_log_block_free(&b);
+      hudi_buf_free(&want);
+      hudi_buf_free(&got);
+      free(content);
+    }
+  }
+  hudi_log_meta_free(&h);
+  hudi_log_meta_free(&foot);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(names_parse_as_java_matches_them),
@@ -841,6 +885,7 @@ int main(void) {
       cmocka_unit_test(garbage_between_blocks_is_reported_with_the_block_before),
       cmocka_unit_test(unreadable_files_fail_naming_file_and_offset),
       cmocka_unit_test(delete_content_versions_and_lengths),
+      cmocka_unit_test(wrap_in_place_equals_encode),
       cmocka_unit_test(delete_list_matches_fastavro_on_every_branch),
       cmocka_unit_test(allocation_failures_are_reported_without_leaks),
       cmocka_unit_test(write_seed_corpus_on_request),
