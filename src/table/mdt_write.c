@@ -751,7 +751,7 @@ static hudi_status bucket_by_shard(const hudi_mdt_commit_input *in, int32_t n_sh
   hudi_status st = HUDI_OK;
   if (!count || !bytes || !end || !rep || !shard || !out)
     st = hudi_err_set(err, HUDI_ERR_NOMEM, "%zu record-index changes", n);
-  if (st == HUDI_OK && tasks > 1) st = hudi_threadpool_create(&pool, cores - 1, err);
+  if (st == HUDI_OK && parallel) st = hudi_threadpool_create(&pool, cores - 1, err);
   scatter_run run = {in, shard, out, NULL, n, (n + tasks - 1) / tasks, n_shards, count, bytes};
   hudi_error task_err = HUDI_ERROR_INIT;
   if (st == HUDI_OK) st = hudi_parallel_for(pool, tasks, count_task, &run, &task_err);

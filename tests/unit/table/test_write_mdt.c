@@ -328,6 +328,38 @@ static void duplicate_keys_refused(void **state) {
   hudi_table_free(t);
 }
 
+/* Enough rows for the duplicate check to hash and scan on every core
+ * (65536 or more), the repeat's rows far apart in two partitions (sorted
+ * by partition, one lands near row 23,000, the other past row 65,535: past
+ * 16 bits of row number): the key and both partitions are named, and
+ * nothing is written. */
+static void duplicate_keys_refused_many(void **state) {
+  (void)state;
+  enum { N = 70000, FIRST = 69999, SECOND = 100 };
+  hudi_table *t = create_table("dups_many", HUDI_COPY_ON_WRITE, "city", NULL, 0);
+  char **ids = calloc(N, sizeof *ids);
+  const char **cities = calloc(N, sizeof *cities);
+  assert_non_null(ids);
+  assert_non_null(cities);
+  for (int i = 0; i < N; i++) {
+    char k[32];
+    snprintf(k, sizeof k, "m-%06d", i == SECOND ? FIRST : i);
+    ids[i] = strdup(k);
+    cities[i] = CITIES[(i * 7) % 3]; /* FIRST: sf (the last partition), SECOND: nyc */
+  }
+  struct ArrowArrayStream s;
+  make_batches(&s, ids, cities, N, N / 5);
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_table_append(NULL, t, &s, NULL, 0, &err), HUDI_ERR_INVALID_ARG);
+  if (!strstr(err.message, "record key 'm-069999' appears twice in the data (partitions 'city=nyc' and 'city=sf')"))
+    fail_msg("%s", err.message);
+  assert_int_equal(hudi_table_instant_count(t), 0);
+  for (int i = 0; i < N; i++) free(ids[i]);
+  free(ids);
+  free(cities);
+  hudi_table_free(t);
+}
+
 /* hudi_c.append.segment.bytes below one batch: each batch is a segment of
  * its own, written into the one commit; the metadata table lists every
  * file and indexes every key. A key given again in a later segment is
@@ -457,6 +489,7 @@ static void files_only(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cow_partitioned), cmocka_unit_test(mor_plain), cmocka_unit_test(duplicate_keys_refused),
+      cmocka_unit_test(duplicate_keys_refused_many),
       cmocka_unit_test(unmaintained_partitions_refused), cmocka_unit_test(files_only),
       cmocka_unit_test(segmented_append)};
   return cmocka_run_group_tests(tests, setup, teardown);
