@@ -35,8 +35,8 @@ typedef struct key_ref {
   const char *key;
   uint32_t key_len;
   int32_t shard;
-  const char *file_id; /* the change's (NULL: a delete) */
-  const hudi_mdt_key_change *c;
+  const char *file_id;   /* the change's (NULL: a delete) */
+  const char *partition; /* the change's */
 } key_ref;
 
 static uint64_t key_prefix_at(const char *k, size_t len, size_t off) {
@@ -380,12 +380,11 @@ static hudi_status rli_value_for(rli_values *m, const commit_ctx *c, const key_r
   rli_value *v = &m->slots[rli_slot(m, ref->file_id)];
   *out = &v->bytes;
   if (v->file_id) return HUDI_OK;
-  const hudi_mdt_key_change *k = ref->c;
   hudi_buf_init(&v->bytes, HUDI_MDT_MAX_PAYLOAD);
   hudi_mdt_record r;
   hudi_mdt_record_init(&r);
-  hudi_status st = hudi_mdt_record_set_key(&r, k->key, k->key_len, HUDI_MDT_TYPE_RECORD_INDEX, err);
-  if (st == HUDI_OK) st = hudi_mdt_record_set_rli(&r, k->partition, k->file_id, c->instant_ms, err);
+  hudi_status st = hudi_mdt_record_set_key(&r, ref->key, ref->key_len, HUDI_MDT_TYPE_RECORD_INDEX, err);
+  if (st == HUDI_OK) st = hudi_mdt_record_set_rli(&r, ref->partition, ref->file_id, c->instant_ms, err);
   if (st == HUDI_OK) st = hudi_mdt_record_encode(&r, c->schema->root, &v->bytes, err);
   hudi_mdt_record_free(&r);
   if (st != HUDI_OK) {
@@ -654,10 +653,16 @@ static hudi_status sort_lane(void *ctx, size_t lane, hudi_error *err) {
 /* Below this many changes the shards are built on the calling thread. */
 #define PARALLEL_MIN_KEYS 20000
 
-/* Validates change i and computes its shard. */
+/* Change i of in, from its array or its key source. */
+static void change_at(const hudi_mdt_commit_input *in, size_t i, hudi_mdt_key_change *out) {
+  if (in->keys) *out = in->keys[i];
+  else in->key_at(in->key_ctx, i, out);
+}
+
+/* Validates change i (read into *k) and computes its shard. */
 static hudi_status shard_of_change(const hudi_mdt_commit_input *in, size_t i, int32_t n_shards, int32_t *shard,
-                                   hudi_error *err) {
-  const hudi_mdt_key_change *k = &in->keys[i];
+                                   hudi_mdt_key_change *k, hudi_error *err) {
+  change_at(in, i, k);
   if (!k->key || k->key_len == 0 || k->key_len > MAX_KEY_LEN)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit %s: record key %zu is empty or too long",
                         in->instant, i);
@@ -693,9 +698,10 @@ static hudi_status count_task(void *ctx, size_t t, hudi_error *err) {
   size_t a, b, *cnt = r->count + t * (size_t)r->n_shards, *by = r->bytes + t * (size_t)r->n_shards;
   task_range(r, t, &a, &b);
   for (size_t i = a; i < b; i++) {
-    HUDI_TRY(shard_of_change(r->in, i, r->n_shards, &r->shard[i], err));
+    hudi_mdt_key_change k;
+    HUDI_TRY(shard_of_change(r->in, i, r->n_shards, &r->shard[i], &k, err));
     cnt[r->shard[i]]++;
-    by[r->shard[i]] += r->in->keys[i].key_len;
+    by[r->shard[i]] += k.key_len;
   }
   return HUDI_OK;
 }
@@ -709,11 +715,12 @@ static hudi_status scatter_task(void *ctx, size_t t, hudi_error *err) {
   task_range(r, t, &a, &b);
   for (size_t i = a; i < b; i++) {
     int32_t s = r->shard[i];
-    const hudi_mdt_key_change *k = &r->in->keys[i];
+    hudi_mdt_key_change k;
+    change_at(r->in, i, &k);
     char *key = r->arena + at[s];
-    memcpy(key, k->key, k->key_len);
-    at[s] += k->key_len;
-    r->out[next[s]++] = (key_ref){key_prefix(key, k->key_len), key, (uint32_t)k->key_len, s, k->file_id, k};
+    memcpy(key, k.key, k.key_len);
+    at[s] += k.key_len;
+    r->out[next[s]++] = (key_ref){key_prefix(key, k.key_len), key, (uint32_t)k.key_len, s, k.file_id, k.partition};
   }
   return HUDI_OK;
 }
@@ -760,7 +767,8 @@ static hudi_status bucket_by_shard(const hudi_mdt_commit_input *in, int32_t n_sh
     hudi_status first = HUDI_OK;
     for (size_t i = 0; tasks > 1 && i < n && first == HUDI_OK; i++) {
       int32_t s;
-      first = shard_of_change(in, i, n_shards, &s, err);
+      hudi_mdt_key_change k;
+      first = shard_of_change(in, i, n_shards, &s, &k, err);
     }
     if (first != HUDI_OK) st = first;
     else if (err) *err = task_err;
@@ -930,7 +938,7 @@ static hudi_status precheck(commit_ctx *c, hudi_error *err) {
       hudi_instant_time_to_millis(&c->instant_ms, in->instant, HUDI_INSTANT_TIME_LEN, NULL) != HUDI_OK)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit: instant '%s' is not a 17-digit time",
                         in && in->instant ? in->instant : "(null)");
-  if ((in->n_files && !in->files) || (in->n_keys && !in->keys))
+  if ((in->n_files && !in->files) || (in->n_keys && !in->keys && !in->key_at))
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit %s: NULL file or key array", in->instant);
   /* T read as a local time of the timeline zone. */
   c->instant_ms -= (int64_t)c->o.timeline_utc_offset_minutes * 60000;

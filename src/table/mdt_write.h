@@ -121,12 +121,21 @@ typedef struct hudi_mdt_key_change {
   const char *file_id;   /* NULL: the key was deleted */
 } hudi_mdt_key_change;
 
+/* Change i of a key source (see below) into *out. */
+typedef void (*hudi_mdt_key_at_fn)(const void *ctx, size_t i, hudi_mdt_key_change *out);
+
 typedef struct hudi_mdt_commit_input {
   const char *instant; /* T, the data commit's requested time (17 digits, UTC) */
   const hudi_mdt_file_change *files;
   size_t n_files;
   const hudi_mdt_key_change *keys;
   size_t n_keys;
+  /* With keys NULL, the n_keys changes are key_at(key_ctx, i, ...)
+   * instead, called from several threads at once: a bulk insert hands
+   * its rows over without an array of changes (10M keys: 320 MB of fresh
+   * pages). The strings it returns must outlive the commit. */
+  hudi_mdt_key_at_fn key_at;
+  const void *key_ctx;
 } hudi_mdt_commit_input;
 
 /* What a commit wrote. */

@@ -82,11 +82,18 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
-                                  const hudi_mdt_file_change *deleted, size_t n_deleted,
-                                  const hudi_mdt_key_change *keys, size_t n_keys, hudi_instant_gen *gen,
-                                  hudi_error *err) {
-  if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
+/* The record-index changes of an update: an array, or a key source
+ * (hudi_mdt_commit_input). */
+typedef struct key_changes {
+  const hudi_mdt_key_change *keys;
+  hudi_mdt_key_at_fn key_at;
+  const void *key_ctx;
+  size_t n;
+} key_changes;
+
+static hudi_status mdt_update(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
+                              const hudi_mdt_file_change *deleted, size_t n_deleted, const key_changes *kc,
+                              hudi_instant_gen *gen, hudi_error *err) {
   HUDI_TRY(hudi_write_mdt_check(t, err));
   size_t n_stats = meta ? hudi_commit_metadata_n_stats(meta) : 0;
   size_t n_files = n_stats + n_deleted;
@@ -131,7 +138,8 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
   if (st == HUDI_OK) st = hudi_si_defs_load(&sid, t, err);
   if (st == HUDI_OK && sid.n) st = hudi_si_commit_changes(&sic, &sid, t, instant, meta, err);
   o.si_changes = &sic;
-  hudi_mdt_commit_input in = {instant, files, k, keys, o.record_index_shards < 0 ? 0 : n_keys};
+  hudi_mdt_commit_input in = {instant, files, k, kc->keys, o.record_index_shards < 0 ? 0 : kc->n, kc->key_at,
+                              kc->key_ctx};
   hudi_mdt_commit_result res;
   memset(&res, 0, sizeof res);
   if (st == HUDI_OK) st = hudi_mdt_commit(t->storage, &o, &in, &res, err);
@@ -146,6 +154,15 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
   HUDI_TRY(hudi_instant_time_to_millis(&ms, res.completion_time, strlen(res.completion_time), err));
   hudi_instant_gen_observe(gen, ms);
   return HUDI_OK;
+}
+
+hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
+                                  const hudi_mdt_file_change *deleted, size_t n_deleted,
+                                  const hudi_mdt_key_change *keys, size_t n_keys, hudi_instant_gen *gen,
+                                  hudi_error *err) {
+  if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
+  key_changes kc = {keys, NULL, NULL, n_keys};
+  return mdt_update(t, instant, meta, deleted, n_deleted, &kc, gen, err);
 }
 
 /* The keys a duplicate check reads: rows of one write, or a key list. */
@@ -338,35 +355,32 @@ hudi_status hudi_write_mdt_bulk_insert_keys(hudi_table *t, const char *instant, 
   return hudi_write_mdt_update(t, instant, meta, NULL, 0, keys, hudi_write_mdt_has_record_index(t) ? n : 0, gen, err);
 }
 
-/* Rows [from, to) of one written file, keys[from, to) to fill. */
+/* Rows [from, to) of one written file. */
 typedef struct key_span {
   size_t from, to;
   const char *partition, *file_id;
 } key_span;
 
-typedef struct key_fill {
+/* A bulk insert's rows as the record-index key source of its MDT
+ * commit: row i -> the file group its span names. */
+typedef struct span_keys {
   const hudi_write_rows *rows;
-  hudi_mdt_key_change *keys;
   const key_span *spans;
-} key_fill;
+  size_t n_spans;
+} span_keys;
 
-static hudi_status fill_span(void *ctx, size_t i, hudi_error *err) {
-  (void)err;
-  const key_fill *f = ctx;
-  const key_span *sp = &f->spans[i];
-  for (size_t row = sp->from; row < sp->to; row++) {
-    hudi_mdt_key_change *k = &f->keys[row];
-    k->key = hudi_write_rows_key(f->rows, row, &k->key_len);
-    k->partition = sp->partition;
-    k->file_id = sp->file_id;
+static void span_key_at(const void *ctx, size_t row, hudi_mdt_key_change *out) {
+  const span_keys *sk = ctx;
+  size_t lo = 0, hi = sk->n_spans; /* the span holding row: spans cover the rows in order */
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (sk->spans[mid].from <= row) lo = mid;
+    else hi = mid;
   }
-  return HUDI_OK;
+  out->key = hudi_write_rows_key(sk->rows, row, &out->key_len);
+  out->partition = sk->spans[lo].partition;
+  out->file_id = sk->spans[lo].file_id;
 }
-
-/* Rows a span of fill_span holds at most (spans run on all cores), and
- * the keys below which they run on the calling thread. */
-#define KEY_SPAN_ROWS ((size_t)1 << 18)
-#define KEY_FILL_PARALLEL_MIN ((size_t)1 << 17)
 
 /* Splits the write stats into spans of rows, checking they cover the rows
  * in order and in their partitions. */
@@ -394,20 +408,18 @@ static hudi_status key_spans(const hudi_commit_metadata *meta, const hudi_write_
           st = hudi_err_set(err, HUDI_ERR_INTERNAL, "row %zu is in partition '%s', its write stat in '%s'", at,
                             hudi_write_rows_partition(rows, at), pp);
       }
-      for (size_t end = row + (size_t)w; st == HUDI_OK && row < end;) {
-        if (n == cap) {
-          cap = cap ? cap * 2 : 16;
-          key_span *g = hudi_realloc(spans, cap * sizeof *g);
-          if (!g) {
-            st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-            break;
-          }
-          spans = g;
+      if (st != HUDI_OK || w == 0) continue;
+      if (n == cap) {
+        cap = cap ? cap * 2 : 16;
+        key_span *g = hudi_realloc(spans, cap * sizeof *g);
+        if (!g) {
+          st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+          break;
         }
-        size_t to = end - row > KEY_SPAN_ROWS ? row + KEY_SPAN_ROWS : end;
-        spans[n++] = (key_span){row, to, pp, ws[i].file_id};
-        row = to;
+        spans = g;
       }
+      spans[n++] = (key_span){row, row + (size_t)w, pp, ws[i].file_id};
+      row += (size_t)w;
     }
   }
   if (st == HUDI_OK && row != rows->n)
@@ -429,23 +441,10 @@ hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant, const
   key_span *spans = NULL;
   size_t n_spans = 0;
   HUDI_TRY(key_spans(meta, rows, &spans, &n_spans, err));
-  /* Every field of every key is set by fill_span: no zeroing pass. */
-  hudi_mdt_key_change *keys = hudi_malloc(hudi_mul_size(n_keys, sizeof *keys));
-  hudi_status st = keys ? HUDI_OK
-                        : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for %zu record-index entries", n_keys);
-  /* Threads for a large load only; without them (none to be had) the
-   * spans are filled in turn. */
-  hudi_threadpool *pool = NULL;
-  int cores = hudi_cpu_count();
-  hudi_error ignored = HUDI_ERROR_INIT;
-  if (st == HUDI_OK && cores > 1 && n_spans > 1 && n_keys >= KEY_FILL_PARALLEL_MIN &&
-      hudi_threadpool_create(&pool, cores - 1, &ignored) != HUDI_OK)
-    pool = NULL;
-  key_fill fill = {rows, keys, spans};
-  if (st == HUDI_OK) st = hudi_parallel_for(pool, n_spans, fill_span, &fill, err);
-  hudi_threadpool_free(pool);
+  /* The MDT commit reads the keys from the rows: no array of changes. */
+  span_keys sk = {rows, spans, n_spans};
+  key_changes kc = {NULL, span_key_at, &sk, n_keys};
+  hudi_status st = mdt_update(t, instant, meta, NULL, 0, &kc, gen, err);
   hudi_free(spans);
-  if (st == HUDI_OK) st = hudi_write_mdt_update(t, instant, meta, NULL, 0, keys, n_keys, gen, err);
-  hudi_free(keys);
   return st;
 }

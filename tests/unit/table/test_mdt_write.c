@@ -286,7 +286,7 @@ static void test_commit_blocks_match_fixture(void **state) {
   mdt_path(want, sizeof want, F9, "record_index/.record-index-0000-0_20260307162612542.log.1_1-178-420");
   o.hfile_create_time_ms = fixture_create_time(want);
   hudi_mdt_key_change up = {"TXN-009", 7, "region=eu", "5fa27133-7a82-4124-9a6b-8a94c18ff8ef-0"};
-  hudi_mdt_commit_input in = {"20260307162612542", NULL, 0, &up, 1};
+  hudi_mdt_commit_input in = {"20260307162612542", NULL, 0, &up, 1, NULL, NULL};
   hudi_mdt_commit_result res;
   assert_int_equal(hudi_mdt_commit(s, &o, &in, &res, &err), HUDI_OK);
   assert_int_equal(res.log_files, 1);
@@ -303,7 +303,7 @@ static void test_commit_blocks_match_fixture(void **state) {
   hudi_mdt_file_change f = {"region=eu", "c86b1f8f-af9f-4b56-83e7-26cb80673368-0_0-191-459_20260307162614221.parquet",
                             438460, false};
   hudi_mdt_key_change del = {"TXN-006", 7, NULL, NULL};
-  hudi_mdt_commit_input in2 = {"20260307162614221", &f, 1, &del, 1};
+  hudi_mdt_commit_input in2 = {"20260307162614221", &f, 1, &del, 1, NULL, NULL};
   assert_int_equal(hudi_mdt_commit(s, &o, &in2, &res, &err), HUDI_OK);
   assert_int_equal(res.log_files, 2);
   assert_int_equal(res.rli_deletes, 1);
@@ -321,7 +321,7 @@ static void test_commit_blocks_match_fixture(void **state) {
       {"region=apac", "c3b646cc-8602-47c5-b010-3fe002241298-0_2-26-56_20260307162557587.parquet", 438525, false},
       {"region=eu", "c923cb31-a2d3-49c6-8f47-4be96502c239-0_0-27-52_20260307162557587.parquet", 438580, false},
       {"region=us", "3e93c8a9-fda0-4e8a-91dc-b4ade7dab76d-0_1-27-53_20260307162557587.parquet", 438582, false}};
-  hudi_mdt_commit_input in3 = {"20260307162557587", three, 3, NULL, 0};
+  hudi_mdt_commit_input in3 = {"20260307162557587", three, 3, NULL, 0, NULL, NULL};
   assert_int_equal(hudi_mdt_commit(s, &o, &in3, &res, &err), HUDI_OK);
   mdt_path(got, sizeof got, dir, "files/.files-0000-0_20260307162557587.log.1_" HUDI_MDT_WRITE_TOKEN);
   assert_files_equal(got, want);
@@ -333,22 +333,22 @@ static void test_bad_input_writes_nothing(void **state) {
   hudi_storage *s = open_storage(dir);
   hudi_error err = HUDI_ERROR_INIT;
   hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
-  hudi_mdt_commit_input none = {"20260101000000000", NULL, 0, NULL, 0};
+  hudi_mdt_commit_input none = {"20260101000000000", NULL, 0, NULL, 0, NULL, NULL};
   /* No MDT yet. */
   assert_int_equal(hudi_mdt_commit(s, &o, &none, NULL, &err), HUDI_ERR_NOT_FOUND);
   o.table_name = "t";
   assert_int_equal(hudi_mdt_init(s, &o, NULL, &err), HUDI_OK);
   hudi_mdt_file_change zero = {"p", "a.parquet", 0, false};
-  hudi_mdt_commit_input bad_size = {"20260101000000000", &zero, 1, NULL, 0};
+  hudi_mdt_commit_input bad_size = {"20260101000000000", &zero, 1, NULL, 0, NULL, NULL};
   assert_int_equal(hudi_mdt_commit(s, &o, &bad_size, NULL, &err), HUDI_ERR_INVALID_ARG);
   assert_non_null(strstr(err.message, "size > 0"));
   hudi_mdt_key_change two[2] = {{"k", 1, "p", "11111111-1111-1111-1111-111111111111-0"},
                                 {"k", 1, "q", "22222222-2222-2222-2222-222222222222-0"}};
-  hudi_mdt_commit_input dup = {"20260101000000000", NULL, 0, two, 2};
+  hudi_mdt_commit_input dup = {"20260101000000000", NULL, 0, two, 2, NULL, NULL};
   assert_int_equal(hudi_mdt_commit(s, &o, &dup, NULL, &err), HUDI_ERR_INVALID_ARG);
   assert_non_null(strstr(err.message, "record key 'k' is written to two locations"));
   hudi_mdt_key_change bad_utf8 = {"\xff", 1, "p", "11111111-1111-1111-1111-111111111111-0"};
-  hudi_mdt_commit_input bu = {"20260101000000000", NULL, 0, &bad_utf8, 1};
+  hudi_mdt_commit_input bu = {"20260101000000000", NULL, 0, &bad_utf8, 1, NULL, NULL};
   assert_int_equal(hudi_mdt_commit(s, &o, &bu, NULL, &err), HUDI_ERR_INVALID_ARG);
   /* Enough keys to be hashed on several threads, bad ones late in two of
    * the threads' ranges: the error names the first, as one thread would. */
@@ -362,7 +362,7 @@ static void test_bad_input_writes_nothing(void **state) {
   many[MANY - 10].key = "\xff";
   many[MANY - 10].key_len = 1;
   many[MANY / 2 + 3].key_len = 0;
-  hudi_mdt_commit_input mi = {"20260101000000000", NULL, 0, many, MANY};
+  hudi_mdt_commit_input mi = {"20260101000000000", NULL, 0, many, MANY, NULL, NULL};
   assert_int_equal(hudi_mdt_commit(s, &o, &mi, NULL, &err), HUDI_ERR_INVALID_ARG);
   assert_non_null(strstr(err.message, "record key 25003 is empty"));
   /* Valid keys, one of them inserted twice far apart (the shards are
@@ -390,7 +390,7 @@ static void test_bad_input_writes_nothing(void **state) {
   o.table_version = 9;
   assert_int_equal(hudi_mdt_commit(s, &o, &none, NULL, &err), HUDI_ERR_INVALID_ARG);
   o.table_version = 0;
-  hudi_mdt_commit_input bad_instant = {"2026", NULL, 0, NULL, 0};
+  hudi_mdt_commit_input bad_instant = {"2026", NULL, 0, NULL, 0, NULL, NULL};
   assert_int_equal(hudi_mdt_commit(s, &o, &bad_instant, NULL, &err), HUDI_ERR_INVALID_ARG);
   /* None of them left anything on the MDT timeline. */
   bool exists = true;
@@ -620,7 +620,7 @@ static void commit(hudi_storage *s, const char *t, data_file *files, size_t n_fi
   for (size_t i = 0; i < n_extra; i++) fc[nf++] = extra[i];
   hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT; /* the version comes from the MDT */
   o.hfile_block_size = 128; /* several blocks per HFile when it has many keys */
-  hudi_mdt_commit_input in = {t, fc, nf, keys, n_keys};
+  hudi_mdt_commit_input in = {t, fc, nf, keys, n_keys, NULL, NULL};
   hudi_mdt_commit_result res;
   if (hudi_mdt_commit(s, &o, &in, &res, &err) != HUDI_OK) fail_msg("%s", err.message);
   assert_true(strcmp(res.completion_time, t) > 0);
@@ -771,6 +771,12 @@ static hudi_storage *non_partitioned_mdt(hudi_mdt_write_options *o) {
   return s;
 }
 
+/* A key source over an array of changes (the first commit below passes
+ * its keys this way, as a bulk insert does). */
+static void change_from_array(const void *ctx, size_t i, hudi_mdt_key_change *out) {
+  *out = ((const hudi_mdt_key_change *)ctx)[i];
+}
+
 /* A non-partitioned table, one commit of 3000 keys in two file groups with
  * small HFile blocks (many blocks per shard), then 500 of them deleted:
  * every key looks up right, absent keys stay absent. */
@@ -798,7 +804,7 @@ static void test_many_keys_non_partitioned(void **state) {
   for (int i = 0; i < 2; i++) write_data_file(s, &files[i], t1);
   hudi_mdt_file_change fc[2] = {{"", files[0].name, files[0].size, false}, {"", files[1].name, files[1].size, false}};
   o.hfile_block_size = 1024;
-  hudi_mdt_commit_input in = {t1, fc, 2, changes, N};
+  hudi_mdt_commit_input in = {t1, fc, 2, NULL, N, change_from_array, changes};
   hudi_mdt_commit_result res;
   if (hudi_mdt_commit(s, &o, &in, &res, &err) != HUDI_OK) fail_msg("%s", err.message);
   assert_int_equal(res.rli_upserts, N);
@@ -812,7 +818,7 @@ static void test_many_keys_non_partitioned(void **state) {
   write_data_file(s, &files[2], t2);
   for (int i = 0; i < DELETED; i++) changes[i].file_id = NULL;
   hudi_mdt_file_change fc2 = {"", files[2].name, files[2].size, false};
-  hudi_mdt_commit_input in2 = {t2, &fc2, 1, changes, DELETED};
+  hudi_mdt_commit_input in2 = {t2, &fc2, 1, changes, DELETED, NULL, NULL};
   if (hudi_mdt_commit(s, &o, &in2, &res, &err) != HUDI_OK) fail_msg("%s", err.message);
   assert_int_equal(res.rli_deletes, DELETED);
   complete_data(s, t2, res.completion_time, files + 2, 1);
@@ -894,7 +900,7 @@ static void test_many_keys_in_input_order(void **state) {
     write_data_file(s, &files[i], t1);
     fc[i] = (hudi_mdt_file_change){"", files[i].name, files[i].size, false};
   }
-  hudi_mdt_commit_input in = {t1, fc, 3, changes, N + MOVES};
+  hudi_mdt_commit_input in = {t1, fc, 3, changes, N + MOVES, NULL, NULL};
   hudi_mdt_commit_result res;
   if (hudi_mdt_commit(s, &o, &in, &res, &err) != HUDI_OK) fail_msg("%s", err.message);
   assert_int_equal(res.rli_upserts, N);
@@ -931,7 +937,7 @@ static void test_alloc_failures(void **state) {
   hudi_mdt_key_change keys[4] = {{"a", 1, "p", FID_EU}, {"b", 1, "p", FID_EU}, {"c", 1, NULL, NULL},
                                  {"d", 1, "q", "not-a-uuid"}};
   hudi_mdt_file_change files[2] = {{"p", "x.parquet", 10, false}, {"q", "y.parquet", 0, true}};
-  hudi_mdt_commit_input in = {"20260101000000000", files, 2, keys, 4};
+  hudi_mdt_commit_input in = {"20260101000000000", files, 2, keys, 4, NULL, NULL};
   long k;
   int failures = 0;
   for (k = 0; k < 100000; k += 1 + k / 50) {
