@@ -863,21 +863,21 @@ static void test_many_keys_non_partitioned(void **state) {
   run_checker();
 }
 
-/* 60000 keys given in a scattered order (as a bulk insert in sort mode
- * NONE gives them), their three file groups interleaved: each shard is
- * sorted through its prefix buckets (more than BUCKET_SORT_MIN keys, on
- * two threads), the values come from the per-file-id map, and every key
- * looks up to its file group; the checker reads the shards. */
-static void test_many_keys_in_input_order(void **state) {
-  (void)state;
+/* 60000 keys <prefix><6 digits> given in a scattered order (as a bulk
+ * insert in sort mode NONE gives them), their three file groups
+ * interleaved: each shard is sorted through its prefix buckets (more than
+ * BUCKET_SORT_MIN keys, on two threads) and its keys put in that order,
+ * the values come from the per-file-id map, and every key looks up to its
+ * file group; the checker reads the shards. */
+static void many_keys_in_input_order(const char *prefix) {
   hudi_error err = HUDI_ERROR_INIT;
   hudi_mdt_write_options o;
   hudi_storage *s = non_partitioned_mdt(&o);
   enum { N = 60000, THIRD = 20000, MOVES = 50 };
-  static char keys[N][16];
+  static char keys[N][80];
   static hudi_mdt_key_change changes[N + MOVES];
   const char *fids[3] = {FID_EU, FID_US, FID_APAC};
-  for (int i = 0; i < N; i++) snprintf(keys[i], sizeof keys[i], "key%06d", i);
+  for (int i = 0; i < N; i++) snprintf(keys[i], sizeof keys[i], "%s%06d", prefix, i);
   for (int j = 0; j < N; j++) {
     int i = (int)(((int64_t)j * 7919) % N); /* 7919 is prime to N: a permutation */
     changes[j] = (hudi_mdt_key_change){keys[i], strlen(keys[i]), "", fids[i / THIRD]};
@@ -888,9 +888,11 @@ static void test_many_keys_in_input_order(void **state) {
   for (int m = 0; m < MOVES; m++) changes[N + m] = (hudi_mdt_key_change){keys[m * 997], strlen(keys[m * 997]), NULL, NULL};
   data_file files[3];
   memset(files, 0, sizeof files);
-  files[0] = (data_file){"", FID_EU, "range:key:0:20000", "", 0};
-  files[1] = (data_file){"", FID_US, "range:key:20000:40000", "", 0};
-  files[2] = (data_file){"", FID_APAC, "range:key:40000:60000", "", 0};
+  char specs[3][128];
+  for (int i = 0; i < 3; i++) {
+    snprintf(specs[i], sizeof specs[i], "range:%s:%d:%d", prefix, i * THIRD, (i + 1) * THIRD);
+    files[i] = (data_file){"", fids[i], specs[i], "", 0};
+  }
   char t1[HUDI_INSTANT_TIME_BUF];
   assert_int_equal(hudi_instant_time_now(t1, NULL, &err), HUDI_OK);
   data_instant(s, t1, "", HUDI_INSTANT_REQUESTED, "", 0);
@@ -928,6 +930,19 @@ static void test_many_keys_in_input_order(void **state) {
   hudi_table_free(t);
   hudi_storage_free(s);
   run_checker();
+}
+
+/* Short keys: order_keys copies them through the sort's scratch refs. */
+static void test_many_keys_in_input_order(void **state) {
+  (void)state;
+  many_keys_in_input_order("key");
+}
+
+/* Keys longer than a ref (57 bytes, the first 51 shared): through a
+ * buffer of their own, after a sort past the shared prefix. */
+static void test_many_long_keys_in_input_order(void **state) {
+  (void)state;
+  many_keys_in_input_order("record-key-longer-than-the-forty-bytes-a-ref-holds-");
 }
 
 /* Every allocation failure point of an init and a commit: an error (never
@@ -975,6 +990,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_round_trip_v9, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_keys_non_partitioned, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_keys_in_input_order, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_many_long_keys_in_input_order, setup, teardown),
       cmocka_unit_test_setup_teardown(test_alloc_failures, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
