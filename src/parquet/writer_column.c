@@ -199,9 +199,21 @@ static hudi_status dict_encode_stage(hudi_pq_colw *c, size_t n, hudi_error *err)
   if (n) {
     HUDI_TRY(hudi_buf_reserve(&c->idx, n * sizeof(uint32_t), err));
     uint32_t *ix = (uint32_t *)(void *)(c->idx.data + c->idx.len);
+    const hudi_pq_dict *d = &c->dict;
+    size_t before = d->n;
     HUDI_TRY(hudi_pq_dict_insert(&c->dict, c->stage.data, (const int32_t *)(const void *)c->stage_offs.data, n, ix,
                                  err));
     c->idx.len += n * sizeof(uint32_t);
+    /* The chunk's min and max are those of its dictionary's entries (both
+     * start with the chunk): only the values new to it can move them.
+     * Folded before the dictionary may be abandoned below. A column of one
+     * value (Hudi's commit time, partition path, file name) compares
+     * nothing per row this way. */
+    if (c->stats.sort != HUDI_PQ_SORT_NONE && d->n > before) {
+      size_t w = (size_t)d->width;
+      HUDI_TRY(hudi_pq_stats_update(&c->stats, d->values.data + (w ? before * w : 0), w ? NULL : d->offsets + before,
+                                    d->n - before, err));
+    }
   }
   hudi_buf_reset(&c->stage);
   c->stage_offs.len = sizeof(int32_t);
@@ -260,10 +272,11 @@ hudi_status hudi_pq_colw_write(hudi_pq_colw *c, const hudi_arrow_view *top, int6
     else
       c->page_raw += (int64_t)(nv * hudi_pq_value_size(c->plan->type, c->plan->type_length));
     c->stats.null_count += (int64_t)(c->page_levels - levels_before) - (int64_t)nv;
-    if (c->stats.sort != HUDI_PQ_SORT_NONE && nv) {
-      const uint8_t *data = dict ? c->stage.data : c->vals.data + (c->plan->type == HUDI_PQ_BYTE_ARRAY ? 0 : vals_before);
-      const int32_t *offs = dict ? (const int32_t *)(const void *)c->stage_offs.data
-                                 : (const int32_t *)(const void *)c->offs.data + offs_before;
+    /* Dictionary-encoded values count toward the statistics as they enter
+     * the dictionary (dict_encode_stage). */
+    if (c->stats.sort != HUDI_PQ_SORT_NONE && nv && !dict) {
+      const uint8_t *data = c->vals.data + (c->plan->type == HUDI_PQ_BYTE_ARRAY ? 0 : vals_before);
+      const int32_t *offs = (const int32_t *)(const void *)c->offs.data + offs_before;
       HUDI_TRY(hudi_pq_stats_update(&c->stats, data, offs, nv, err));
     }
     c->page_values += nv;
