@@ -131,9 +131,12 @@ typedef struct hudi_mdt_commit_input {
   const hudi_mdt_key_change *keys;
   size_t n_keys;
   /* With keys NULL, the n_keys changes are key_at(key_ctx, i, ...)
-   * instead, called from several threads at once: a bulk insert hands
-   * its rows over without an array of changes (10M keys: 320 MB of fresh
-   * pages). The strings it returns must outlive the commit. */
+   * instead, called from several threads at once and more than once for
+   * the same i (the shard count sizes the key arena from one call, the
+   * scatter copies from another), so it must give the same change every
+   * time: a bulk insert hands its rows over without an array of changes
+   * (10M keys: 320 MB of fresh pages). The strings it returns must
+   * outlive the commit. */
   hudi_mdt_key_at_fn key_at;
   const void *key_ctx;
 } hudi_mdt_commit_input;
