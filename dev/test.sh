@@ -90,7 +90,10 @@ tier "Interop tests" interop_tests
 bench_smoke() {
   local whl
   whl=$(hudi_wheel) || return 1
-  HUDI_BENCH_WHEEL="$whl" bench/upsert/run.sh --with-hudi all --scale 0.01 --work-dir "$LOGS/bench" --results-dir "$LOGS/bench-results" --require-all
+  HUDI_BENCH_WHEEL="$whl" bench/upsert/run.sh --with-hudi all --scale 0.01 --work-dir "$LOGS/bench" --results-dir "$LOGS/bench-results" --require-all &&
+    # the harness's own tests (oracle, data generation, adapters, what each op records), in the
+    # virtual environment run.sh made
+    "${HUDI_BENCH_VENV:-.venv-bench}/bin/python" -m pytest -q -p no:cacheprovider bench/upsert/test_upsert_bench.py
 }
 tier "Benchmark smoke (correctness)" bench_smoke
 tier "Python tests" python_tests

@@ -42,9 +42,29 @@ def machine_state(path: Path) -> Dict[str, float]:
         "loadavg_15m": round(la15, 2),
         "mem_total_bytes": vm.total,
         "mem_available_bytes": vm.available,
+        # free alone: "available" counts page cache the kernel must reclaim before handing it out
+        "mem_free_bytes": vm.free,
         "disk_free_bytes": du.free,
         "disk_total_bytes": du.total,
+        **reclaim_counters(),
     }
+
+
+def reclaim_counters() -> Dict[str, int]:
+    """The kernel's page-reclaim counters (/proc/vmstat; empty where there is none): an op whose
+    allocations had to reclaim page cache first (direct reclaim, allocation stalls) spends that
+    time as system CPU in its own process, which the difference between two states shows."""
+    out: Dict[str, int] = {}
+    try:
+        with open("/proc/vmstat") as f:
+            for line in f:
+                name, _, value = line.partition(" ")
+                if name in ("pgscan_direct", "pgsteal_direct") or name.startswith("allocstall"):
+                    key = "vm_allocstall" if name.startswith("allocstall") else "vm_" + name
+                    out[key] = out.get(key, 0) + int(value)
+    except (OSError, ValueError):
+        return {}
+    return out
 
 
 # --------------------------------------------------------------------------- file-system accounting

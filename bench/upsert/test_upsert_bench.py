@@ -5,6 +5,7 @@ fails the run. Run with the bench environment: .venv-bench/bin/python -m pytest 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -100,6 +101,13 @@ def test_wrong_table_fails_and_right_one_passes(monkeypatch, tmp_path: Path) -> 
     assert all(c["ok"] for c in good["checks"])
     kinds = [o["op"] for o in good["ops"]]
     assert kinds.count("upsert") == 5 and kinds.count("delete") == 5 and kinds.count("time_travel_read") == 5
+    for o in good["ops"]:  # user and system CPU apart, and the machine's free memory and reclaim counters
+        assert abs(o["cpu_user_seconds"] + o["cpu_system_seconds"] - o["cpu_seconds"]) <= 0.002, o
+        before, after = o["machine_before"], o["machine_after"]
+        assert 0 < before["mem_free_bytes"] <= before["mem_total_bytes"]
+        if os.path.exists("/proc/vmstat"):
+            for k in ("vm_pgscan_direct", "vm_pgsteal_direct", "vm_allocstall"):
+                assert 0 <= before[k] <= after[k], (k, before, after)
 
 
 def test_hudi_adapter_detects_the_write_path_by_feature(monkeypatch) -> None:

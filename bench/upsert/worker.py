@@ -82,6 +82,9 @@ def main() -> int:
         # wall time stretches with the load, the CPU time much less
         cpu = (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)
         rec = {"op": kind, "round": rnd, "rows": rows, "seconds": round(t.seconds, 4), "cpu_seconds": round(cpu, 3),
+               # system CPU apart: page faults and reclaim land there
+               "cpu_user_seconds": round(cpu1.user - cpu0.user, 3),
+               "cpu_system_seconds": round(cpu1.system - cpu0.system, 3),
                "mono0": t.mono0, "mono1": t.mono1, "rss_before": rss0, "rss_after": rss1,
                **tree_delta(before, after), "machine_before": state0, "machine_after": state1}
         result["ops"].append(rec)
