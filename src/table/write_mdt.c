@@ -82,18 +82,12 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-/* The record-index changes of an update: an array, or a key source
- * (hudi_mdt_commit_input). */
-typedef struct key_changes {
-  const hudi_mdt_key_change *keys;
-  hudi_mdt_key_at_fn key_at;
-  const void *key_ctx;
-  size_t n;
-} key_changes;
-
-static hudi_status mdt_update(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
-                              const hudi_mdt_file_change *deleted, size_t n_deleted, const key_changes *kc,
-                              hudi_instant_gen *gen, hudi_error *err) {
+/* keys: the commit's instant and record-index changes (an array or a
+ * key source); its files are filled in here. */
+static hudi_status mdt_update(hudi_table *t, const hudi_commit_metadata *meta, const hudi_mdt_file_change *deleted,
+                              size_t n_deleted, const hudi_mdt_commit_input *keys, hudi_instant_gen *gen,
+                              hudi_error *err) {
+  const char *instant = keys->instant;
   HUDI_TRY(hudi_write_mdt_check(t, err));
   size_t n_stats = meta ? hudi_commit_metadata_n_stats(meta) : 0;
   size_t n_files = n_stats + n_deleted;
@@ -138,8 +132,10 @@ static hudi_status mdt_update(hudi_table *t, const char *instant, const hudi_com
   if (st == HUDI_OK) st = hudi_si_defs_load(&sid, t, err);
   if (st == HUDI_OK && sid.n) st = hudi_si_commit_changes(&sic, &sid, t, instant, meta, err);
   o.si_changes = &sic;
-  hudi_mdt_commit_input in = {instant, files, k, kc->keys, o.record_index_shards < 0 ? 0 : kc->n, kc->key_at,
-                              kc->key_ctx};
+  hudi_mdt_commit_input in = *keys;
+  in.files = files;
+  in.n_files = k;
+  if (o.record_index_shards < 0) in.n_keys = 0;
   hudi_mdt_commit_result res;
   memset(&res, 0, sizeof res);
   if (st == HUDI_OK) st = hudi_mdt_commit(t->storage, &o, &in, &res, err);
@@ -161,8 +157,8 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
                                   const hudi_mdt_key_change *keys, size_t n_keys, hudi_instant_gen *gen,
                                   hudi_error *err) {
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
-  key_changes kc = {keys, NULL, NULL, n_keys};
-  return mdt_update(t, instant, meta, deleted, n_deleted, &kc, gen, err);
+  hudi_mdt_commit_input in = {instant, NULL, 0, keys, n_keys, NULL, NULL};
+  return mdt_update(t, meta, deleted, n_deleted, &in, gen, err);
 }
 
 /* The keys a duplicate check reads: rows of one write, or a key list. */
@@ -355,9 +351,9 @@ hudi_status hudi_write_mdt_bulk_insert_keys(hudi_table *t, const char *instant, 
   return hudi_write_mdt_update(t, instant, meta, NULL, 0, keys, hudi_write_mdt_has_record_index(t) ? n : 0, gen, err);
 }
 
-/* Rows [from, to) of one written file. */
+/* The rows of one written file, from its first (up to the next span's). */
 typedef struct key_span {
-  size_t from, to;
+  size_t from;
   const char *partition, *file_id;
 } key_span;
 
@@ -418,7 +414,7 @@ static hudi_status key_spans(const hudi_commit_metadata *meta, const hudi_write_
         }
         spans = g;
       }
-      spans[n++] = (key_span){row, row + (size_t)w, pp, ws[i].file_id};
+      spans[n++] = (key_span){row, pp, ws[i].file_id};
       row += (size_t)w;
     }
   }
@@ -443,8 +439,8 @@ hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant, const
   HUDI_TRY(key_spans(meta, rows, &spans, &n_spans, err));
   /* The MDT commit reads the keys from the rows: no array of changes. */
   span_keys sk = {rows, spans, n_spans};
-  key_changes kc = {NULL, span_key_at, &sk, n_keys};
-  hudi_status st = mdt_update(t, instant, meta, NULL, 0, &kc, gen, err);
+  hudi_mdt_commit_input in = {instant, NULL, 0, NULL, n_keys, span_key_at, &sk};
+  hudi_status st = mdt_update(t, meta, NULL, 0, &in, gen, err);
   hudi_free(spans);
   return st;
 }
