@@ -468,10 +468,8 @@ static hudi_status build_shard(const commit_ctx *c, shard_job *j, hudi_error *er
   return st;
 }
 
-/* Builds shard j's log content and creates its log file; the commit
- * metadata lists it later (list_shard), in shard order. */
-static hudi_status write_shard(const commit_ctx *c, shard_job *j, hudi_error *err) {
-  HUDI_TRY(build_shard(c, j, err));
+/* Shard j's record-index file id, into j->file_id. */
+static hudi_status name_shard(shard_job *j, hudi_error *err) {
   hudi_buf id;
   hudi_buf_init(&id, sizeof j->file_id);
   hudi_status st = hudi_mdt_file_id(&id, "record_index", j->shard, err);
@@ -480,10 +478,18 @@ static hudi_status write_shard(const commit_ctx *c, shard_job *j, hudi_error *er
   if (st == HUDI_OK) {
     memcpy(j->file_id, id.data, id.len);
     j->file_id[id.len] = '\0';
-    st = create_log(c, "record_index", j->file_id, &j->blocks, &j->path, &j->version, err);
   }
-  j->len = j->blocks.len;
   hudi_buf_free(&id);
+  return st;
+}
+
+/* Builds shard j's log content and creates its log file; the commit
+ * metadata lists it later (list_shard), in shard order. */
+static hudi_status write_shard(const commit_ctx *c, shard_job *j, hudi_error *err) {
+  HUDI_TRY(build_shard(c, j, err));
+  HUDI_TRY(name_shard(j, err));
+  hudi_status st = create_log(c, "record_index", j->file_id, &j->blocks, &j->path, &j->version, err);
+  j->len = j->blocks.len;
   hudi_buf_free(&j->blocks); /* at most one shard per thread held at a time */
   return st;
 }
@@ -905,13 +911,20 @@ static hudi_status write_shard_task(void *ctx, size_t i, hudi_error *err) {
   return write_shard(r->c, &r->jobs[i], err);
 }
 
-/* Each shard's log (HFile, Avro values, gzip) is built and written by one
- * task, the tasks spread over the cores as they free up; the commit
- * metadata then lists the logs in shard order. A failed task leaves logs
- * of an inflight instant, which rollback removes as it removes any. */
-static hudi_status commit_record_index(commit_ctx *c, hudi_error *err) {
+static void free_jobs(shard_job *jobs, size_t n_jobs) {
+  for (size_t k = 0; k < n_jobs; k++) {
+    hudi_buf_free(&jobs[k].blocks);
+    hudi_buf_free(&jobs[k].path);
+  }
+  hudi_free(jobs);
+}
+
+/* One job per shard of the resolved changes c->refs (sorted by shard). */
+static hudi_status make_jobs(const commit_ctx *c, shard_job **out, size_t *n_out, hudi_error *err) {
   const key_ref *refs = c->refs;
   size_t n = c->n_refs, n_jobs = 0;
+  *out = NULL;
+  *n_out = 0;
   for (size_t i = 0; i < n; i++) n_jobs += i == 0 || refs[i].shard != refs[i - 1].shard;
   if (n_jobs == 0) return HUDI_OK;
   shard_job *jobs = hudi_calloc(n_jobs, sizeof *jobs);
@@ -926,21 +939,59 @@ static hudi_status commit_record_index(commit_ctx *c, hudi_error *err) {
     hudi_buf_init(&jobs[k].path, 4096);
     i = j;
   }
+  *out = jobs;
+  *n_out = n_jobs;
+  return HUDI_OK;
+}
+
+/* Runs fn over the jobs of n_keys changes, the tasks spread over the
+ * cores as they free up (one HFile compression thread each then). */
+static hudi_status run_shards(commit_ctx *c, shard_job *jobs, size_t n_jobs, size_t n_keys, hudi_for_fn fn,
+                              hudi_error *err) {
   hudi_threadpool *pool = NULL;
   int cores = hudi_cpu_count();
-  hudi_status st = HUDI_OK;
-  if (cores > 1 && n_jobs > 1 && n >= PARALLEL_MIN_KEYS) st = hudi_threadpool_create(&pool, cores - 1, err);
+  if (cores > 1 && n_jobs > 1 && n_keys >= PARALLEL_MIN_KEYS) HUDI_TRY(hudi_threadpool_create(&pool, cores - 1, err));
   /* The shards already use the cores: no compression thread per HFile. */
   if (pool) c->o.hfile_compress_threads = 1;
   shard_run run = {c, jobs};
-  if (st == HUDI_OK) st = hudi_parallel_for(pool, n_jobs, write_shard_task, &run, err);
+  hudi_status st = hudi_parallel_for(pool, n_jobs, fn, &run, err);
   hudi_threadpool_free(pool);
-  for (size_t k = 0; st == HUDI_OK && k < n_jobs; k++) st = list_shard(c, &jobs[k], err);
-  for (size_t k = 0; k < n_jobs; k++) {
-    hudi_buf_free(&jobs[k].blocks);
-    hudi_buf_free(&jobs[k].path);
+  return st;
+}
+
+/* A commit begun (hudi_mdt_begin): one job per record-index shard, its
+ * log written (path, version, size and counts kept for the commit
+ * metadata), its refs gone. */
+struct hudi_mdt_begun {
+  char instant[HUDI_INSTANT_TIME_BUF];
+  int table_version;
+  size_t n_keys;
+  shard_job *jobs;
+  size_t n_jobs;
+};
+
+void hudi_mdt_begun_free(hudi_mdt_begun *p) {
+  if (!p) return;
+  free_jobs(p->jobs, p->n_jobs);
+  hudi_free(p);
+}
+
+/* Each shard's log (HFile, Avro values, gzip) is built and written by one
+ * task, unless the commit was begun (hudi_mdt_begin wrote them); the
+ * commit metadata then lists the logs in shard order. A failed task
+ * leaves logs of an inflight instant, which rollback removes as it
+ * removes any. */
+static hudi_status commit_record_index(commit_ctx *c, hudi_error *err) {
+  hudi_mdt_begun *b = c->o.begun;
+  shard_job *jobs = b ? b->jobs : NULL;
+  size_t n_jobs = b ? b->n_jobs : 0;
+  hudi_status st = HUDI_OK;
+  if (!b) {
+    HUDI_TRY(make_jobs(c, &jobs, &n_jobs, err));
+    if (n_jobs) st = run_shards(c, jobs, n_jobs, c->n_refs, write_shard_task, err);
   }
-  hudi_free(jobs);
+  for (size_t k = 0; st == HUDI_OK && k < n_jobs; k++) st = list_shard(c, &jobs[k], err);
+  if (!b) free_jobs(jobs, n_jobs);
   return st;
 }
 
@@ -1008,15 +1059,23 @@ static hudi_status commit_index_records(commit_ctx *c, hudi_error *err) {
   return st;
 }
 
-static hudi_status run_commit(commit_ctx *c, hudi_error *err) {
-  HUDI_TRY(precheck(c, err));
-  HUDI_TRY(prepare_record_index(c, err));
-  HUDI_TRY(hudi_mdt_w_schema(&c->schema, c->o.table_version, err));
-  c->schema_json = hudi_mdt_schema_json(c->o.table_version, &c->schema_len);
+/* A begun commit must be this one: same instant, keys and MDT version
+ * (the schema of its record-index values). */
+static hudi_status check_begun(const commit_ctx *c, hudi_error *err) {
+  const hudi_mdt_begun *p = c->o.begun;
+  size_t n_keys = c->o.record_index_shards == -1 ? 0 : c->in->n_keys;
+  if (strcmp(p->instant, c->in->instant) != 0 || p->n_keys != n_keys || p->table_version != c->o.table_version)
+    return hudi_err_set(err, HUDI_ERR_INTERNAL,
+                        "metadata table commit %s: begun as %s (%zu keys, version %d)",
+                        c->in->instant, p->instant, p->n_keys, p->table_version);
+  return HUDI_OK;
+}
 
+/* T.deltacommit.requested, then T.deltacommit.inflight holding the
+ * workload profile: an UPSERT_PREPPED commit metadata without stats, as
+ * Spark's metadata writer leaves it. */
+static hudi_status start_instant(commit_ctx *c, hudi_error *err) {
   HUDI_TRY(hudi_mdt_w_instant(c->s, c->in->instant, "", HUDI_INSTANT_REQUESTED, "", 0, err));
-  /* The inflight holds the workload profile: an UPSERT_PREPPED commit
-   * metadata without stats, as Spark's metadata writer leaves it. */
   hudi_commit_metadata *inflight = NULL;
   HUDI_TRY(hudi_mdt_w_commit_metadata(&inflight, "UPSERT_PREPPED", NULL, err));
   hudi_buf avro;
@@ -1026,8 +1085,20 @@ static hudi_status run_commit(commit_ctx *c, hudi_error *err) {
   if (st == HUDI_OK)
     st = hudi_mdt_w_instant(c->s, c->in->instant, "", HUDI_INSTANT_INFLIGHT, avro.data, avro.len, err);
   hudi_buf_free(&avro);
-  HUDI_TRY(st);
+  return st;
+}
 
+static hudi_status load_schema(commit_ctx *c, hudi_error *err) {
+  HUDI_TRY(hudi_mdt_w_schema(&c->schema, c->o.table_version, err));
+  c->schema_json = hudi_mdt_schema_json(c->o.table_version, &c->schema_len);
+  return HUDI_OK;
+}
+
+static hudi_status run_commit(commit_ctx *c, hudi_error *err) {
+  HUDI_TRY(precheck(c, err));
+  HUDI_TRY(c->o.begun ? check_begun(c, err) : prepare_record_index(c, err));
+  HUDI_TRY(load_schema(c, err));
+  if (!c->o.begun) HUDI_TRY(start_instant(c, err));
   HUDI_TRY(hudi_mdt_w_commit_metadata(&c->meta, "UPSERT_PREPPED", c->schema_json, err));
   HUDI_TRY(commit_files(c, err));
   HUDI_TRY(commit_record_index(c, err));
@@ -1053,4 +1124,47 @@ hudi_status hudi_mdt_commit(hudi_storage *s, const hudi_mdt_write_options *opts,
   hudi_free(c.refs);
   hudi_free(c.key_bytes);
   return st;
+}
+
+/* run_commit up to the record index's logs, which are written; the keys
+ * are resolved before the instant is started, so a bad key writes
+ * nothing. */
+static hudi_status run_begin(commit_ctx *c, hudi_mdt_begun *b, hudi_error *err) {
+  HUDI_TRY(precheck(c, err));
+  HUDI_TRY(prepare_record_index(c, err));
+  HUDI_TRY(load_schema(c, err));
+  b->table_version = c->o.table_version;
+  b->n_keys = c->o.record_index_shards == -1 ? 0 : c->in->n_keys;
+  HUDI_TRY(make_jobs(c, &b->jobs, &b->n_jobs, err));
+  HUDI_TRY(start_instant(c, err));
+  return b->n_jobs ? run_shards(c, b->jobs, b->n_jobs, c->n_refs, write_shard_task, err) : HUDI_OK;
+}
+
+hudi_status hudi_mdt_begin(hudi_mdt_begun **out, hudi_storage *s, const hudi_mdt_write_options *opts,
+                           const hudi_mdt_commit_input *in, hudi_error *err) {
+  *out = NULL;
+  if (opts && opts->begun) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hudi_mdt_begin: options of a begun commit");
+  hudi_mdt_begun *b = hudi_calloc(1, sizeof *b);
+  if (!b) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  hudi_mdt_commit_result dummy;
+  commit_ctx c;
+  memset(&c, 0, sizeof c);
+  memset(&dummy, 0, sizeof dummy);
+  c.s = s;
+  c.in = in;
+  c.res = &dummy;
+  hudi_status st = hudi_mdt_w_resolve(&c.o, opts, err);
+  if (st == HUDI_OK && in && in->instant) snprintf(b->instant, sizeof b->instant, "%s", in->instant);
+  if (st == HUDI_OK) st = run_begin(&c, b, err);
+  /* The logs hold the keys now: the refs into c's arena go with it. */
+  for (size_t k = 0; k < b->n_jobs; k++) b->jobs[k].refs = NULL;
+  hudi_avro_schema_free(c.schema);
+  hudi_free(c.refs);
+  hudi_free(c.key_bytes);
+  if (st != HUDI_OK) {
+    hudi_mdt_begun_free(b);
+    return st;
+  }
+  *out = b;
+  return HUDI_OK;
 }

@@ -98,9 +98,12 @@ typedef struct hudi_mdt_write_options {
    * hoodie.properties by the caller's handle (mdt_reader.h
    * hudi_mdt_shared_table): the commit does not read them again. */
   bool table_version_known;
+  /* commit only: the commit as hudi_mdt_begin began it, from this same
+   * input (NULL: not begun). */
+  struct hudi_mdt_begun *begun;
 } hudi_mdt_write_options;
 
-#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, NULL, false, 0, false}
+#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, NULL, false, 0, false, NULL}
 
 /* A file of the data table added or deleted by the commit. */
 typedef struct hudi_mdt_file_change {
@@ -159,5 +162,23 @@ typedef struct hudi_mdt_commit_result {
 HUDI_NODISCARD hudi_status hudi_mdt_commit(hudi_storage *s, const hudi_mdt_write_options *opts,
                                            const hudi_mdt_commit_input *in, hudi_mdt_commit_result *result,
                                            hudi_error *err);
+
+/* A commit in two steps, for a bulk insert that overlaps the record
+ * index with its data files (the index needs only the keys and the file
+ * groups they go to, which the insert fixes before writing any file):
+ * hudi_mdt_begin validates, hashes and sorts in's keys (a bad key fails
+ * here, with nothing written), then starts MDT deltacommit T (requested,
+ * inflight) and writes each record-index shard's log; in's files are not
+ * read. hudi_mdt_commit, given the result as opts->begun with the same
+ * instant and keys, then writes the files partition (the data files' sizes
+ * are known by then), lists the shard logs and completes T. Between the
+ * two, T is inflight on the MDT as during any commit: a crash leaves it to
+ * the data instant's rollback. Hudi 1.1's streaming metadata writes order
+ * a commit the same way (MDT instant and record-index logs while the data
+ * files are written). */
+typedef struct hudi_mdt_begun hudi_mdt_begun;
+HUDI_NODISCARD hudi_status hudi_mdt_begin(hudi_mdt_begun **out, hudi_storage *s, const hudi_mdt_write_options *opts,
+                                          const hudi_mdt_commit_input *in, hudi_error *err);
+void hudi_mdt_begun_free(hudi_mdt_begun *b);
 
 #endif

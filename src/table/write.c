@@ -201,6 +201,10 @@ typedef struct append_ctx {
   bool keys_on;
   hudi_write_keys keys;
   int64_t rows_written;
+  /* A one-segment stream into a table with a record index: the index is
+   * built while the files are written (write_mdt.h). */
+  bool build_rli;
+  hudi_write_mdt_bulk_rli *rli;
 } append_ctx;
 
 static hudi_status build_schemas(append_ctx *c, hudi_error *err) {
@@ -462,8 +466,8 @@ static hudi_status write_file(append_ctx *c, size_t from, size_t to, int task, i
                               hudi_error *err) {
   hudi_write_rows *r = &c->rows;
   const char *partition = hudi_write_rows_partition(r, from);
-  char *file_id = out->file_id, token[64], file_name[256];
-  HUDI_TRY(hudi_write_new_file_id(file_id, err));
+  const char *file_id = out->file_id; /* chosen by the plan (write_files) */
+  char token[64], file_name[256];
   snprintf(token, sizeof token, "%d-1-%d", task, task);
   if (hudi_base_file_name_format(file_name, sizeof file_name, file_id, token, c->instant, "parquet") < 0)
     return hudi_err_set(err, HUDI_ERR_INTERNAL, "base file name too long");
@@ -585,6 +589,20 @@ static hudi_status write_threads(append_ctx *c, size_t files, int *out, hudi_err
   return HUDI_OK;
 }
 
+/* Starts building the record index of the planned files' rows (write_mdt.h). */
+static hudi_status start_rli(append_ctx *c, const file_job *jobs, size_t n_jobs, hudi_error *err) {
+  hudi_write_file_span *spans = hudi_calloc(n_jobs ? n_jobs : 1, sizeof *spans);
+  if (!spans) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  size_t n = 0;
+  for (size_t i = 0; i < n_jobs; i++)
+    if (jobs[i].to > jobs[i].from)
+      spans[n++] = (hudi_write_file_span){jobs[i].from, hudi_write_rows_partition(&c->rows, jobs[i].from),
+                                          jobs[i].out.file_id};
+  hudi_status st = hudi_write_mdt_bulk_rli_start(&c->rli, c->t, c->instant, &c->rows, spans, n, err);
+  hudi_free(spans);
+  return st;
+}
+
 /* Plans every partition, writes every file (on the pool's threads and this
  * one), then adds the write stats in task order: the commit metadata and
  * counters are the same as a sequential write's. */
@@ -629,8 +647,10 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
       j->to = pp->from + hudi_write_plan_layout_start(&pp->layout, n, f + 1);
       j->task = (int)k;
       hudi_buf_init(&j->out.path, 1 << 16);
+      if (st == HUDI_OK) st = hudi_write_new_file_id(j->out.file_id, err);
     }
   }
+  if (st == HUDI_OK && c->build_rli) st = start_rli(c, run.jobs, k, err);
   /* A file written alone leaves cores idle: its columns are then encoded
    * on them too (writer.h encode_threads). So are the last files of a
    * write whose files do not share out evenly among the threads (5 files
@@ -822,9 +842,10 @@ static hudi_status commit(append_ctx *c, hudi_error *err) {
   HUDI_TRY(write_instant(c, "", HUDI_INSTANT_REQUESTED, "", 0, err));
   HUDI_TRY(write_instant(c, "", HUDI_INSTANT_INFLIGHT, "", 0, err));
   if (c->eof) {
+    c->build_rli = true;
     HUDI_TRY(write_files(c, err));
     /* The MDT deltacommit T; gen then completes T after it. */
-    HUDI_TRY(hudi_write_mdt_bulk_insert(c->t, c->instant, c->meta, &c->rows, &gen, err));
+    HUDI_TRY(hudi_write_mdt_bulk_insert(c->t, c->instant, c->meta, &c->rows, c->rli, &gen, err));
   } else {
     HUDI_TRY(write_segments(c, &gen, err));
   }
@@ -909,6 +930,8 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   if (st == HUDI_OK && (c.rows.n > 0 || !c.eof)) {
     res->num_writes = res->num_inserts = (int64_t)c.rows.n;
     st = commit(&c, err);
+    hudi_write_mdt_bulk_rli_free(c.rli); /* joined before the lock goes */
+    c.rli = NULL;
     if (st == HUDI_OK) res->num_writes = res->num_inserts = c.rows_written;
     if (st != HUDI_OK) res->completion_time[0] = '\0'; /* the instant, if written, is still pending */
     /* The commit is visible from here on, whatever the services report. */

@@ -3,6 +3,7 @@
 #include "table/write_mdt.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,11 +83,28 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
+/* The MDT writer's options for a commit of t (read on the caller's
+ * thread: the shared handle's MDT version is the table's state). */
+static hudi_mdt_write_options mdt_options(hudi_table *t) {
+  hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
+  o.record_index_shards = hudi_write_mdt_has_record_index(t) ? 0 : -1;
+  o.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(t);
+  /* Within a write that shares its metadata-table handle: the MDT's
+   * version as the handle read it (one hoodie.properties GET per write). */
+  int known = hudi_mdt_shared_version(t);
+  if (known == 8 || known == 9) {
+    o.table_version = known;
+    o.table_version_known = true;
+  }
+  return o;
+}
+
 /* keys: the commit's instant and record-index changes (an array or a
- * key source); its files are filled in here. */
+ * key source); its files are filled in here. begun: the MDT commit as
+ * hudi_mdt_begin began it from the same keys (or NULL). */
 static hudi_status mdt_update(hudi_table *t, const hudi_commit_metadata *meta, const hudi_mdt_file_change *deleted,
-                              size_t n_deleted, const hudi_mdt_commit_input *keys, hudi_instant_gen *gen,
-                              hudi_error *err) {
+                              size_t n_deleted, const hudi_mdt_commit_input *keys, hudi_mdt_begun *begun,
+                              hudi_instant_gen *gen, hudi_error *err) {
   const char *instant = keys->instant;
   HUDI_TRY(hudi_write_mdt_check(t, err));
   size_t n_stats = meta ? hudi_commit_metadata_n_stats(meta) : 0;
@@ -113,16 +131,8 @@ static hudi_status mdt_update(hudi_table *t, const hudi_commit_metadata *meta, c
     }
   }
   for (size_t i = 0; i < n_deleted; i++) files[k++] = deleted[i];
-  hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
-  o.record_index_shards = hudi_write_mdt_has_record_index(t) ? 0 : -1;
-  o.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(t);
-  /* Within a write that shares its metadata-table handle: the MDT's
-   * version as the handle read it (one hoodie.properties GET per write). */
-  int known = hudi_mdt_shared_version(t);
-  if (known == 8 || known == 9) {
-    o.table_version = known;
-    o.table_version_known = true;
-  }
+  hudi_mdt_write_options o = mdt_options(t);
+  o.begun = begun;
   hudi_cs_records csr = {0}; /* column_stats / partition_stats (mdt_column_stats.h) */
   if (st == HUDI_OK) st = hudi_cs_mdt_records(&csr, t, meta, files, k, err);
   o.index_records = csr.items;
@@ -158,7 +168,7 @@ hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi
                                   hudi_error *err) {
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
   hudi_mdt_commit_input in = {instant, NULL, 0, keys, n_keys, NULL, NULL};
-  return mdt_update(t, meta, deleted, n_deleted, &in, gen, err);
+  return mdt_update(t, meta, deleted, n_deleted, &in, NULL, gen, err);
 }
 
 /* The keys a duplicate check reads: rows of one write, or a key list. */
@@ -351,17 +361,11 @@ hudi_status hudi_write_mdt_bulk_insert_keys(hudi_table *t, const char *instant, 
   return hudi_write_mdt_update(t, instant, meta, NULL, 0, keys, hudi_write_mdt_has_record_index(t) ? n : 0, gen, err);
 }
 
-/* The rows of one written file, from its first (up to the next span's). */
-typedef struct key_span {
-  size_t from;
-  const char *partition, *file_id;
-} key_span;
-
 /* A bulk insert's rows as the record-index key source of its MDT
  * commit: row i -> the file group its span names. */
 typedef struct span_keys {
   const hudi_write_rows *rows;
-  const key_span *spans;
+  const hudi_write_file_span *spans;
   size_t n_spans;
 } span_keys;
 
@@ -380,10 +384,10 @@ static void span_key_at(const void *ctx, size_t row, hudi_mdt_key_change *out) {
 
 /* Splits the write stats into spans of rows, checking they cover the rows
  * in order and in their partitions. */
-static hudi_status key_spans(const hudi_commit_metadata *meta, const hudi_write_rows *rows, key_span **out,
+static hudi_status key_spans(const hudi_commit_metadata *meta, const hudi_write_rows *rows, hudi_write_file_span **out,
                              size_t *n_out, hudi_error *err) {
   size_t n_parts = 0, row = 0, n = 0, cap = 0;
-  key_span *spans = NULL;
+  hudi_write_file_span *spans = NULL;
   const hudi_partition_write_stats *parts = hudi_commit_metadata_partitions(meta, &n_parts);
   hudi_status st = HUDI_OK;
   for (size_t p = 0; st == HUDI_OK && p < n_parts; p++) {
@@ -407,14 +411,14 @@ static hudi_status key_spans(const hudi_commit_metadata *meta, const hudi_write_
       if (st != HUDI_OK || w == 0) continue;
       if (n == cap) {
         cap = cap ? cap * 2 : 16;
-        key_span *g = hudi_realloc(spans, cap * sizeof *g);
+        hudi_write_file_span *g = hudi_realloc(spans, cap * sizeof *g);
         if (!g) {
           st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
           break;
         }
         spans = g;
       }
-      spans[n++] = (key_span){row, pp, ws[i].file_id};
+      spans[n++] = (hudi_write_file_span){row, pp, ws[i].file_id};
       row += (size_t)w;
     }
   }
@@ -429,18 +433,124 @@ static hudi_status key_spans(const hudi_commit_metadata *meta, const hudi_write_
   return HUDI_OK;
 }
 
+/* ---- a bulk insert's record index, built while its files are written ---- */
+
+struct hudi_write_mdt_bulk_rli {
+  pthread_t thread;
+  bool running; /* started, not joined */
+  hudi_storage *s;
+  hudi_mdt_write_options o;
+  hudi_mdt_commit_input in;
+  span_keys sk;
+  hudi_write_file_span *spans; /* sk's, owned */
+  char (*file_ids)[HUDI_WRITE_FILE_ID_BUF]; /* the spans' file ids, copied */
+  char instant[HUDI_INSTANT_TIME_BUF];
+  hudi_mdt_begun *begun;
+  hudi_status status;
+  hudi_error error;
+};
+
+static void *bulk_rli_main(void *arg) {
+  hudi_write_mdt_bulk_rli *b = arg;
+  b->status = hudi_mdt_begin(&b->begun, b->s, &b->o, &b->in, &b->error);
+  return NULL;
+}
+
+hudi_status hudi_write_mdt_bulk_rli_start(hudi_write_mdt_bulk_rli **out, hudi_table *t, const char *instant,
+                                          const hudi_write_rows *rows, const hudi_write_file_span *spans,
+                                          size_t n_spans, hudi_error *err) {
+  *out = NULL;
+  hudi_error ignored = HUDI_ERROR_INIT;
+  /* A table the commit will refuse: the commit reports why. */
+  if (!hudi_write_mdt_enabled(t) || !hudi_write_mdt_has_record_index(t) || rows->n == 0 || n_spans == 0 ||
+      hudi_write_mdt_check(t, &ignored) != HUDI_OK) {
+    hudi_error_clear(&ignored);
+    return HUDI_OK;
+  }
+  hudi_write_mdt_bulk_rli *b = hudi_calloc(1, sizeof *b);
+  if (b) b->spans = hudi_malloc(n_spans * sizeof *b->spans);
+  if (b && b->spans) b->file_ids = hudi_malloc(n_spans * sizeof *b->file_ids);
+  if (!b || !b->spans || !b->file_ids) {
+    if (b) hudi_free(b->spans);
+    hudi_free(b);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
+  for (size_t i = 0; i < n_spans; i++) {
+    if (strlen(spans[i].file_id) >= HUDI_WRITE_FILE_ID_BUF) {
+      hudi_write_mdt_bulk_rli_free(b);
+      return hudi_err_set(err, HUDI_ERR_INTERNAL, "file id '%s' too long", spans[i].file_id);
+    }
+    snprintf(b->file_ids[i], sizeof b->file_ids[i], "%s", spans[i].file_id);
+    b->spans[i] = (hudi_write_file_span){spans[i].from, spans[i].partition, b->file_ids[i]};
+  }
+  snprintf(b->instant, sizeof b->instant, "%s", instant);
+  b->s = t->storage;
+  b->o = mdt_options(t);
+  b->sk = (span_keys){rows, b->spans, n_spans};
+  b->in = (hudi_mdt_commit_input){b->instant, NULL, 0, NULL, rows->n, span_key_at, &b->sk};
+  b->error = (hudi_error)HUDI_ERROR_INIT;
+  /* No thread (a limit of the process): the commit builds the index itself. */
+  b->running = pthread_create(&b->thread, NULL, bulk_rli_main, b) == 0;
+  if (!b->running) {
+    hudi_write_mdt_bulk_rli_free(b);
+    return HUDI_OK;
+  }
+  *out = b;
+  return HUDI_OK;
+}
+
+static void bulk_rli_join(hudi_write_mdt_bulk_rli *b) {
+  if (!b->running) return;
+  pthread_join(b->thread, NULL);
+  b->running = false;
+}
+
+void hudi_write_mdt_bulk_rli_free(hudi_write_mdt_bulk_rli *b) {
+  if (!b) return;
+  bulk_rli_join(b);
+  hudi_error_clear(&b->error);
+  hudi_mdt_begun_free(b->begun);
+  hudi_free(b->spans);
+  hudi_free(b->file_ids);
+  hudi_free(b);
+}
+
+/* The spans the written files' stats make must be those b was built for. */
+static hudi_status same_spans(const hudi_write_mdt_bulk_rli *b, const hudi_write_file_span *spans, size_t n,
+                              hudi_error *err) {
+  bool same = n == b->sk.n_spans;
+  for (size_t i = 0; same && i < n; i++)
+    same = spans[i].from == b->spans[i].from && !strcmp(spans[i].partition, b->spans[i].partition) &&
+           !strcmp(spans[i].file_id, b->spans[i].file_id);
+  return same ? HUDI_OK
+              : hudi_err_set(err, HUDI_ERR_INTERNAL, "the record index was built for other files than written");
+}
+
 hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
-                                       const hudi_write_rows *rows, hudi_instant_gen *gen, hudi_error *err) {
+                                       const hudi_write_rows *rows, hudi_write_mdt_bulk_rli *rli,
+                                       hudi_instant_gen *gen, hudi_error *err) {
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
   size_t n_keys = hudi_write_mdt_has_record_index(t) ? rows->n : 0;
   if (n_keys == 0) return hudi_write_mdt_update(t, instant, meta, NULL, 0, NULL, 0, gen, err);
-  key_span *spans = NULL;
+  hudi_write_file_span *spans = NULL;
   size_t n_spans = 0;
-  HUDI_TRY(key_spans(meta, rows, &spans, &n_spans, err));
+  hudi_mdt_begun *begun = NULL;
+  hudi_status st = HUDI_OK;
+  if (rli) {
+    bulk_rli_join(rli);
+    st = rli->status;
+    if (st != HUDI_OK && err) {
+      *err = rli->error;
+      rli->error = (hudi_error)HUDI_ERROR_INIT;
+    }
+    begun = rli->begun;
+  }
+  if (st == HUDI_OK) st = key_spans(meta, rows, &spans, &n_spans, err);
+  if (st == HUDI_OK && rli) st = same_spans(rli, spans, n_spans, err);
   /* The MDT commit reads the keys from the rows: no array of changes. */
   span_keys sk = {rows, spans, n_spans};
   hudi_mdt_commit_input in = {instant, NULL, 0, NULL, n_keys, span_key_at, &sk};
-  hudi_status st = mdt_update(t, meta, NULL, 0, &in, gen, err);
+  if (st == HUDI_OK) st = mdt_update(t, meta, NULL, 0, &in, begun, gen, err);
   hudi_free(spans);
   return st;
 }

@@ -58,14 +58,43 @@ HUDI_NODISCARD hudi_status hudi_write_mdt_check_rows(const hudi_table *t, const 
 HUDI_NODISCARD hudi_status hudi_write_mdt_check_keys(const hudi_table *t, const hudi_mdt_key_change *keys, size_t n,
                                                      hudi_error *err);
 
+/* The rows of one written file: from its first row (in the rows' write
+ * order) up to the next span's, in partition and file group file_id. */
+typedef struct hudi_write_file_span {
+  size_t from;
+  const char *partition, *file_id;
+} hudi_write_file_span;
+
+/* A bulk insert's record index, on a thread of its own (with the cores'
+ * help) while the insert writes its files: hudi_mdt_begin (mdt_write.h)
+ * starts the MDT deltacommit and writes the record-index logs, which need
+ * only the keys and the file groups they go to, fixed by the insert's plan
+ * before any file is written (10M uuid keys: ~7 CPU s that used to follow
+ * the files' ~10). *out is NULL when there is nothing to do (no record
+ * index, a table the commit will refuse) or no thread could be started:
+ * the commit then does it all itself. rows (and the partitions, strings
+ * of rows) must outlive it; the spans and their file ids are copied. */
+#define HUDI_WRITE_FILE_ID_BUF 64
+typedef struct hudi_write_mdt_bulk_rli hudi_write_mdt_bulk_rli;
+HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_rli_start(hudi_write_mdt_bulk_rli **out, hudi_table *t,
+                                                         const char *instant, const hudi_write_rows *rows,
+                                                         const hudi_write_file_span *spans, size_t n_spans,
+                                                         hudi_error *err);
+/* Waits for the thread (if running) and frees it all. NULL is a no-op. */
+void hudi_write_mdt_bulk_rli_free(hudi_write_mdt_bulk_rli *b);
+
 /* hudi_write_mdt_update for a bulk insert: the record-index changes are
  * every row of rows -> the file group the commit wrote it to. The files of
  * meta must hold rows' sorted order: partitions in order, each stat
  * num_writes consecutive rows (as hudi_table_append writes them); anything
- * else is HUDI_ERR_INTERNAL and nothing is written. */
+ * else is HUDI_ERR_INTERNAL and nothing is written. rli (or NULL): the
+ * MDT commit begun during the writes, for exactly those files; its
+ * failure is this call's (a bad key: nothing written; later, T stays
+ * inflight on the MDT for the data instant's rollback). */
 HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant,
                                                       const hudi_commit_metadata *meta, const hudi_write_rows *rows,
-                                                      hudi_instant_gen *gen, hudi_error *err);
+                                                      hudi_write_mdt_bulk_rli *rli, hudi_instant_gen *gen,
+                                                      hudi_error *err);
 /* The same with the record-index changes given: each key -> the file
  * group (partition, file id) the commit wrote it to. */
 HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_insert_keys(hudi_table *t, const char *instant,

@@ -863,13 +863,53 @@ static void test_many_keys_non_partitioned(void **state) {
   run_checker();
 }
 
+static bool mdt_instant_exists(hudi_storage *s, const char *t, const char *state) {
+  char path[200];
+  snprintf(path, sizeof path, ".hoodie/metadata/.hoodie/timeline/%s.deltacommit%s", t, state);
+  bool exists = false;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_storage_exists(s, path, &exists, &err), HUDI_OK);
+  return exists;
+}
+
+/* The commit in two steps, as a bulk insert overlaps it with its data
+ * files: a bad key fails hudi_mdt_begin with nothing written; a good
+ * begin leaves T requested and inflight; a commit of another instant
+ * refuses it; the commit of T completes it. */
+static void commit_begun(hudi_storage *s, hudi_mdt_write_options *o, const hudi_mdt_commit_input *in,
+                         hudi_mdt_key_change *changes, hudi_mdt_commit_result *res) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_mdt_begun *b = NULL;
+  size_t len = changes[7].key_len;
+  changes[7].key_len = 0;
+  assert_int_equal(hudi_mdt_begin(&b, s, o, in, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "record key 7 is empty"));
+  assert_null(b);
+  assert_false(mdt_instant_exists(s, in->instant, ".requested"));
+  changes[7].key_len = len;
+  if (hudi_mdt_begin(&b, s, o, in, &err) != HUDI_OK) fail_msg("%s", err.message);
+  assert_true(mdt_instant_exists(s, in->instant, ".requested"));
+  assert_true(mdt_instant_exists(s, in->instant, ".inflight"));
+  assert_false(mdt_instant_exists(s, in->instant, ""));
+  o->begun = b;
+  hudi_mdt_commit_input other = *in;
+  other.instant = "20200101000000000";
+  assert_int_equal(hudi_mdt_commit(s, o, &other, res, &err), HUDI_ERR_INTERNAL);
+  assert_non_null(strstr(err.message, "begun as"));
+  assert_false(mdt_instant_exists(s, other.instant, ".requested"));
+  if (hudi_mdt_commit(s, o, in, res, &err) != HUDI_OK) fail_msg("%s", err.message);
+  o->begun = NULL;
+  hudi_mdt_begun_free(b);
+}
+
 /* 60000 keys <prefix><6 digits> given in a scattered order (as a bulk
  * insert in sort mode NONE gives them), their three file groups
  * interleaved: each shard is sorted through its prefix buckets (more than
  * BUCKET_SORT_MIN keys, on two threads) and its keys put in that order,
  * the values come from the per-file-id map, and every key looks up to its
- * file group; the checker reads the shards. */
-static void many_keys_in_input_order(const char *prefix) {
+ * file group; the checker reads the shards. begun: the commit in two steps
+ * (commit_begun). */
+static void many_keys_in_input_order(const char *prefix, bool begun) {
   hudi_error err = HUDI_ERROR_INIT;
   hudi_mdt_write_options o;
   hudi_storage *s = non_partitioned_mdt(&o);
@@ -904,7 +944,8 @@ static void many_keys_in_input_order(const char *prefix) {
   }
   hudi_mdt_commit_input in = {t1, fc, 3, changes, N + MOVES, NULL, NULL};
   hudi_mdt_commit_result res;
-  if (hudi_mdt_commit(s, &o, &in, &res, &err) != HUDI_OK) fail_msg("%s", err.message);
+  if (begun) commit_begun(s, &o, &in, changes, &res);
+  else if (hudi_mdt_commit(s, &o, &in, &res, &err) != HUDI_OK) fail_msg("%s", err.message);
   assert_int_equal(res.rli_upserts, N);
   assert_int_equal(res.rli_deletes, 0); /* each moved key's delete gave way to its insert */
   complete_data(s, t1, res.completion_time, files, 3);
@@ -935,14 +976,19 @@ static void many_keys_in_input_order(const char *prefix) {
 /* Short keys: order_keys copies them through the sort's scratch refs. */
 static void test_many_keys_in_input_order(void **state) {
   (void)state;
-  many_keys_in_input_order("key");
+  many_keys_in_input_order("key", false);
+}
+
+static void test_begun_commit(void **state) {
+  (void)state;
+  many_keys_in_input_order("key", true);
 }
 
 /* Keys longer than a ref (57 bytes, the first 51 shared): through a
  * buffer of their own, after a sort past the shared prefix. */
 static void test_many_long_keys_in_input_order(void **state) {
   (void)state;
-  many_keys_in_input_order("record-key-longer-than-the-forty-bytes-a-ref-holds-");
+  many_keys_in_input_order("record-key-longer-than-the-forty-bytes-a-ref-holds-", false);
 }
 
 /* Every allocation failure point of an init and a commit: an error (never
@@ -991,6 +1037,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_many_keys_non_partitioned, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_keys_in_input_order, setup, teardown),
       cmocka_unit_test_setup_teardown(test_many_long_keys_in_input_order, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_begun_commit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_alloc_failures, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
