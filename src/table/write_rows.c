@@ -307,7 +307,103 @@ static hudi_status check_partition(const char *p, size_t len, hudi_error *err) {
   return HUDI_OK;
 }
 
-static hudi_status add_batch(hudi_write_rows *r, hudi_keygen *kg, struct ArrowArray *array, hudi_error *err) {
+/* Row i of batch v (row number row_no of the write, for errors): its key
+ * and partition appended to strings (key, NUL, partition, NUL), *row
+ * filled with key_off relative to strings. */
+static hudi_status add_row(hudi_write_row *row, uint32_t batch, int64_t i, const hudi_keygen *kg,
+                           const hudi_arrow_view *v, hudi_buf *strings, size_t row_no, hudi_error *err) {
+  row->batch = batch;
+  row->row = (uint32_t)i;
+  row->key_off = strings->len;
+  HUDI_TRY(hudi_keygen_record_key(kg, v, i, strings, err));
+  size_t key_len = strings->len - row->key_off;
+  if (key_len > UINT32_MAX)
+    return hudi_err_set(err, HUDI_ERR_LIMIT, "record key of row %zu is %zu bytes long", row_no, key_len);
+  row->key_len = (uint32_t)key_len;
+  key_prefix(row, strings->data + row->key_off, key_len);
+  HUDI_TRY(hudi_buf_append_byte(strings, 0, err));
+  size_t part_off = strings->len;
+  HUDI_TRY(hudi_keygen_partition_path(kg, v, i, strings, err));
+  size_t part_len = strings->len - part_off;
+  HUDI_TRY(check_partition((const char *)strings->data + part_off, part_len, err));
+  row->part_len = (uint16_t)part_len; /* <= MAX_PARTITION_PATH */
+  return hudi_buf_append_byte(strings, 0, err);
+}
+
+/* One share of a batch's rows [lo, hi), read on one thread: part 0 appends
+ * to the rows' strings, the others to their own (moved after it once all
+ * are done). Each stops at its first bad row. */
+typedef struct key_part {
+  hudi_write_rows *r;
+  const hudi_keygen *kg;
+  const hudi_arrow_view *v;
+  size_t first;   /* r->n before the batch */
+  int64_t lo, hi;
+  hudi_buf own;   /* parts after the first */
+  int64_t data_bytes;
+  hudi_status status;
+  hudi_error error;
+} key_part;
+
+static hudi_status key_part_run(void *ctx, size_t k, hudi_error *err) {
+  (void)err;
+  key_part *p = &((key_part *)ctx)[k];
+  hudi_write_rows *r = p->r;
+  hudi_buf *strings = k ? &p->own : &r->strings;
+  uint32_t batch = (uint32_t)(r->n_batches - 1);
+  for (int64_t i = p->lo; i < p->hi && p->status == HUDI_OK; i++) {
+    size_t at = p->first + (size_t)i;
+    p->status = add_row(&r->order[at], batch, i, p->kg, p->v, strings, at, &p->error);
+  }
+  for (int64_t c = 0; p->status == HUDI_OK && c < p->v->n_children; c++)
+    p->data_bytes += estimate(&p->v->children[c], p->v->offset + p->lo, p->hi - p->lo);
+  return HUDI_OK;
+}
+
+/* Below this many rows a batch's keys are read on the calling thread. */
+#define PARALLEL_KEY_ROWS 65536
+#define MAX_KEY_PARTS 16
+
+/* Reads the keys and partitions of the batch's len rows into r->order
+ * from r->n on, on the pool's threads and this one; a bad row fails as it
+ * would on one thread (the first bad row named). */
+static hudi_status read_keys(hudi_write_rows *r, hudi_threadpool *pool, const hudi_keygen *kg,
+                             const hudi_arrow_view *v, int64_t len, hudi_error *err) {
+  size_t n_parts = pool && len >= PARALLEL_KEY_ROWS ? (size_t)hudi_threadpool_size(pool) + 1 : 1;
+  if (n_parts > MAX_KEY_PARTS) n_parts = MAX_KEY_PARTS;
+  key_part parts[MAX_KEY_PARTS];
+  int64_t per = (len + (int64_t)n_parts - 1) / (int64_t)n_parts;
+  for (size_t k = 0; k < n_parts; k++) {
+    int64_t lo = (int64_t)k * per < len ? (int64_t)k * per : len;
+    parts[k] = (key_part){r, kg, v, r->n, lo, lo + per < len ? lo + per : len, {0}, 0, HUDI_OK, HUDI_ERROR_INIT};
+    hudi_buf_init(&parts[k].own, r->strings.max);
+  }
+  hudi_status st = hudi_parallel_for(n_parts > 1 ? pool : NULL, n_parts, key_part_run, parts, err);
+  for (size_t k = 0; st == HUDI_OK && k < n_parts; k++)
+    if (parts[k].status != HUDI_OK) {
+      if (err) *err = parts[k].error;
+      st = parts[k].status;
+    }
+  /* The later parts' strings after the first's, their offsets moved along. */
+  size_t extra = 0;
+  for (size_t k = 1; k < n_parts; k++) extra += parts[k].own.len;
+  if (st == HUDI_OK && extra) st = hudi_buf_reserve(&r->strings, extra, err);
+  for (size_t k = 1; st == HUDI_OK && k < n_parts; k++) {
+    size_t base = r->strings.len;
+    memcpy(r->strings.data + base, parts[k].own.data, parts[k].own.len);
+    r->strings.len += parts[k].own.len;
+    for (int64_t i = parts[k].lo; i < parts[k].hi; i++) r->order[r->n + (size_t)i].key_off += base;
+  }
+  for (size_t k = 0; k < n_parts; k++) {
+    hudi_buf_free(&parts[k].own);
+    r->data_bytes += parts[k].data_bytes;
+  }
+  if (st == HUDI_OK) r->n += (size_t)len;
+  return st;
+}
+
+static hudi_status add_batch(hudi_write_rows *r, hudi_threadpool *pool, hudi_keygen *kg, struct ArrowArray *array,
+                             hudi_error *err) {
   if (r->n_batches == r->cap_batches) {
     size_t cap = r->cap_batches ? r->cap_batches * 2 : 16;
     hudi_write_batch *b = hudi_realloc(r->batches, cap * sizeof *b);
@@ -336,28 +432,7 @@ static hudi_status add_batch(hudi_write_rows *r, hudi_keygen *kg, struct ArrowAr
     r->order = o;
     r->cap = cap;
   }
-  for (int64_t i = 0; i < len; i++) {
-    hudi_write_row *row = &r->order[r->n];
-    row->batch = (uint32_t)(r->n_batches - 1);
-    row->row = (uint32_t)i;
-    row->key_off = r->strings.len;
-    HUDI_TRY(hudi_keygen_record_key(kg, v, i, &r->strings, err));
-    size_t key_len = r->strings.len - row->key_off;
-    if (key_len > UINT32_MAX)
-      return hudi_err_set(err, HUDI_ERR_LIMIT, "record key of row %zu is %zu bytes long", r->n, key_len);
-    row->key_len = (uint32_t)key_len;
-    key_prefix(row, r->strings.data + row->key_off, key_len);
-    HUDI_TRY(hudi_buf_append_byte(&r->strings, 0, err));
-    size_t part_off = r->strings.len;
-    HUDI_TRY(hudi_keygen_partition_path(kg, v, i, &r->strings, err));
-    size_t part_len = r->strings.len - part_off;
-    HUDI_TRY(check_partition((const char *)r->strings.data + part_off, part_len, err));
-    row->part_len = (uint16_t)part_len; /* <= MAX_PARTITION_PATH */
-    HUDI_TRY(hudi_buf_append_byte(&r->strings, 0, err));
-    r->n++;
-  }
-  for (int64_t k = 0; k < v->n_children; k++) r->data_bytes += estimate(&v->children[k], v->offset, len);
-  return HUDI_OK;
+  return read_keys(r, pool, kg, v, len, err);
 }
 
 static hudi_status read_schema(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_error *err) {
@@ -378,22 +453,36 @@ static hudi_status read_schema(hudi_write_rows *r, struct ArrowArrayStream *stre
 static hudi_status read_rows(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg, int64_t max_bytes,
                              bool *eof, hudi_error *err) {
   *eof = false;
-  while (!max_bytes || r->data_bytes < max_bytes) {
+  /* Keys of large batches are read on all cores (10M uuid keys: ~1 s on
+   * one); the pool is made at the first such batch. */
+  hudi_threadpool *pool = NULL;
+  bool no_pool = hudi_cpu_count() < 2;
+  hudi_status st = HUDI_OK;
+  while (st == HUDI_OK && (!max_bytes || r->data_bytes < max_bytes)) {
     struct ArrowArray a;
     memset(&a, 0, sizeof a);
     if (stream->get_next(stream, &a) != 0) {
       const char *m = stream->get_last_error ? stream->get_last_error(stream) : NULL;
-      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "reading the data failed: %s", m ? m : "unknown error");
+      st = hudi_err_set(err, HUDI_ERR_INVALID_ARG, "reading the data failed: %s", m ? m : "unknown error");
+      break;
     }
     if (!a.release) {
       *eof = true;
       break;
     }
+    if (!pool && !no_pool && a.length >= PARALLEL_KEY_ROWS) {
+      hudi_error ignored = HUDI_ERROR_INIT; /* no threads: this one reads alone */
+      if (hudi_threadpool_create(&pool, hudi_cpu_count() - 1, &ignored) != HUDI_OK) {
+        hudi_error_clear(&ignored);
+        no_pool = true;
+      }
+    }
     r->total_batches++;
-    hudi_status st = add_batch(r, kg, &a, err);
+    st = add_batch(r, pool, kg, &a, err);
     if (a.release) a.release(&a);
-    HUDI_TRY(st);
   }
+  hudi_threadpool_free(pool);
+  HUDI_TRY(st);
   if (r->total_batches == 0) {
     /* A stream without batches: still bind, so an unknown key field is an
      * error whatever the row count. */

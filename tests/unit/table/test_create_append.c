@@ -69,7 +69,7 @@ static void make_stream(struct ArrowArrayStream *out, const char *const *ids, co
     assert_int_equal(cities[i] ? hudi_arrow_builder_append_str(c1, cities[i], &err)
                                : hudi_arrow_builder_append_null(c1, &err),
                      HUDI_OK);
-    assert_int_equal(hudi_arrow_builder_append_int(hudi_arrow_batch_builder_column(bb, 2), i, &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_builder_append_int(hudi_arrow_batch_builder_column(bb, 2), i % 30000, &err), HUDI_OK);
     assert_int_equal(hudi_arrow_batch_builder_end_row(bb, &err), HUDI_OK);
   }
   struct ArrowArray a;
@@ -194,6 +194,24 @@ static void append_commit_protocol(void **state) {
   assert_non_null(strstr(err.message, "'id' is null"));
   assert_int_equal(count_files(base, ".hoodie/timeline", ".commit.requested"), 1);
   assert_int_equal(count_files(base, "", ".parquet"), 3);
+  /* A batch large enough that its keys are read on several threads, null
+   * keys in two of their shares: the first row is named, though the later
+   * share reaches its bad row sooner. */
+  enum { BIG = 100000 };
+  static char big_keys[BIG][12];
+  static const char *big_ids[BIG], *big_cities[BIG];
+  for (int i = 0; i < BIG; i++) {
+    snprintf(big_keys[i], sizeof big_keys[i], "b%06d", i);
+    big_ids[i] = big_keys[i];
+    big_cities[i] = "sf";
+  }
+  big_ids[30000] = big_ids[BIG / 2 + 5] = NULL;
+  for (int run = 0; run < 3; run++) {
+    make_stream(&s, big_ids, big_cities, BIG);
+    assert_int_equal(hudi_table_append(&r, t, &s, NULL, 0, &err), HUDI_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.message, "'id' is null in row 30000"));
+  }
+  assert_int_equal(count_files(base, ".hoodie/timeline", ".commit.requested"), 1);
 
   /* A second commit, MOR-style names on a MOR table. */
   hudi_table *m = create_ok("mor", HUDI_MERGE_ON_READ, NULL, "v");
