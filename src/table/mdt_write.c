@@ -1129,6 +1129,18 @@ hudi_status hudi_mdt_commit(hudi_storage *s, const hudi_mdt_write_options *opts,
 /* run_commit up to the record index's logs, which are written; the keys
  * are resolved before the instant is started, so a bad key writes
  * nothing. */
+static hudi_status check_cancel(const commit_ctx *c, hudi_error *err) {
+  if (c->o.cancel && atomic_load(c->o.cancel))
+    return hudi_err_set(err, HUDI_ERR_CANCELLED, "metadata table commit %s: cancelled", c->in->instant);
+  return HUDI_OK;
+}
+
+static hudi_status begun_shard_task(void *ctx, size_t i, hudi_error *err) {
+  shard_run *r = ctx;
+  HUDI_TRY(check_cancel(r->c, err));
+  return write_shard(r->c, &r->jobs[i], err);
+}
+
 static hudi_status run_begin(commit_ctx *c, hudi_mdt_begun *b, hudi_error *err) {
   HUDI_TRY(precheck(c, err));
   HUDI_TRY(prepare_record_index(c, err));
@@ -1136,8 +1148,9 @@ static hudi_status run_begin(commit_ctx *c, hudi_mdt_begun *b, hudi_error *err) 
   b->table_version = c->o.table_version;
   b->n_keys = c->o.record_index_shards == -1 ? 0 : c->in->n_keys;
   HUDI_TRY(make_jobs(c, &b->jobs, &b->n_jobs, err));
+  HUDI_TRY(check_cancel(c, err));
   HUDI_TRY(start_instant(c, err));
-  return b->n_jobs ? run_shards(c, b->jobs, b->n_jobs, c->n_refs, write_shard_task, err) : HUDI_OK;
+  return b->n_jobs ? run_shards(c, b->jobs, b->n_jobs, c->n_refs, begun_shard_task, err) : HUDI_OK;
 }
 
 hudi_status hudi_mdt_begin(hudi_mdt_begun **out, hudi_storage *s, const hudi_mdt_write_options *opts,

@@ -33,6 +33,7 @@
 #ifndef HUDI_TABLE_MDT_WRITE_H
 #define HUDI_TABLE_MDT_WRITE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -101,9 +102,13 @@ typedef struct hudi_mdt_write_options {
   /* commit only: the commit as hudi_mdt_begin began it, from this same
    * input (NULL: not begun). */
   struct hudi_mdt_begun *begun;
+  /* begin only (or NULL): once set, hudi_mdt_begin writes nothing more
+   * and fails with HUDI_ERR_CANCELLED (the data files it runs beside have
+   * failed). */
+  const atomic_bool *cancel;
 } hudi_mdt_write_options;
 
-#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, NULL, false, 0, false, NULL}
+#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, NULL, false, 0, false, NULL, NULL}
 
 /* A file of the data table added or deleted by the commit. */
 typedef struct hudi_mdt_file_change {
@@ -156,9 +161,9 @@ typedef struct hudi_mdt_commit_result {
 /* Writes MDT deltacommit T for a data commit (see above) through s, the
  * data table's storage (paths relative to its base). Fails with
  * HUDI_ERR_NOT_FOUND when the MDT is missing, HUDI_ERR_INVALID_ARG for a
- * bad instant, key or file entry (nothing is written then), and
- * HUDI_ERR_CONFLICT when T already exists on the MDT timeline. result may
- * be NULL. */
+ * bad instant, key or file entry (nothing is written then, unless the
+ * commit was begun: see hudi_mdt_begin), and HUDI_ERR_CONFLICT when T
+ * already exists on the MDT timeline. result may be NULL. */
 HUDI_NODISCARD hudi_status hudi_mdt_commit(hudi_storage *s, const hudi_mdt_write_options *opts,
                                            const hudi_mdt_commit_input *in, hudi_mdt_commit_result *result,
                                            hudi_error *err);
@@ -168,14 +173,16 @@ HUDI_NODISCARD hudi_status hudi_mdt_commit(hudi_storage *s, const hudi_mdt_write
  * groups they go to, which the insert fixes before writing any file):
  * hudi_mdt_begin validates, hashes and sorts in's keys (a bad key fails
  * here, with nothing written), then starts MDT deltacommit T (requested,
- * inflight) and writes each record-index shard's log; in's files are not
- * read. hudi_mdt_commit, given the result as opts->begun with the same
- * instant and keys, then writes the files partition (the data files' sizes
- * are known by then), lists the shard logs and completes T. Between the
- * two, T is inflight on the MDT as during any commit: a crash leaves it to
- * the data instant's rollback. Hudi 1.1's streaming metadata writes order
- * a commit the same way (MDT instant and record-index logs while the data
- * files are written). */
+ * inflight) and writes each record-index shard's log (in->files must be
+ * valid but are not written here). hudi_mdt_commit, given the result as
+ * opts->begun with the same instant and keys, then writes the files
+ * partition (the data files' sizes are known by then) and any
+ * column-stats or secondary-index logs, lists the shard logs and
+ * completes T. Between the two, T is inflight on the MDT: a failure or
+ * crash from then on (in the begin, the data files or the commit) leaves
+ * T to the data instant's rollback, as a crash inside hudi_mdt_commit
+ * does. Spark's writer starts its MDT deltacommit only after the data
+ * files; readers and rollback see the same states either way. */
 typedef struct hudi_mdt_begun hudi_mdt_begun;
 HUDI_NODISCARD hudi_status hudi_mdt_begin(hudi_mdt_begun **out, hudi_storage *s, const hudi_mdt_write_options *opts,
                                           const hudi_mdt_commit_input *in, hudi_error *err);

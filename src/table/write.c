@@ -661,6 +661,7 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
                                  : i >= n_files - alone ? hudi_pq_encode_threads_share((int)alone)
                                                         : 1;
   if (st == HUDI_OK) st = hudi_parallel_for(pool, n_files, write_job, &run, err);
+  if (st != HUDI_OK) hudi_write_mdt_bulk_rli_cancel(c->rli);
   hudi_threadpool_free(pool);
   for (size_t i = 0; st == HUDI_OK && i < n_files; i++) st = add_stat(c, &run.jobs[i].out, err);
   for (size_t i = 0; st == HUDI_OK && c->keys_on && i < n_files; i++)

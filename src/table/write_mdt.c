@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,6 +447,7 @@ struct hudi_write_mdt_bulk_rli {
   char (*file_ids)[HUDI_WRITE_FILE_ID_BUF]; /* the spans' file ids, copied */
   char instant[HUDI_INSTANT_TIME_BUF];
   hudi_mdt_begun *begun;
+  atomic_bool cancel; /* the files failed: write nothing more */
   hudi_status status;
   hudi_error error;
 };
@@ -486,6 +488,8 @@ hudi_status hudi_write_mdt_bulk_rli_start(hudi_write_mdt_bulk_rli **out, hudi_ta
   snprintf(b->instant, sizeof b->instant, "%s", instant);
   b->s = t->storage;
   b->o = mdt_options(t);
+  atomic_init(&b->cancel, false);
+  b->o.cancel = &b->cancel;
   b->sk = (span_keys){rows, b->spans, n_spans};
   b->in = (hudi_mdt_commit_input){b->instant, NULL, 0, NULL, rows->n, span_key_at, &b->sk};
   b->error = (hudi_error)HUDI_ERROR_INIT;
@@ -503,6 +507,10 @@ static void bulk_rli_join(hudi_write_mdt_bulk_rli *b) {
   if (!b->running) return;
   pthread_join(b->thread, NULL);
   b->running = false;
+}
+
+void hudi_write_mdt_bulk_rli_cancel(hudi_write_mdt_bulk_rli *b) {
+  if (b) atomic_store(&b->cancel, true);
 }
 
 void hudi_write_mdt_bulk_rli_free(hudi_write_mdt_bulk_rli *b) {

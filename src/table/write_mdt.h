@@ -73,13 +73,18 @@ typedef struct hudi_write_file_span {
  * the files' ~10). *out is NULL when there is nothing to do (no record
  * index, a table the commit will refuse) or no thread could be started:
  * the commit then does it all itself. rows (and the partitions, strings
- * of rows) must outlive it; the spans and their file ids are copied. */
+ * of rows) must outlive it; the spans and their file ids are copied. It
+ * runs for every such insert, however small, so the crash tests cover it;
+ * a bad key fails it before the MDT is touched. */
 #define HUDI_WRITE_FILE_ID_BUF 64
 typedef struct hudi_write_mdt_bulk_rli hudi_write_mdt_bulk_rli;
 HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_rli_start(hudi_write_mdt_bulk_rli **out, hudi_table *t,
                                                          const char *instant, const hudi_write_rows *rows,
                                                          const hudi_write_file_span *spans, size_t n_spans,
                                                          hudi_error *err);
+/* The files failed: the thread writes nothing more (what it wrote stays
+ * for the rollback of the failed write). NULL is a no-op. */
+void hudi_write_mdt_bulk_rli_cancel(hudi_write_mdt_bulk_rli *b);
 /* Waits for the thread (if running) and frees it all. NULL is a no-op. */
 void hudi_write_mdt_bulk_rli_free(hudi_write_mdt_bulk_rli *b);
 
@@ -89,8 +94,9 @@ void hudi_write_mdt_bulk_rli_free(hudi_write_mdt_bulk_rli *b);
  * num_writes consecutive rows (as hudi_table_append writes them); anything
  * else is HUDI_ERR_INTERNAL and nothing is written. rli (or NULL): the
  * MDT commit begun during the writes, for exactly those files; its
- * failure is this call's (a bad key: nothing written; later, T stays
- * inflight on the MDT for the data instant's rollback). */
+ * failure is this call's (a bad key: nothing written). Once it has begun
+ * T on the MDT, any failure leaves T inflight there for the data
+ * instant's rollback (hudi_mdt_begin). */
 HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant,
                                                       const hudi_commit_metadata *meta, const hudi_write_rows *rows,
                                                       hudi_write_mdt_bulk_rli *rli, hudi_instant_gen *gen,

@@ -873,7 +873,7 @@ static bool mdt_instant_exists(hudi_storage *s, const char *t, const char *state
 }
 
 /* The commit in two steps, as a bulk insert overlaps it with its data
- * files: a bad key fails hudi_mdt_begin with nothing written; a good
+ * files: a bad key or a cancel fails hudi_mdt_begin with nothing written; a good
  * begin leaves T requested and inflight; a commit of another instant
  * refuses it; the commit of T completes it. */
 static void commit_begun(hudi_storage *s, hudi_mdt_write_options *o, const hudi_mdt_commit_input *in,
@@ -887,7 +887,16 @@ static void commit_begun(hudi_storage *s, hudi_mdt_write_options *o, const hudi_
   assert_null(b);
   assert_false(mdt_instant_exists(s, in->instant, ".requested"));
   changes[7].key_len = len;
+  /* Cancelled (the data files failed): nothing written either. */
+  atomic_bool cancel;
+  atomic_init(&cancel, true);
+  o->cancel = &cancel;
+  assert_int_equal(hudi_mdt_begin(&b, s, o, in, &err), HUDI_ERR_CANCELLED);
+  assert_null(b);
+  assert_false(mdt_instant_exists(s, in->instant, ".requested"));
+  atomic_store(&cancel, false);
   if (hudi_mdt_begin(&b, s, o, in, &err) != HUDI_OK) fail_msg("%s", err.message);
+  o->cancel = NULL;
   assert_true(mdt_instant_exists(s, in->instant, ".requested"));
   assert_true(mdt_instant_exists(s, in->instant, ".inflight"));
   assert_false(mdt_instant_exists(s, in->instant, ""));
