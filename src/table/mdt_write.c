@@ -1095,6 +1095,12 @@ static hudi_status load_schema(commit_ctx *c, hudi_error *err) {
 }
 
 static hudi_status run_commit(commit_ctx *c, hudi_error *err) {
+  /* A begun commit read the MDT's version already (one properties GET a
+   * write; the table lock keeps it). */
+  if (c->o.begun && !c->o.table_version_known) {
+    c->o.table_version = c->o.begun->table_version;
+    c->o.table_version_known = true;
+  }
   HUDI_TRY(precheck(c, err));
   HUDI_TRY(c->o.begun ? check_begun(c, err) : prepare_record_index(c, err));
   HUDI_TRY(load_schema(c, err));
