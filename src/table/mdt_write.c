@@ -1059,12 +1059,14 @@ static hudi_status commit_index_records(commit_ctx *c, hudi_error *err) {
   return st;
 }
 
+/* The key changes the commit applies (none without a record index). */
+static size_t rli_keys(const commit_ctx *c) { return c->o.record_index_shards == -1 ? 0 : c->in->n_keys; }
+
 /* A begun commit must be this one: same instant, keys and MDT version
  * (the schema of its record-index values). */
 static hudi_status check_begun(const commit_ctx *c, hudi_error *err) {
   const hudi_mdt_begun *p = c->o.begun;
-  size_t n_keys = c->o.record_index_shards == -1 ? 0 : c->in->n_keys;
-  if (strcmp(p->instant, c->in->instant) != 0 || p->n_keys != n_keys || p->table_version != c->o.table_version)
+  if (strcmp(p->instant, c->in->instant) != 0 || p->n_keys != rli_keys(c) || p->table_version != c->o.table_version)
     return hudi_err_set(err, HUDI_ERR_INTERNAL,
                         "metadata table commit %s: begun as %s (%zu keys, version %d)",
                         c->in->instant, p->instant, p->n_keys, p->table_version);
@@ -1132,9 +1134,6 @@ hudi_status hudi_mdt_commit(hudi_storage *s, const hudi_mdt_write_options *opts,
   return st;
 }
 
-/* run_commit up to the record index's logs, which are written; the keys
- * are resolved before the instant is started, so a bad key writes
- * nothing. */
 static hudi_status check_cancel(const commit_ctx *c, hudi_error *err) {
   if (c->o.cancel && atomic_load(c->o.cancel))
     return hudi_err_set(err, HUDI_ERR_CANCELLED, "metadata table commit %s: cancelled", c->in->instant);
@@ -1147,12 +1146,15 @@ static hudi_status begun_shard_task(void *ctx, size_t i, hudi_error *err) {
   return write_shard(r->c, &r->jobs[i], err);
 }
 
+/* run_commit up to the record index's logs, which are written; the keys
+ * are resolved before the instant is started, so a bad key writes
+ * nothing. */
 static hudi_status run_begin(commit_ctx *c, hudi_mdt_begun *b, hudi_error *err) {
   HUDI_TRY(precheck(c, err));
   HUDI_TRY(prepare_record_index(c, err));
   HUDI_TRY(load_schema(c, err));
   b->table_version = c->o.table_version;
-  b->n_keys = c->o.record_index_shards == -1 ? 0 : c->in->n_keys;
+  b->n_keys = rli_keys(c);
   HUDI_TRY(make_jobs(c, &b->jobs, &b->n_jobs, err));
   HUDI_TRY(check_cancel(c, err));
   HUDI_TRY(start_instant(c, err));

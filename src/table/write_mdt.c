@@ -462,13 +462,10 @@ hudi_status hudi_write_mdt_bulk_rli_start(hudi_write_mdt_bulk_rli **out, hudi_ta
                                           const hudi_write_rows *rows, const hudi_write_file_span *spans,
                                           size_t n_spans, hudi_error *err) {
   *out = NULL;
-  hudi_error ignored = HUDI_ERROR_INIT;
-  /* A table the commit will refuse: the commit reports why. */
-  if (!hudi_write_mdt_enabled(t) || !hudi_write_mdt_has_record_index(t) || rows->n == 0 || n_spans == 0 ||
-      hudi_write_mdt_check(t, &ignored) != HUDI_OK) {
-    hudi_error_clear(&ignored);
+  /* The append checked the table's MDT (hudi_write_check_table_mdt)
+   * before reading its input. */
+  if (!hudi_write_mdt_enabled(t) || !hudi_write_mdt_has_record_index(t) || rows->n == 0 || n_spans == 0)
     return HUDI_OK;
-  }
   hudi_write_mdt_bulk_rli *b = hudi_calloc(1, sizeof *b);
   if (b) b->spans = hudi_malloc(n_spans * sizeof *b->spans);
   if (b && b->spans) b->file_ids = hudi_malloc(n_spans * sizeof *b->file_ids);

@@ -70,12 +70,12 @@ typedef struct hudi_write_file_span {
  * starts the MDT deltacommit and writes the record-index logs, which need
  * only the keys and the file groups they go to, fixed by the insert's plan
  * before any file is written (10M uuid keys: ~7 CPU s that used to follow
- * the files' ~10). *out is NULL when there is nothing to do (no record
- * index, a table the commit will refuse) or no thread could be started:
- * the commit then does it all itself. rows (and the partitions, strings
- * of rows) must outlive it; the spans and their file ids are copied. It
- * runs for every such insert, however small, so the crash tests cover it;
- * a bad key fails it before the MDT is touched. */
+ * the files' ~10). t's MDT must have passed hudi_write_mdt_check. *out
+ * is NULL when there is nothing to do (no record index) or no thread could
+ * be started: the commit then does it all itself. rows (and the
+ * partitions, strings of rows) must outlive it; the spans and their file
+ * ids are copied. It runs for every such insert, however small, so the
+ * crash tests cover it; a bad key fails it before the MDT is touched. */
 #define HUDI_WRITE_FILE_ID_BUF 64
 typedef struct hudi_write_mdt_bulk_rli hudi_write_mdt_bulk_rli;
 HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_rli_start(hudi_write_mdt_bulk_rli **out, hudi_table *t,
