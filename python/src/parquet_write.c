@@ -4,9 +4,9 @@
  * the Python tests compare hudi-c's files with pyarrow's and DuckDB's views.
  *
  * options (all optional): codec ("snappy" | "gzip" | "zstd" | "lz4_raw" |
- * "none"), dictionary (bool), data_page_v2 (bool), statistics (bool),
- * page_bytes, row_group_rows, row_group_bytes, dictionary_page_bytes (int),
- * list_style (2 or 3), map_key_value_legacy (bool), decimal_as_integer
+ * "none"), codec_level (int, 0: the codec's default), dictionary (bool),
+ * data_page_v2 (bool), statistics (bool), page_bytes, row_group_rows,
+ * row_group_bytes, dictionary_page_bytes (int), list_style (2 or 3), map_key_value_legacy (bool), decimal_as_integer
  * (bool), root_name (str), created_by (str), metadata ({str: str|bytes}). */
 #include <string.h>
 
@@ -48,7 +48,7 @@ static int parse_options(PyObject *opts, hudi_pq_writer_options *o) {
     return -1;
   }
   const char *codec = NULL;
-  int64_t list_style = 3;
+  int64_t list_style = 3, level = 0;
   if (opt_str(opts, "codec", &codec) < 0 || opt_int(opts, "page_bytes", &o->page_bytes) < 0 ||
       opt_int(opts, "row_group_rows", &o->row_group_rows) < 0 ||
       opt_int(opts, "row_group_bytes", &o->row_group_bytes) < 0 ||
@@ -57,8 +57,10 @@ static int parse_options(PyObject *opts, hudi_pq_writer_options *o) {
       opt_bool(opts, "statistics", &o->statistics) < 0 || opt_int(opts, "list_style", &list_style) < 0 ||
       opt_bool(opts, "map_key_value_legacy", &o->schema.map_key_value_legacy) < 0 ||
       opt_bool(opts, "decimal_as_integer", &o->schema.decimal_as_integer) < 0 ||
-      opt_str(opts, "root_name", &o->schema.root_name) < 0 || opt_str(opts, "created_by", &o->created_by) < 0)
+      opt_str(opts, "root_name", &o->schema.root_name) < 0 || opt_str(opts, "created_by", &o->created_by) < 0 ||
+      opt_int(opts, "codec_level", &level) < 0)
     return -1;
+  o->codec_level = (int)level; /* the writer checks the range */
   o->schema.list_style = list_style == 2 ? HUDI_PQ_LIST_2LEVEL : HUDI_PQ_LIST_3LEVEL;
   if (codec) {
     static const struct { const char *name; hudi_pq_codec c; } codecs[] = {

@@ -50,6 +50,7 @@ struct hudi_pq_writer {
   uint32_t n_kv;
   bool failed, closed;
   hudi_threadpool *pool; /* encode_threads > 1: helpers encoding columns */
+  int32_t *twin_of;      /* per leaf: the leaf whose pages it copies (hudi_pq_writer_twin), or -1 */
 };
 
 static hudi_status sink_write(hudi_pq_writer *w, const void *p, size_t n, hudi_error *err) {
@@ -100,7 +101,9 @@ static hudi_status common_open(hudi_pq_writer **out, const struct ArrowSchema *s
   HUDI_TRY(hudi_arrow_field_export(&w->schema, &w->field, err));
   w->cols = hudi_calloc(w->ws.n_leaves ? w->ws.n_leaves : 1, sizeof *w->cols);
   w->open_chunks = hudi_calloc(w->ws.n_leaves ? w->ws.n_leaves : 1, sizeof *w->open_chunks);
-  if (!w->cols || !w->open_chunks) return nomem(err);
+  w->twin_of = hudi_malloc((w->ws.n_leaves ? w->ws.n_leaves : 1) * sizeof *w->twin_of);
+  if (!w->cols || !w->open_chunks || !w->twin_of) return nomem(err);
+  for (uint32_t i = 0; i < w->ws.n_leaves; i++) w->twin_of[i] = -1;
   for (uint32_t i = 0; i < w->ws.n_leaves; i++) HUDI_TRY(hudi_pq_colw_init(&w->cols[i], &w->ws.leaves[i], &w->opts, err));
   if (w->opts.encode_threads < 0 || w->opts.encode_threads > 16)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "encode_threads %d: 0 to 16 allowed", w->opts.encode_threads);
@@ -211,6 +214,16 @@ static hudi_status column_sink(void *ctx, const void *p, size_t n, hudi_error *e
  * for a held chunk, written now. */
 static hudi_status flush_column(hudi_pq_writer *w, uint32_t i, int64_t offset, bool finished, hudi_error *err) {
   hudi_pq_colw *c = &w->cols[i];
+  if (w->twin_of[i] >= 0 && c->rows == 0) {
+    /* A twin whose rows all went by (write_rows): its source's pages,
+     * again (finishing the source is once per chunk, whichever asks). */
+    hudi_pq_colw *src = &w->cols[w->twin_of[i]];
+    HUDI_TRY(hudi_pq_colw_finish(src, err));
+    offset = (int64_t)w->pos;
+    HUDI_TRY(sink_write(w, src->dict_page.data, src->dict_page.len, err));
+    HUDI_TRY(sink_write(w, src->chunk.data, src->chunk.len, err));
+    return hudi_pq_colw_meta_as(src, c->plan, &w->open_chunks[i], offset, &w->arena, err);
+  }
   bool direct = c->sink != NULL;
   if (!finished) HUDI_TRY(hudi_pq_colw_finish(c, err));
   if (!direct) {
@@ -223,7 +236,9 @@ static hudi_status flush_column(hudi_pq_writer *w, uint32_t i, int64_t offset, b
 
 static hudi_status finish_task(void *ctx, size_t i, hudi_error *err) {
   hudi_pq_writer *w = ctx;
-  return hudi_pq_colw_finish(&w->cols[w->n_flushed + i], err);
+  hudi_pq_colw *c = &w->cols[w->n_flushed + i];
+  if (w->twin_of[w->n_flushed + i] >= 0 && c->rows == 0) return HUDI_OK; /* nothing of its own */
+  return hudi_pq_colw_finish(c, err);
 }
 
 /* The open row group's remaining columns: finished (last pages encoded and
@@ -266,7 +281,11 @@ static hudi_status close_row_group(hudi_pq_writer *w, hudi_error *err) {
 
 static int64_t buffered(const hudi_pq_writer *w) {
   int64_t b = 0;
-  for (uint32_t i = 0; i < w->ws.n_leaves; i++) b += hudi_pq_colw_buffered(&w->cols[i]);
+  for (uint32_t i = 0; i < w->ws.n_leaves; i++) {
+    const hudi_pq_colw *c = &w->cols[i];
+    /* A twin's chunk will be as large as its source's. */
+    b += hudi_pq_colw_buffered(w->twin_of[i] >= 0 && c->rows == 0 ? &w->cols[w->twin_of[i]] : c);
+  }
   return b;
 }
 
@@ -281,10 +300,87 @@ typedef struct columns_run {
   int64_t r, n;
 } columns_run;
 
+static bool is_byte_array(const hudi_arrow_view *v) {
+  switch (v->type.id) {
+    case HUDI_ARROW_STRING:
+    case HUDI_ARROW_BINARY:
+    case HUDI_ARROW_LARGE_STRING:
+    case HUDI_ARROW_LARGE_BINARY:
+    case HUDI_ARROW_STRING_VIEW:
+    case HUDI_ARROW_BINARY_VIEW: return !v->dictionary;
+    default: return false;
+  }
+}
+
+/* Whether elements [row, row + n) of string/binary views a and b are equal
+ * (nulls in the same places, the same bytes elsewhere); else *bad is the
+ * first that differs. Plain arrays without nulls are compared in two
+ * passes over their offsets and bytes. */
+static bool same_bytes(const hudi_arrow_view *a, const hudi_arrow_view *b, int64_t row, int64_t n, int64_t *bad) {
+  *bad = 0;
+  if (!is_byte_array(a) || !is_byte_array(b)) return false;
+  bool plain = (a->type.id == HUDI_ARROW_STRING || a->type.id == HUDI_ARROW_BINARY) &&
+               (b->type.id == HUDI_ARROW_STRING || b->type.id == HUDI_ARROW_BINARY) && !a->validity && !b->validity;
+  if (plain && n > 0) {
+    const int32_t *oa = (const int32_t *)(const void *)a->values + a->offset + row;
+    const int32_t *ob = (const int32_t *)(const void *)b->values + b->offset + row;
+    int32_t da = oa[0] - ob[0];
+    int64_t i = 1;
+    while (i <= n && oa[i] - ob[i] == da) i++;
+    int64_t len = oa[n] - oa[0];
+    if (i > n && (len == 0 || memcmp(a->data + oa[0], b->data + ob[0], (size_t)len) == 0)) return true;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    bool na = hudi_arrow_view_is_null(a, row + i), nb = hudi_arrow_view_is_null(b, row + i);
+    int64_t la = 0, lb = 0;
+    const uint8_t *pa = na ? NULL : hudi_arrow_view_bytes(a, row + i, &la);
+    const uint8_t *pb = nb ? NULL : hudi_arrow_view_bytes(b, row + i, &lb);
+    if (na != nb || la != lb || (la && memcmp(pa, pb, (size_t)la) != 0)) {
+      *bad = i;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool hudi_pq_writer_twin(hudi_pq_writer *w, uint32_t column, uint32_t source) {
+  if (w->failed || w->closed || w->total_rows || w->rg_rows || column >= source) return false;
+  int64_t a = -1, b = -1;
+  for (uint32_t i = 0; i < w->ws.n_leaves; i++) {
+    const hudi_pq_leaf_plan *p = &w->ws.leaves[i];
+    if (p->top == column) a = a < 0 ? (int64_t)i : -2; /* one leaf each, or no twin */
+    if (p->top == source) b = b < 0 ? (int64_t)i : -2;
+  }
+  if (a < 0 || b < 0 || w->twin_of[a] >= 0 || w->twin_of[b] >= 0) return false;
+  for (uint32_t i = 0; i < w->ws.n_leaves; i++)
+    if (w->twin_of[i] == a) return false; /* a source itself: its pages are written once */
+  const hudi_pq_leaf_plan *p = &w->ws.leaves[a], *q = &w->ws.leaves[b];
+  /* Pages equal when the values are: the same physical column in all but
+   * its name (encodings, levels, statistics' order). */
+  if (p->type != HUDI_PQ_BYTE_ARRAY || q->type != p->type || p->n_steps != 1 || q->n_steps != 1 ||
+      p->max_def != q->max_def || p->max_rep != q->max_rep || p->conv != q->conv || p->sort != q->sort ||
+      p->dictionary_ok != q->dictionary_ok)
+    return false;
+  w->twin_of[a] = (int32_t)b;
+  return true;
+}
+
+/* A twin's rows are not encoded, only checked against its source's. */
+static hudi_status twin_check(const hudi_pq_writer *w, uint32_t i, const hudi_arrow_view *bv, int64_t r, int64_t n,
+                              hudi_error *err) {
+  const hudi_pq_leaf_plan *p = &w->ws.leaves[i], *q = &w->ws.leaves[w->twin_of[i]];
+  int64_t row = hudi_arrow_view_struct_row(bv, r), bad;
+  if (same_bytes(&bv->children[p->top], &bv->children[q->top], row, n, &bad)) return HUDI_OK;
+  return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                      "column '%s' was declared equal to column '%s' but differs from it in row %" PRId64, p->name,
+                      q->name, w->total_rows + w->rg_rows + bad);
+}
+
 static hudi_status column_task(void *ctx, size_t i, hudi_error *err) {
   const columns_run *cr = ctx;
   hudi_pq_writer *w = cr->w;
   const hudi_pq_leaf_plan *p = &w->ws.leaves[i];
+  if (w->twin_of[i] >= 0) return twin_check(w, (uint32_t)i, cr->bv, cr->r, cr->n, err);
   return hudi_pq_colw_write(&w->cols[i], &cr->bv->children[p->top], hudi_arrow_view_struct_row(cr->bv, cr->r), cr->n,
                             err);
 }
@@ -302,6 +398,12 @@ static hudi_status write_rows(hudi_pq_writer *w, const hudi_arrow_view *bv, int6
   }
   for (uint32_t i = 0; i < w->ws.n_leaves; i++) {
     const hudi_pq_leaf_plan *p = &w->ws.leaves[i];
+    /* A row group written column by column streams each column's pages
+     * out as they come, so a twin is encoded like any column there. */
+    if (!closes && w->twin_of[i] >= 0) {
+      HUDI_TRY(twin_check(w, i, bv, r, n, err));
+      continue;
+    }
     int64_t offset = (int64_t)w->pos;
     if (closes) hudi_pq_colw_set_sink(&w->cols[i], column_sink, w);
     HUDI_TRY(hudi_pq_colw_write(&w->cols[i], &bv->children[p->top], hudi_arrow_view_struct_row(bv, r), n, err));
@@ -610,6 +712,7 @@ void hudi_pq_writer_free(hudi_pq_writer *w) {
     for (uint32_t i = 0; i < w->ws.n_leaves; i++) hudi_pq_colw_free(&w->cols[i]);
   hudi_free(w->cols);
   hudi_free(w->open_chunks);
+  hudi_free(w->twin_of);
   if (w->schema.release) w->schema.release(&w->schema);
   hudi_pq_wschema_free(&w->ws);
   hudi_arrow_field_clear(&w->field);

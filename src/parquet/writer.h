@@ -127,6 +127,18 @@ HUDI_NODISCARD hudi_status hudi_pq_writer_write_view(hudi_pq_writer *w, const hu
 HUDI_NODISCARD hudi_status hudi_pq_writer_write_stream(hudi_pq_writer *w, struct ArrowArrayStream *stream,
                                                        hudi_error *err);
 
+/* Declares that top-level column `column` holds the same values as the
+ * later column `source` in every row (a table's record-key meta column
+ * and the key column it copies): the writer then encodes source alone and
+ * writes its pages again as column's, the bytes it would have encoded
+ * (only a row group written column by column, HUDI_PQ_WRITE_LAST over a
+ * whole row group, encodes both). Every batch is still checked: a row
+ * where they differ fails the write naming both columns. Before the first
+ * row; false (nothing changes) unless both are top-level string or binary
+ * columns that Parquet stores alike (type, levels, conversion) and
+ * column < source. */
+bool hudi_pq_writer_twin(hudi_pq_writer *w, uint32_t column, uint32_t source);
+
 /* Adds (or replaces) a footer key/value pair (value bytes, not necessarily
  * text; NULL value: the key without a value). */
 HUDI_NODISCARD hudi_status hudi_pq_writer_add_metadata(hudi_pq_writer *w, const char *key, const void *value,

@@ -292,6 +292,8 @@ hudi_status hudi_pq_colw_write(hudi_pq_colw *c, const hudi_arrow_view *top, int6
 }
 
 hudi_status hudi_pq_colw_finish(hudi_pq_colw *c, hudi_error *err) {
+  if (c->finished) return HUDI_OK;
+  c->finished = true;
   HUDI_TRY(flush_page(c, err));
   if (c->sink) {
     if (!c->streaming) HUDI_TRY(start_streaming(c, err));
@@ -308,9 +310,8 @@ hudi_status hudi_pq_colw_finish(hudi_pq_colw *c, hudi_error *err) {
   return HUDI_OK;
 }
 
-hudi_status hudi_pq_colw_meta(hudi_pq_colw *c, hudi_pq_column_chunk *out, int64_t offset, hudi_pq_arena *arena,
-                              hudi_error *err) {
-  const hudi_pq_leaf_plan *p = c->plan;
+hudi_status hudi_pq_colw_meta_as(const hudi_pq_colw *c, const hudi_pq_leaf_plan *p, hudi_pq_column_chunk *out,
+                                 int64_t offset, hudi_pq_arena *arena, hudi_error *err) {
   memset(out, 0, sizeof *out);
   out->file_offset = offset;
   out->has_meta_data = true;
@@ -356,6 +357,13 @@ hudi_status hudi_pq_colw_meta(hudi_pq_colw *c, hudi_pq_column_chunk *out, int64_
     m->has_statistics = true;
     HUDI_TRY(hudi_pq_stats_to_thrift(&m->statistics, &c->stats, arena, err));
   }
+  return HUDI_OK;
+}
+
+hudi_status hudi_pq_colw_meta(hudi_pq_colw *c, hudi_pq_column_chunk *out, int64_t offset, hudi_pq_arena *arena,
+                              hudi_error *err) {
+  const hudi_pq_leaf_plan *p = c->plan;
+  HUDI_TRY(hudi_pq_colw_meta_as(c, p, out, offset, arena, err));
   /* Ready for the next row group. */
   hudi_buf_reset(&c->chunk);
   hudi_buf_reset(&c->dict_page);
@@ -370,5 +378,6 @@ hudi_status hudi_pq_colw_meta(hudi_pq_colw *c, hudi_pq_column_chunk *out, int64_
   c->sink = NULL;
   c->sink_ctx = NULL;
   c->streaming = false;
+  c->finished = false;
   return HUDI_OK;
 }

@@ -71,6 +71,7 @@ typedef struct hudi_pq_colw {
   hudi_pq_sink_fn sink;
   void *sink_ctx;
   bool streaming;             /* the dictionary page and the pages before it went out */
+  bool finished;              /* hudi_pq_colw_finish ran for this chunk */
 } hudi_pq_colw;
 
 HUDI_NODISCARD hudi_status hudi_pq_colw_init(hudi_pq_colw *c, const hudi_pq_leaf_plan *plan,
@@ -97,13 +98,19 @@ int64_t hudi_pq_colw_buffered(const hudi_pq_colw *c);
 /* Ends the chunk: flushes the open page and makes the dictionary page.
  * Then dict_page + chunk are the chunk's bytes, in that order; with a sink
  * they have all gone to it already (dict_page still says how long the
- * dictionary page was). */
+ * dictionary page was). Once per chunk: later calls do nothing. */
 HUDI_NODISCARD hudi_status hudi_pq_colw_finish(hudi_pq_colw *c, hudi_error *err);
 
 /* Fills the chunk's metadata, placed at file offset `offset`, allocating
  * in arena; then resets the column for the next row group. */
 HUDI_NODISCARD hudi_status hudi_pq_colw_meta(hudi_pq_colw *c, hudi_pq_column_chunk *out, int64_t offset,
                                              hudi_pq_arena *arena, hudi_error *err);
+/* The same metadata of c's finished chunk, as the chunk of column p (its
+ * path), without resetting c: a twin column whose pages are copies of c's
+ * (hudi_pq_writer_twin). */
+HUDI_NODISCARD hudi_status hudi_pq_colw_meta_as(const hudi_pq_colw *c, const hudi_pq_leaf_plan *p,
+                                                hudi_pq_column_chunk *out, int64_t offset, hudi_pq_arena *arena,
+                                                hudi_error *err);
 
 /* ---- shredding (writer_shred.c) ----
  * Appends the levels and values of top-level rows [row, row + n) to the

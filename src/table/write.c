@@ -181,6 +181,7 @@ typedef struct append_ctx {
   hudi_write_rows rows;          /* the input, keys, partitions, in write order */
   hudi_arrow_field out_schema;   /* meta columns + stored columns */
   bool *same;                    /* per data column: copy without conversion */
+  int key_twin;                  /* the data column _hoodie_record_key repeats value for value, or -1 */
   char *schema_json;             /* extraMetadata.schema */
   char *avro_with_meta;          /* parquet.avro.schema */
   char root_name[600];
@@ -206,6 +207,21 @@ typedef struct append_ctx {
   bool build_rli;
   hudi_write_mdt_bulk_rli *rli;
 } append_ctx;
+
+/* The data column whose values are the record keys as they are (a
+ * simple key on one string column, copied without conversion): the
+ * Parquet writer then encodes the keys once for both columns
+ * (hudi_pq_writer_twin). -1 when there is none. */
+static int key_twin(const append_ctx *c) {
+  const hudi_keygen *kg = c->kg;
+  if (!kg || kg->n_keys != 1 || kg->key_with_names) return -1;
+  int k = kg->key_index[0];
+  const hudi_arrow_field *f = k >= 0 && k < c->rows.stored.n_children ? &c->rows.stored.children[k] : NULL;
+  if (!f || !c->same[k] || !f->name || strcmp(f->name, kg->key_fields[0]) != 0 || f->dictionary) return -1;
+  hudi_arrow_type_id id = f->type.id;
+  bool text = id == HUDI_ARROW_STRING || id == HUDI_ARROW_LARGE_STRING || id == HUDI_ARROW_STRING_VIEW;
+  return text && (f->flags & ARROW_FLAG_NULLABLE) ? k : -1;
+}
 
 static hudi_status build_schemas(append_ctx *c, hudi_error *err) {
   const char *name = c->t->name;
@@ -239,6 +255,7 @@ static hudi_status build_schemas(append_ctx *c, hudi_error *err) {
   if (!c->same) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   for (int64_t i = 0; i < stored->n_children; i++)
     c->same[i] = hudi_write_same_storage(&stored->children[i], &c->rows.input.children[i]);
+  c->key_twin = key_twin(c);
   return HUDI_OK;
 }
 
@@ -358,6 +375,9 @@ static hudi_status open_writer(append_ctx *c, const char *path, hudi_buf *mem, i
     st = path ? hudi_pq_writer_open_storage(w, &pq_schema, &o, c->t->storage, path, err)
               : hudi_pq_writer_open_buf(w, &pq_schema, &o, mem, err);
   if (pq_schema.release) pq_schema.release(&pq_schema);
+  /* Column 2 is _hoodie_record_key. Declining changes nothing but time. */
+  if (st == HUDI_OK && c->key_twin >= 0)
+    (void)hudi_pq_writer_twin(*w, 2, (uint32_t)(HUDI_AVRO_N_META_FIELDS + c->key_twin));
   return st;
 }
 
@@ -918,6 +938,7 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   if (st == HUDI_OK) st = hudi_write_rows_next(&c.rows, stream, &kg, c.segment_bytes, &c.eof, err);
   c.stream = stream;
   c.kg = &kg;
+  c.key_twin = -1;
   hudi_write_keys_init(&c.keys);
   if (st == HUDI_OK) {
     /* Schema evolution (write_schema.h): rows then carry the writer schema. */
