@@ -9,7 +9,8 @@
  * tail bytes) and past the 128-byte lane limit; a small filter so that
  * rows are added and the round-robin phase past max entries is reached,
  * and filters of other bit counts (the bit position is a remainder by
- * the bit count, computed by multiplication on the many-keys path). */
+ * the bit count, computed by multiplication on the many-keys path); keys
+ * all of one length, whose groups skip the per-word masks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -59,7 +60,9 @@ static void reference_rows(const hudi_bloom *b, int32_t entries, int32_t max_ent
   *n_rows = nr;
 }
 
-static void check_sizes(int32_t entries, double fpp, int32_t max_entries) {
+/* fixed >= 0: every key that long (whole groups of one length take the
+ * vector path without per-word masks); else lengths 0-210. */
+static void check_keys(int32_t entries, double fpp, int32_t max_entries, int fixed) {
   hudi_error err = HUDI_ERROR_INIT;
   static char store[N][300];
   const char *keys[N];
@@ -67,6 +70,7 @@ static void check_sizes(int32_t entries, double fpp, int32_t max_entries) {
   for (int i = 0; i < N; i++) {
     size_t len = (size_t)((i * 37) % 211);
     if (i % 50 == 0) len = 0;
+    if (fixed >= 0) len = (size_t)fixed;
     for (size_t k = 0; k < len; k++) store[i][k] = (char)(i % 7 == 0 ? 0x80 + (i + k) % 120 : 'a' + (i * 31 + k) % 26);
     char num[16]; /* the index up front: distinct keys */
     size_t nl = (size_t)snprintf(num, sizeof num, "%d", i);
@@ -111,6 +115,10 @@ static void check_sizes(int32_t entries, double fpp, int32_t max_entries) {
   hudi_bloom_free(&many);
 }
 
+static void check_sizes(int32_t entries, double fpp, int32_t max_entries) {
+  check_keys(entries, fpp, max_entries, -1);
+}
+
 static void same_as_one_at_a_time(void **state) {
   (void)state;
   check_sizes(100, 1e-6, 300);
@@ -129,7 +137,17 @@ static void other_bit_counts(void **state) {
   check_sizes(5, 0.3, 20);
 }
 
+/* Keys all of one length: uuids (36 bytes, no tail), every tail length,
+ * a single word, empty keys, the 128-byte lane limit. */
+static void keys_of_one_length(void **state) {
+  (void)state;
+  static const int lens[] = {36, 37, 38, 39, 4, 0, 128};
+  for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) check_keys(100, 1e-6, 300, lens[i]);
+  check_keys(60000, 1e-9, 100000, 36);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(same_as_one_at_a_time), cmocka_unit_test(other_bit_counts)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(same_as_one_at_a_time), cmocka_unit_test(other_bit_counts),
+                                     cmocka_unit_test(keys_of_one_length)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
