@@ -44,6 +44,7 @@ typedef struct hudi_hfile_index_writer {
   uint64_t data_blocks;
   int64_t prev_leaf, prev_intermediate; /* prevBlockOffset chains per block type, as HBase */
   uint32_t levels;     /* 1, or 2 once a leaf block is written; finish adds intermediate levels */
+  struct hudi_fast_deflater *fast; /* borrowed: libdeflate for the GZ index blocks; NULL: zlib (Java's bytes) */
 } hudi_hfile_index_writer;
 
 void hudi_hfile_index_writer_init(hudi_hfile_index_writer *w, size_t max_chunk, int gz);

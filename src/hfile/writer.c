@@ -215,6 +215,7 @@ hudi_status hudi_hfile_writer_create(hudi_hfile_writer **out, const hudi_hfile_w
   /* Should libdeflate's state not be had, zlib writes the blocks. */
   if (o.compression == HUDI_HFILE_GZ && !o.java_exact_bytes)
     w->fast = hudi_fast_deflater_new(o.deflate_level ? o.deflate_level : HUDI_HFILE_DEFAULT_DEFLATE_LEVEL);
+  w->index.fast = w->fast; /* the index blocks too: with 4 KiB data blocks they are ~1% of the file */
   hudi_buf_init(&w->replay, HUDI_BUF_DEFAULT_MAX);
   pipe_plan(w);
   /* Java's constructor puts MAX_MEMSTORE_TS_KEY first (HashMap order
