@@ -15,6 +15,7 @@ With --data rag the table is instead the rag-chunks scenario's base table (bench
 approximately). Case names are pyarrow-CODEC, pyarrow-meta-CODEC[-sorted] or
 hudi-CODEC[-rli][-mor][-sorted], CODEC one of gzip, snappy, zstd (e.g. hudi-zstd-rli-mor: a MOR
 table, record index on, zstd Parquet; -sorted: hoodie.bulkinsert.sort.mode=GLOBAL_SORT).
+Cases run in rounds (every case once per round, --repeat rounds), the medians printed at the end.
 Each case runs in a fresh subprocess (so one case's memory does not colour the next) and reports
 its process CPU time (user + sys, all threads) and wall time around the write alone; the data is
 generated before the clock starts. The 1-minute load average is printed with every line, since
@@ -31,6 +32,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -167,10 +169,13 @@ def main() -> int:
         cases = a.cases.split(",")
     root = a.keep or tempfile.mkdtemp(prefix="bulk_load_bench_")
     print(f"{'rows':>9} {'case':<20} {'cpu_s':>8} {'wall_s':>8} {'MB':>8} {'load1':>6}")
+    walls: dict = {}
     try:
         for rows in (int(r) for r in a.rows.split(",")):
-            for case in cases:
-                for rep in range(a.repeat):
+            # Rounds of every case in turn, so that a drift in the machine's speed (it is shared)
+            # falls on all cases alike rather than on whichever ran last.
+            for rep in range(a.repeat):
+                for case in cases:
                     out = os.path.join(root, f"{case}-{rows}-{rep}")
                     shutil.rmtree(out, ignore_errors=True)
                     p = subprocess.run([sys.executable, __file__, "--data", a.data, "--one", case, str(rows), out],
@@ -181,11 +186,15 @@ def main() -> int:
                     r = json.loads(p.stdout.strip().splitlines()[-1])
                     print(f"{r['rows']:>9} {case:<20} {r['cpu_s']:>8.2f} {r['wall_s']:>8.2f} "
                           f"{r['bytes'] / 1e6:>8.1f} {r['load1']:>6.2f}", flush=True)
+                    walls.setdefault((rows, case), []).append(r["wall_s"])
                     if not a.keep:
                         shutil.rmtree(out, ignore_errors=True)
     finally:
         if not a.keep:
             shutil.rmtree(root, ignore_errors=True)
+    print("median wall seconds:")
+    for (rows, case), w in walls.items():
+        print(f"{rows:>9} {case:<20} {statistics.median(w):>8.2f}  ({len(w)} runs)")
     return 0
 
 
