@@ -60,7 +60,11 @@ static int parse_options(PyObject *opts, hudi_pq_writer_options *o) {
       opt_str(opts, "root_name", &o->schema.root_name) < 0 || opt_str(opts, "created_by", &o->created_by) < 0 ||
       opt_int(opts, "codec_level", &level) < 0)
     return -1;
-  o->codec_level = (int)level; /* the writer checks the range */
+  if (level < 0 || level > 22) {
+    PyErr_Format(PyExc_ValueError, "codec_level %lld: 0 (the codec's default) to 22 allowed", (long long)level);
+    return -1;
+  }
+  o->codec_level = (int)level;
   o->schema.list_style = list_style == 2 ? HUDI_PQ_LIST_2LEVEL : HUDI_PQ_LIST_3LEVEL;
   if (codec) {
     static const struct { const char *name; hudi_pq_codec c; } codecs[] = {

@@ -63,8 +63,10 @@ uint64_t hudi_hfile_index_writer_add_bound(const hudi_hfile_index_writer *w, siz
   uint64_t payload = nonroot_bytes(&w->inline_chunk) + 4 + 12 + key_len;
   /* zlib's compressBound (deflate never expands more), gzip framing, the
    * header, 4 checksum bytes per 16 KiB, and the 256 bytes of room
-   * codec.c's deflate loop keeps free. */
-  uint64_t gz = payload + (payload >> 12) + (payload >> 14) + 13 + 18;
+   * codec.c's deflate loop keeps free; plus 5 bytes per 4 KiB, which
+   * covers libdeflate's bound too (5 per block of at least 5,000 bytes),
+   * the room it asks for when it writes the index blocks. */
+  uint64_t gz = payload + (payload >> 12) + (payload >> 14) + 13 + 18 + 5 * ((payload >> 12) + 1);
   return HUDI_HFILE_HEADER_SIZE + gz + 4 * ((HUDI_HFILE_HEADER_SIZE + gz) / 16384 + 1) + 256;
 }
 

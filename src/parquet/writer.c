@@ -222,6 +222,12 @@ static hudi_status flush_column(hudi_pq_writer *w, uint32_t i, int64_t offset, b
     offset = (int64_t)w->pos;
     HUDI_TRY(sink_write(w, src->dict_page.data, src->dict_page.len, err));
     HUDI_TRY(sink_write(w, src->chunk.data, src->chunk.len, err));
+    /* The page-size estimate outlives the row group: should a later one
+     * encode the twin itself (column by column), it starts where the
+     * source's stands, as if it had been encoded all along. */
+    c->bytes_per_row = src->bytes_per_row;
+    c->seen_bytes = src->seen_bytes;
+    c->seen_rows = src->seen_rows;
     return hudi_pq_colw_meta_as(src, c->plan, &w->open_chunks[i], offset, &w->arena, err);
   }
   bool direct = c->sink != NULL;
@@ -348,8 +354,8 @@ bool hudi_pq_writer_twin(hudi_pq_writer *w, uint32_t column, uint32_t source) {
   int64_t a = -1, b = -1;
   for (uint32_t i = 0; i < w->ws.n_leaves; i++) {
     const hudi_pq_leaf_plan *p = &w->ws.leaves[i];
-    if (p->top == column) a = a < 0 ? (int64_t)i : -2; /* one leaf each, or no twin */
-    if (p->top == source) b = b < 0 ? (int64_t)i : -2;
+    if (p->top == column) a = a == -1 ? (int64_t)i : -2; /* one leaf each, or no twin */
+    if (p->top == source) b = b == -1 ? (int64_t)i : -2;
   }
   if (a < 0 || b < 0 || w->twin_of[a] >= 0 || w->twin_of[b] >= 0) return false;
   for (uint32_t i = 0; i < w->ws.n_leaves; i++)
@@ -399,10 +405,11 @@ static hudi_status write_rows(hudi_pq_writer *w, const hudi_arrow_view *bv, int6
   for (uint32_t i = 0; i < w->ws.n_leaves; i++) {
     const hudi_pq_leaf_plan *p = &w->ws.leaves[i];
     /* A row group written column by column streams each column's pages
-     * out as they come, so a twin is encoded like any column there. */
-    if (!closes && w->twin_of[i] >= 0) {
+     * out as they come, so a twin is encoded like any column there
+     * (and still checked). */
+    if (w->twin_of[i] >= 0) {
       HUDI_TRY(twin_check(w, i, bv, r, n, err));
-      continue;
+      if (!closes) continue;
     }
     int64_t offset = (int64_t)w->pos;
     if (closes) hudi_pq_colw_set_sink(&w->cols[i], column_sink, w);

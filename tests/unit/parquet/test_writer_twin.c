@@ -3,8 +3,9 @@
  * one written without the declaration (whose bytes test_writer.c checks
  * against pyarrow): over dictionary and PLAIN pages, a dictionary falling
  * back, several row groups cut by rows or by bytes, nulls, helper threads
- * and a row group written column by column. A row where the two differ
- * fails the write naming both columns and the row; columns Parquet does
+ * and a row group written column by column, alone or after held ones. A
+ * row where the two differ fails the write naming both columns and the
+ * row, in either kind of row group; columns Parquet does
  * not store alike are declined. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -155,10 +156,15 @@ static void twin_file_is_the_plain_file(void **state) {
 static void whole_row_group_column_by_column(void **state) {
   (void)state;
   /* One batch that is the whole file, written as the last: each column
-   * streams out as it is encoded, the twin encoded too. Then a second
-   * row group after a first held one. */
+   * streams out as it is encoded, the twin encoded too. Then two row
+   * groups of one batch each, both column by column. */
   same_file_with_and_without((run){1, 9000, 0, 1 << 20, 0, false, {5, -1, false}});
   same_file_with_and_without((run){2, 9000, 0, 9000, 0, false, {0, -1, false}});
+  /* A held row group (the twin copied, not encoded), then the last one
+   * column by column (the twin encoded, its page sizes estimated as if
+   * it had been all along). */
+  same_file_with_and_without((run){3, 2500, 0, 5000, 0, false, {0, -1, false}});
+  same_file_with_and_without((run){5, 2500, 2, 5000, 0, false, {9, -1, false}});
 }
 
 static void a_differing_row_fails_the_write(void **state) {
@@ -177,6 +183,14 @@ static void a_differing_row_fails_the_write(void **state) {
       if (!strstr(err.message, rows[k])) fail_msg("case %zu: %s", k, err.message);
       hudi_buf_free(&out);
     }
+  /* In a row group written column by column, where the twin is encoded. */
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_buf out;
+  hudi_buf_init(&out, 0);
+  run r = {1, 9000, 0, 1 << 20, 0, true, {0, 4321, false}};
+  assert_int_equal(write_file(&r, &out, &err), HUDI_ERR_INVALID_ARG);
+  if (!strstr(err.message, "row 4321")) fail_msg("column by column: %s", err.message);
+  hudi_buf_free(&out);
 }
 
 static void unlike_columns_are_declined(void **state) {
