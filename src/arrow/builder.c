@@ -565,6 +565,83 @@ hudi_status hudi_arrow_builder_append_view_range(hudi_arrow_builder *b, const hu
   return HUDI_OK;
 }
 
+/* Checks that b takes string or binary values, for the bulk appends. */
+static hudi_status want_var(hudi_arrow_builder *b, hudi_error *err) {
+  switch (b->field->type.id) {
+    case HUDI_ARROW_STRING:
+    case HUDI_ARROW_LARGE_STRING:
+    case HUDI_ARROW_BINARY:
+    case HUDI_ARROW_LARGE_BINARY: return HUDI_OK;
+    default: return wrong_type(b, "bytes", err);
+  }
+}
+
+/* Room for m more valid var-width elements holding `bytes` bytes, their
+ * validity bits set (the offsets are the caller's). */
+static hudi_status reserve_var(hudi_arrow_builder *b, size_t m, size_t bytes, hudi_error *err) {
+  HUDI_TRY(check_length(b, m, err));
+  HUDI_TRY(seed_offsets(b, err));
+  if (!b->large && bytes > (size_t)INT32_MAX - b->data.len)
+    return hudi_err_set(err, HUDI_ERR_LIMIT, "column '%s': %s offsets would pass 2^31-1 (use a large type)", col(b),
+                        hudi_arrow_type_name(b->field->type.id));
+  HUDI_TRY(hudi_buf_reserve(&b->values, hudi_mul_size(m, b->large ? 8 : 4), err));
+  HUDI_TRY(hudi_buf_reserve(&b->data, bytes ? bytes : 1, err));
+  HUDI_TRY(extend_bits(b, m, err));
+  for (size_t j = 0; j < m; j++) set_bit(b->validity.data, b->length + (int64_t)j);
+  return HUDI_OK;
+}
+
+hudi_status hudi_arrow_builder_append_repeat(hudi_arrow_builder *b, const void *data, int64_t len, size_t n,
+                                            hudi_error *err) {
+  if (len < 0) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column '%s': negative length", col(b));
+  HUDI_TRY(want_var(b, err));
+  if (n == 0) return HUDI_OK;
+  size_t w = (size_t)len;
+  if (w && n > SIZE_MAX / w) return hudi_err_set(err, HUDI_ERR_LIMIT, "column '%s' too long", col(b));
+  size_t total = n * w;
+  HUDI_TRY(reserve_var(b, n, total, err));
+  /* The value once, then the copied run doubled: a few large copies
+   * instead of one call per element. */
+  uint8_t *dst = b->data.data + b->data.len;
+  if (w) memcpy(dst, data, w);
+  for (size_t done = w; done < total;) {
+    size_t k = done < total - done ? done : total - done;
+    memcpy(dst + done, dst, k);
+    done += k;
+  }
+  int64_t at = (int64_t)b->data.len;
+  for (size_t j = 0; j < n; j++) {
+    at += len;
+    HUDI_TRY(put_offset(b, at, err)); /* within the checked range: cannot fail */
+  }
+  b->data.len += total;
+  b->length += (int64_t)n;
+  return HUDI_OK;
+}
+
+hudi_status hudi_arrow_builder_append_bytes_many(hudi_arrow_builder *b, const void *const *data, const size_t *lens,
+                                                size_t n, hudi_error *err) {
+  HUDI_TRY(want_var(b, err));
+  size_t total = 0;
+  for (size_t j = 0; j < n; j++) {
+    if (lens[j] > SIZE_MAX - total) return hudi_err_set(err, HUDI_ERR_LIMIT, "column '%s' too long", col(b));
+    total += lens[j];
+  }
+  if (n == 0) return HUDI_OK;
+  HUDI_TRY(reserve_var(b, n, total, err));
+  uint8_t *dst = b->data.data + b->data.len;
+  int64_t at = (int64_t)b->data.len;
+  for (size_t j = 0; j < n; j++) {
+    if (lens[j]) memcpy(dst, data[j], lens[j]);
+    dst += lens[j];
+    at += (int64_t)lens[j];
+    HUDI_TRY(put_offset(b, at, err)); /* within the checked range: cannot fail */
+  }
+  b->data.len += total;
+  b->length += (int64_t)n;
+  return HUDI_OK;
+}
+
 /* ---- export ---- */
 
 typedef struct array_priv {

@@ -60,6 +60,14 @@ static inline hudi_status hudi_arrow_builder_append_str(hudi_arrow_builder *b, c
                                                         hudi_error *err) {
   return hudi_arrow_builder_append_bytes(b, s, (int64_t)strlen(s), err);
 }
+/* n valid copies of one value, or n values data[j] of lens[j] bytes:
+ * string, large_string, binary and large_binary only (one reservation and
+ * a few large copies instead of a call per element). On an error nothing
+ * is appended. */
+HUDI_NODISCARD hudi_status hudi_arrow_builder_append_repeat(hudi_arrow_builder *b, const void *data, int64_t len,
+                                                            size_t n, hudi_error *err);
+HUDI_NODISCARD hudi_status hudi_arrow_builder_append_bytes_many(hudi_arrow_builder *b, const void *const *data,
+                                                                const size_t *lens, size_t n, hudi_error *err);
 /* Closes one valid element of a nested builder (see above). */
 HUDI_NODISCARD hudi_status hudi_arrow_builder_end_element(hudi_arrow_builder *b, hudi_error *err);
 

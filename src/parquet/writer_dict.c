@@ -85,6 +85,15 @@ static uint64_t hash_of(const uint8_t *p, size_t len) {
   return XXH3_64bits(p, len);
 }
 
+/* memcmp(a, b, len) == 0, short values (currency codes, statuses) compared
+ * in place: a library call per probe cost more than the compare. */
+static inline bool same_bytes(const uint8_t *a, const uint8_t *b, size_t len) {
+  if (len > 16) return memcmp(a, b, len) == 0;
+  uint8_t x = 0;
+  for (size_t i = 0; i < len; i++) x |= (uint8_t)(a[i] ^ b[i]);
+  return x == 0;
+}
+
 static const uint8_t *entry(const hudi_pq_dict *d, uint32_t k, size_t *len) {
   if (d->width) {
     *len = (size_t)d->width;
@@ -225,11 +234,41 @@ static inline __attribute__((always_inline)) hudi_status insert_words(hudi_pq_di
   return HUDI_OK;
 }
 
+/* Whether values [0, n) (n >= 2) are all value 0: equal lengths, and the
+ * bytes equal to themselves shifted by one value (one memcmp over the
+ * run instead of one per value). Values 1 and 0 are compared first, so
+ * most columns of many values stop there. */
+static bool one_value(const uint8_t *data, const int32_t *offsets, size_t n, size_t w) {
+  size_t len = w ? w : (size_t)(offsets[1] - offsets[0]);
+  const uint8_t *p = w ? data : data + offsets[0];
+  if (!w && (size_t)(offsets[2] - offsets[1]) != len) return false;
+  if (len && memcmp(p + len, p, len) != 0) return false;
+  if (!w)
+    for (size_t i = 2; i <= n; i++)
+      if ((size_t)(offsets[i] - offsets[0]) != i * len) return false;
+  return len == 0 || memcmp(p + len, p, (n - 1) * len) == 0;
+}
+
+static hudi_status insert_bytes(hudi_pq_dict *d, const uint8_t *data, const int32_t *offsets, size_t n,
+                                uint32_t *indices, hudi_error *err);
+
 hudi_status hudi_pq_dict_insert(hudi_pq_dict *d, const uint8_t *data, const int32_t *offsets, size_t n,
                                 uint32_t *indices, hudi_error *err) {
   if (d->index_stale) clear_stale_index(d);
   if (d->width == 4) return insert_words(d, data, n, indices, 4, err);
   if (d->width == 8) return insert_words(d, data, n, indices, 8, err);
+  /* A run of one value (Hudi's commit time, partition path and file
+   * name are one value per file): the first inserted, its index copied. */
+  if (n >= 2 && one_value(data, offsets, n, (size_t)d->width)) {
+    HUDI_TRY(insert_bytes(d, data, offsets, 1, indices, err));
+    for (size_t i = 1; i < n; i++) indices[i] = indices[0];
+    return HUDI_OK;
+  }
+  return insert_bytes(d, data, offsets, n, indices, err);
+}
+
+static hudi_status insert_bytes(hudi_pq_dict *d, const uint8_t *data, const int32_t *offsets, size_t n,
+                                uint32_t *indices, hudi_error *err) {
   if (!d->slots) HUDI_TRY(grow(d, err));
   size_t w = (size_t)d->width;
   /* The previous value: sorted or constant columns (Hudi's commit time,
@@ -240,7 +279,7 @@ hudi_status hudi_pq_dict_insert(hudi_pq_dict *d, const uint8_t *data, const int3
   for (size_t i = 0; i < n; i++) {
     const uint8_t *p = w ? data + i * w : data + offsets[i];
     size_t len = w ? w : (size_t)(offsets[i + 1] - offsets[i]);
-    if (prev && len == prev_len && memcmp(p, prev, len) == 0) {
+    if (prev && len == prev_len && same_bytes(p, prev, len)) {
       indices[i] = indices[i - 1];
       continue;
     }
@@ -258,7 +297,7 @@ hudi_status hudi_pq_dict_insert(hudi_pq_dict *d, const uint8_t *data, const int3
       }
       size_t el;
       const uint8_t *e = entry(d, s - 1, &el);
-      if (el == len && (len == 0 || memcmp(e, p, len) == 0)) {
+      if (el == len && same_bytes(e, p, len)) {
         indices[i] = s - 1;
         break;
       }

@@ -272,9 +272,15 @@ typedef struct chunk_src {
   const hudi_arrow_view **views; /* CHUNK_ROWS: the current column of each row's batch */
   int64_t *rows;                 /* CHUNK_ROWS: the row's index in that column */
   const hudi_arrow_view **batch; /* CHUNK_ROWS: each row's batch */
-  const char **keys;             /* CHUNK_ROWS: the chunk's record keys, for the bloom filter */
+  const char **keys;             /* CHUNK_ROWS: the chunk's record keys (its column, the bloom filter) */
   size_t *key_lens;
+  const char **seqs;             /* CHUNK_ROWS: the chunk's _hoodie_commit_seqno values, in seq_text */
+  size_t *seq_lens;
+  char *seq_text;                /* CHUNK_ROWS * SEQNO_MAX */
 } chunk_src;
+
+/* Room for one _hoodie_commit_seqno: <instant>_<task>_<row in file>. */
+#define SEQNO_MAX 96
 
 static hudi_status chunk_src_init(chunk_src *s, hudi_error *err) {
   s->views = hudi_malloc(CHUNK_ROWS * sizeof *s->views);
@@ -282,7 +288,10 @@ static hudi_status chunk_src_init(chunk_src *s, hudi_error *err) {
   s->batch = hudi_malloc(CHUNK_ROWS * sizeof *s->batch);
   s->keys = hudi_malloc(CHUNK_ROWS * sizeof *s->keys);
   s->key_lens = hudi_malloc(CHUNK_ROWS * sizeof *s->key_lens);
-  if (!s->views || !s->rows || !s->batch || !s->keys || !s->key_lens)
+  s->seqs = hudi_malloc(CHUNK_ROWS * sizeof *s->seqs);
+  s->seq_lens = hudi_malloc(CHUNK_ROWS * sizeof *s->seq_lens);
+  s->seq_text = hudi_malloc(CHUNK_ROWS * SEQNO_MAX);
+  if (!s->views || !s->rows || !s->batch || !s->keys || !s->key_lens || !s->seqs || !s->seq_lens || !s->seq_text)
     return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   return HUDI_OK;
 }
@@ -293,6 +302,9 @@ static void chunk_src_free(chunk_src *s) {
   hudi_free(s->batch);
   hudi_free(s->keys);
   hudi_free(s->key_lens);
+  hudi_free(s->seqs);
+  hudi_free(s->seq_lens);
+  hudi_free(s->seq_text);
 }
 
 
@@ -306,11 +318,6 @@ static size_t format_u64(char *out, uint64_t v) {
   return n;
 }
 
-static hudi_status append_same(hudi_arrow_builder *b, const char *v, size_t len, size_t n, hudi_error *err) {
-  for (size_t i = 0; i < n; i++) HUDI_TRY(hudi_arrow_builder_append_bytes(b, v, (int64_t)len, err));
-  return HUDI_OK;
-}
-
 /* Appends ordered rows [a, a + m) of the file starting at row `from`: the
  * five meta columns, then each data column over all m rows (one column's
  * gather at a time, prefetched ahead). */
@@ -319,24 +326,26 @@ static hudi_status append_chunk(append_ctx *c, hudi_arrow_batch_builder *bb, chu
                                 hudi_error *err) {
   hudi_write_rows *r = &c->rows;
   size_t ilen = strlen(c->instant), plen = strlen(partition), flen = strlen(file_name);
-  HUDI_TRY(append_same(hudi_arrow_batch_builder_column(bb, 0), c->instant, ilen, m, err));
+  /* Commit time, partition path and file name: one value per file. */
+  HUDI_TRY(hudi_arrow_builder_append_repeat(hudi_arrow_batch_builder_column(bb, 0), c->instant, (int64_t)ilen, m,
+                                            err));
   /* _hoodie_commit_seqno: <instant>_<task>_<row in file>. */
-  char seq[96];
+  char seq[SEQNO_MAX];
   int pre = snprintf(seq, sizeof seq, "%s_%d_", c->instant, task);
   if (pre < 0 || (size_t)pre + 21 > sizeof seq) return hudi_err_set(err, HUDI_ERR_INTERNAL, "seqno too long");
-  hudi_arrow_builder *col = hudi_arrow_batch_builder_column(bb, 1);
-  for (size_t i = a; i < a + m; i++) {
-    size_t n = (size_t)pre + format_u64(seq + pre, (uint64_t)(i - from));
-    HUDI_TRY(hudi_arrow_builder_append_bytes(col, seq, (int64_t)n, err));
+  for (size_t j = 0; j < m; j++) {
+    char *t = s->seq_text + j * SEQNO_MAX;
+    memcpy(t, seq, (size_t)pre);
+    s->seqs[j] = t;
+    s->seq_lens[j] = (size_t)pre + format_u64(t + pre, (uint64_t)(a + j - from));
   }
-  col = hudi_arrow_batch_builder_column(bb, 2);
-  for (size_t i = a; i < a + m; i++) {
-    size_t klen;
-    const char *key = hudi_write_rows_key(r, i, &klen);
-    HUDI_TRY(hudi_arrow_builder_append_bytes(col, key, (int64_t)klen, err));
-  }
-  HUDI_TRY(append_same(hudi_arrow_batch_builder_column(bb, 3), partition, plen, m, err));
-  HUDI_TRY(append_same(hudi_arrow_batch_builder_column(bb, 4), file_name, flen, m, err));
+  HUDI_TRY(hudi_arrow_builder_append_bytes_many(hudi_arrow_batch_builder_column(bb, 1), (const void *const *)s->seqs,
+                                                s->seq_lens, m, err));
+  for (size_t j = 0; j < m; j++) s->keys[j] = hudi_write_rows_key(r, a + j, &s->key_lens[j]);
+  HUDI_TRY(hudi_arrow_builder_append_bytes_many(hudi_arrow_batch_builder_column(bb, 2), (const void *const *)s->keys,
+                                                s->key_lens, m, err));
+  HUDI_TRY(hudi_arrow_builder_append_repeat(hudi_arrow_batch_builder_column(bb, 3), partition, (int64_t)plen, m, err));
+  HUDI_TRY(hudi_arrow_builder_append_repeat(hudi_arrow_batch_builder_column(bb, 4), file_name, (int64_t)flen, m, err));
 
   for (size_t j = 0; j < m; j++) {
     const hudi_write_row *row = &r->order[a + j];
@@ -401,8 +410,8 @@ static hudi_status encode_rows(append_ctx *c, hudi_arrow_batch_builder *bb, hudi
   for (size_t a = from; st == HUDI_OK && a < to; a += CHUNK_ROWS) {
     size_t m = to - a < CHUNK_ROWS ? to - a : CHUNK_ROWS;
     st = append_chunk(c, bb, &src, a, m, from, task, partition, file_name, err);
+    /* src.keys holds the chunk's keys (append_chunk) for the filter. */
     for (size_t i = a; st == HUDI_OK && bloom && i < a + m; i++) {
-      src.keys[i - a] = hudi_write_rows_key(r, i, &src.key_lens[i - a]);
       /* In key order (a sorting mode) the first and last rows win; in
        * input order the key prefixes settle most comparisons. */
       if (hudi_write_rows_key_cmp(r, i, min_i) < 0) min_i = i;

@@ -3,7 +3,8 @@
  * elements appended one at a time with append_view give (the per-element
  * path the writers used before). Inputs are hand-built C Data arrays with
  * offsets, nulls, two source views, 32- and 64-bit offsets, and types that
- * take the per-element fallback (bool, dictionary). */
+ * take the per-element fallback (bool, dictionary). Also the bulk string
+ * appends (append_repeat, append_bytes_many) against append_bytes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -245,8 +246,69 @@ static void range_of_floats(void **state) {
   hudi_arrow_view_clear(&v);
 }
 
+/* append_repeat and append_bytes_many against append_bytes one element at
+ * a time, for the four string and binary formats: values of 0, 1, 17 and
+ * 75 bytes repeated 0-1000 times (the doubling copies end mid-run), after a
+ * null (validity bits mid-byte); other types are refused, appending
+ * nothing. */
+static void bulk_bytes(void **state) {
+  (void)state;
+  const char *formats[] = {"u", "U", "z", "Z"};
+  const size_t widths[] = {4, 8, 4, 8};
+  const char *text = "20261203051409331_0_1234567/dt=2026-12-03/some-file-name-of-seventy-five-bytes.parquet";
+  const size_t lens[] = {0, 1, 17, 75}, counts[] = {0, 1, 7, 9, 100, 1000};
+  for (size_t fi = 0; fi < 4; fi++) {
+    hudi_error err = HUDI_ERROR_INIT;
+    hudi_arrow_field f;
+    assert_int_equal(hudi_arrow_field_init(&f, "c", formats[fi], ARROW_FLAG_NULLABLE, &err), HUDI_OK);
+    hudi_arrow_builder *got, *want;
+    assert_int_equal(hudi_arrow_builder_create(&got, &f, &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_builder_create(&want, &f, &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_builder_append_null(got, &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_builder_append_null(want, &err), HUDI_OK);
+    for (size_t li = 0; li < 4; li++)
+      for (size_t ci = 0; ci < 6; ci++) {
+        size_t n = counts[ci];
+        const char *v = text + li; /* a different value per length */
+        assert_int_equal(hudi_arrow_builder_append_repeat(got, v, (int64_t)lens[li], n, &err), HUDI_OK);
+        for (size_t j = 0; j < n; j++)
+          assert_int_equal(hudi_arrow_builder_append_bytes(want, v, (int64_t)lens[li], &err), HUDI_OK);
+      }
+    /* Values of varied lengths and places. */
+    const void *ptrs[64];
+    size_t ls[64];
+    for (size_t j = 0; j < 64; j++) {
+      ptrs[j] = text + (j * 7) % 11;
+      ls[j] = (j * 13) % 70;
+    }
+    assert_int_equal(hudi_arrow_builder_append_bytes_many(got, ptrs, ls, 64, &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_builder_append_bytes_many(got, ptrs, ls, 0, &err), HUDI_OK);
+    for (size_t j = 0; j < 64; j++)
+      assert_int_equal(hudi_arrow_builder_append_bytes(want, ptrs[j], (int64_t)ls[j], &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_builder_length(got), hudi_arrow_builder_length(want));
+    assert_same_arrays(got, want, 3, widths[fi]);
+    hudi_arrow_builder_free(got);
+    hudi_arrow_builder_free(want);
+    hudi_arrow_field_clear(&f);
+  }
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_arrow_field f;
+  assert_int_equal(hudi_arrow_field_init(&f, "n", "l", ARROW_FLAG_NULLABLE, &err), HUDI_OK);
+  hudi_arrow_builder *b;
+  assert_int_equal(hudi_arrow_builder_create(&b, &f, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_builder_append_repeat(b, "abc", 3, 5, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "'n'"));
+  const void *p1[1] = {"abc"};
+  size_t l1[1] = {3};
+  assert_int_equal(hudi_arrow_builder_append_bytes_many(b, p1, l1, 1, &err), HUDI_ERR_INVALID_ARG);
+  assert_int_equal(hudi_arrow_builder_length(b), 0);
+  hudi_arrow_builder_free(b);
+  hudi_arrow_field_clear(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(gather_int64), cmocka_unit_test(gather_strings),
-                                     cmocka_unit_test(gather_fallbacks), cmocka_unit_test(range_of_floats)};
+                                     cmocka_unit_test(gather_fallbacks), cmocka_unit_test(range_of_floats),
+                                     cmocka_unit_test(bulk_bytes)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,9 @@
  * order and are distinct, for 4- and 8-byte values (values held in their
  * slots) and for byte arrays; the index a reset leaves behind is emptied
  * before the next chunk uses it; an index dropped with its entries kept is
- * rebuilt from them by the next insert (no entry twice); and past
+ * rebuilt from them by the next insert (no entry twice); a batch of one
+ * value gets one index (and a batch that only nearly is one value, each
+ * value its own); and past
  * max_plain the table fills to 3/4 before it doubles (the batch that
  * crosses the cap does not double a table about to be given up). The
  * oracle is a plain sort of the input: distinct values counted and
@@ -246,8 +248,87 @@ static void test_cap_growth(void **state) {
   assert_int_equal(slots_after(1000, 0), 2048);
 }
 
+/* Inserts the values of `vals` (NUL-separated, byte arrays) as one batch
+ * and checks every index names its value; returns the entries' count. */
+static size_t insert_strings(hudi_pq_dict *d, const char *const *vals, size_t n, uint32_t *ix) {
+  char text[4096];
+  int32_t offs[130];
+  assert_true(n < 130);
+  offs[0] = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strlen(vals[i]);
+    memcpy(text + offs[i], vals[i], len);
+    offs[i + 1] = offs[i] + (int32_t)len;
+  }
+  hudi_error err = {0};
+  assert_int_equal(hudi_pq_dict_insert(d, (const uint8_t *)text, offs, n, ix, &err), HUDI_OK);
+  for (size_t i = 0; i < n; i++) {
+    assert_true(ix[i] < d->n);
+    int32_t a = d->offsets[ix[i]], b = d->offsets[ix[i] + 1];
+    assert_int_equal((size_t)(b - a), strlen(vals[i]));
+    assert_memory_equal(d->values.data + a, vals[i], (size_t)(b - a));
+  }
+  return d->n;
+}
+
+/* Batches of one value take one insert and copy its index (one_value);
+ * batches that only nearly are (the last value's last byte, lengths that
+ * differ while the bytes repeat, a different middle value) still get
+ * each value's own index. */
+static void test_runs_of_one_value(void **state) {
+  (void)state;
+  hudi_pq_dict d;
+  hudi_pq_dict_init(&d, 0);
+  const char *v[128];
+  uint32_t ix[128];
+  for (size_t i = 0; i < 100; i++) v[i] = "20261203051409331";
+  assert_int_equal(insert_strings(&d, v, 100, ix), 1);
+  for (size_t i = 0; i < 100; i++) assert_int_equal(ix[i], 0);
+  v[99] = "20261203051409332"; /* the last byte of the last value */
+  assert_int_equal(insert_strings(&d, v, 100, ix), 2);
+  assert_int_equal(ix[98], 0);
+  assert_int_equal(ix[99], 1);
+  const char *periodic[] = {"ab", "ab", "abab", "ab"}; /* the bytes repeat, the lengths do not */
+  assert_int_equal(insert_strings(&d, periodic, 4, ix), 4);
+  assert_int_equal(ix[0], 2);
+  assert_int_equal(ix[2], 3);
+  assert_int_equal(ix[3], 2);
+  const char *shift[] = {"aa", "a", "aaa"};
+  assert_int_equal(insert_strings(&d, shift, 3, ix), 7);
+  for (size_t i = 0; i < 50; i++) v[i] = "";
+  assert_int_equal(insert_strings(&d, v, 50, ix), 8);
+  for (size_t i = 0; i < 50; i++) assert_int_equal(ix[i], 7);
+  for (size_t i = 0; i < 2; i++) v[i] = "ab"; /* a run of a known value: no new entry */
+  assert_int_equal(insert_strings(&d, v, 2, ix), 8);
+  assert_int_equal(ix[1], 2);
+  /* Short values that differ in their first or last byte only (compared
+   * in place, not by memcmp). */
+  const char *edges[] = {"xbc", "ybc", "xbc", "xbd", "ybc"};
+  assert_int_equal(insert_strings(&d, edges, 5, ix), 11);
+  assert_int_equal(ix[0], ix[2]);
+  assert_int_equal(ix[1], ix[4]);
+  assert_true(ix[0] != ix[1] && ix[3] != ix[0]);
+  hudi_pq_dict_free(&d);
+
+  /* 16-byte fixed values: a run, then one value different in the middle. */
+  hudi_pq_dict f;
+  hudi_pq_dict_init(&f, 16);
+  uint8_t fx[64 * 16];
+  for (size_t i = 0; i < 64; i++) memcpy(fx + i * 16, "0123456789abcdef", 16);
+  hudi_error err = {0};
+  assert_int_equal(hudi_pq_dict_insert(&f, fx, NULL, 64, ix, &err), HUDI_OK);
+  assert_int_equal(f.n, 1);
+  for (size_t i = 0; i < 64; i++) assert_int_equal(ix[i], 0);
+  fx[31 * 16 + 7] = 'X';
+  assert_int_equal(hudi_pq_dict_insert(&f, fx, NULL, 64, ix, &err), HUDI_OK);
+  assert_int_equal(f.n, 2);
+  for (size_t i = 0; i < 64; i++) assert_int_equal(ix[i], i == 31 ? 1u : 0u);
+  hudi_pq_dict_free(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_runs_of_one_value),
       cmocka_unit_test(test_words4),
       cmocka_unit_test(test_words8),
       cmocka_unit_test(test_byte_arrays),
