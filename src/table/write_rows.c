@@ -86,9 +86,9 @@ static void key_prefix(hudi_write_row *row, const uint8_t *k, size_t len) {
 /* Keys of rows x and y in Java order: by their prefixes when those decide
  * (hudi_java_string_cmp skips an ASCII common prefix fast otherwise, as
  * composite keys "a:1,b:2" all begin alike). */
-static int key_cmp_rows(const char *s, const hudi_write_row *x, const hudi_write_row *y) {
+static int key_cmp_rows(const hudi_write_rows *r, const hudi_write_row *x, const hudi_write_row *y) {
   if (x->key_prefix != y->key_prefix && x->key_ascii && y->key_ascii) return x->key_prefix < y->key_prefix ? -1 : 1;
-  return hudi_java_string_cmp(s + x->key_off, x->key_len, s + y->key_off, y->key_len);
+  return hudi_java_string_cmp(hudi_write_rows_row_key(r, x), x->key_len, hudi_write_rows_row_key(r, y), y->key_len);
 }
 
 static int row_cmp(const hudi_write_rows *r, const hudi_write_row *x, const hudi_write_row *y) {
@@ -100,10 +100,11 @@ static int row_cmp(const hudi_write_rows *r, const hudi_write_row *x, const hudi
     if (x->part_len != y->part_len) return x->part_len < y->part_len ? -1 : 1;
   }
   if (!r->key_order) return 0;
-  return key_cmp_rows(s, x, y);
+  return key_cmp_rows(r, x, y);
 }
 
 bool hudi_write_rows_same_partition(const hudi_write_rows *r, size_t i, size_t j) {
+  if (r->key_column >= 0) return true; /* no partition fields */
   const hudi_write_row *x = &r->order[i], *y = &r->order[j];
   return x->part_len == y->part_len &&
          memcmp(r->strings.data + hudi_write_row_part_off(x), r->strings.data + hudi_write_row_part_off(y),
@@ -111,7 +112,7 @@ bool hudi_write_rows_same_partition(const hudi_write_rows *r, size_t i, size_t j
 }
 
 int hudi_write_rows_key_cmp(const hudi_write_rows *r, size_t i, size_t j) {
-  return key_cmp_rows((const char *)r->strings.data, &r->order[i], &r->order[j]);
+  return key_cmp_rows(r, &r->order[i], &r->order[j]);
 }
 
 /* Merges sorted runs src[lo, mid) and src[mid, hi) into dst[lo, hi); on
@@ -201,7 +202,7 @@ static hudi_status sort_rows(hudi_write_rows *r, bool *moved, hudi_error *err) {
  * (meta column, bloom filter, record index) then reads them sequentially
  * instead of one cache miss per row. */
 static hudi_status compact_strings(hudi_write_rows *r, hudi_error *err) {
-  if (r->n < 2) return HUDI_OK;
+  if (r->n < 2 || r->key_column >= 0) return HUDI_OK; /* keys in place: nothing in strings */
   hudi_buf out;
   hudi_buf_init(&out, r->strings.max);
   hudi_status st = hudi_buf_reserve(&out, r->strings.len, err);
@@ -222,6 +223,24 @@ static hudi_status compact_strings(hudi_write_rows *r, hudi_error *err) {
   }
   hudi_buf_free(&r->strings);
   r->strings = out;
+  return HUDI_OK;
+}
+
+hudi_status hudi_write_rows_own_keys(hudi_write_rows *r, hudi_error *err) {
+  if (r->key_column < 0) return HUDI_OK;
+  HUDI_TRY(hudi_buf_reserve(&r->strings, r->key_bytes, err));
+  for (size_t i = 0; i < r->n; i++) {
+    hudi_write_row *row = &r->order[i];
+    const char *key = hudi_write_rows_row_key(r, row);
+    size_t at = r->strings.len;
+    memcpy(r->strings.data + at, key, row->key_len);
+    r->strings.data[at + row->key_len] = 0;
+    r->strings.data[at + row->key_len + 1] = 0; /* the empty partition path */
+    r->strings.len = at + row->key_len + 2;
+    row->key_off = at;
+  }
+  r->key_column = -1;
+  r->key_bytes = 0;
   return HUDI_OK;
 }
 
@@ -272,7 +291,7 @@ static int64_t estimate(const hudi_arrow_view *v, int64_t start, int64_t n) {
 int64_t hudi_write_rows_bytes_per_row(const hudi_write_rows *r) {
   if (r->n == 0) return 1;
   /* Meta columns: two instants, seqno, key, partition, file name. */
-  int64_t meta = 17 * 2 + 30 + 90 + (int64_t)(r->strings.len / r->n);
+  int64_t meta = 17 * 2 + 30 + 90 + (int64_t)((r->strings.len + r->key_bytes) / r->n);
   return r->data_bytes / (int64_t)r->n + meta;
 }
 
@@ -330,6 +349,34 @@ static hudi_status add_row(hudi_write_row *row, uint32_t batch, int64_t i, const
   return hudi_buf_append_byte(strings, 0, err);
 }
 
+/* Row i of batch v with key_column: its key where the column holds it
+ * (key_off into the batch's key_data), no partition. A null or empty key
+ * fails as the key generator fails it (its message). */
+static hudi_status add_row_in_place(hudi_write_row *row, uint32_t batch, int64_t i, const hudi_keygen *kg,
+                                    const hudi_arrow_view *v, const hudi_arrow_view *col, size_t row_no,
+                                    hudi_error *err) {
+  row->batch = batch;
+  row->row = (uint32_t)i;
+  int64_t j = hudi_arrow_view_struct_row(v, i), len = 0;
+  const uint8_t *p = hudi_arrow_view_is_null(col, j) ? NULL : hudi_arrow_view_bytes(col, j, &len);
+  if (!p || len == 0) {
+    hudi_buf scratch;
+    hudi_buf_init(&scratch, HUDI_BUF_DEFAULT_MAX);
+    hudi_status st = hudi_keygen_record_key(kg, v, i, &scratch, err);
+    hudi_buf_free(&scratch);
+    return st != HUDI_OK ? st
+                         : hudi_err_set(err, HUDI_ERR_INTERNAL, "record key of row %zu: the key generator took a %s",
+                                        row_no, p ? "empty key" : "null");
+  }
+  if ((uint64_t)len > UINT32_MAX)
+    return hudi_err_set(err, HUDI_ERR_LIMIT, "record key of row %zu is %" PRId64 " bytes long", row_no, len);
+  row->key_off = (size_t)(p - col->data);
+  row->key_len = (uint32_t)len;
+  row->part_len = 0;
+  key_prefix(row, p, (size_t)len);
+  return HUDI_OK;
+}
+
 /* One share of a batch's rows [lo, hi), read on one thread: part 0 appends
  * to the rows' strings, the others to their own (moved after it once all
  * are done). Each stops at its first bad row. */
@@ -340,6 +387,7 @@ typedef struct key_part {
   size_t first;   /* r->n before the batch */
   int64_t lo, hi;
   hudi_buf own;   /* parts after the first */
+  size_t key_bytes; /* key_column: the keys' bytes, 2 more each (key_bytes) */
   int64_t data_bytes;
   hudi_status status;
   hudi_error error;
@@ -351,7 +399,15 @@ static hudi_status key_part_run(void *ctx, size_t k, hudi_error *err) {
   hudi_write_rows *r = p->r;
   hudi_buf *strings = k ? &p->own : &r->strings;
   uint32_t batch = (uint32_t)(r->n_batches - 1);
-  for (int64_t i = p->lo; i < p->hi && p->status == HUDI_OK; i++) {
+  if (r->key_column >= 0) {
+    const hudi_arrow_view *col = &p->v->children[r->key_column];
+    for (int64_t i = p->lo; i < p->hi && p->status == HUDI_OK; i++) {
+      size_t at = p->first + (size_t)i;
+      p->status = add_row_in_place(&r->order[at], batch, i, p->kg, p->v, col, at, &p->error);
+      p->key_bytes += (size_t)r->order[at].key_len + 2;
+    }
+  }
+  for (int64_t i = p->lo; r->key_column < 0 && i < p->hi && p->status == HUDI_OK; i++) {
     size_t at = p->first + (size_t)i;
     p->status = add_row(&r->order[at], batch, i, p->kg, p->v, strings, at, &p->error);
   }
@@ -375,7 +431,7 @@ static hudi_status read_keys(hudi_write_rows *r, hudi_threadpool *pool, const hu
   int64_t per = (len + (int64_t)n_parts - 1) / (int64_t)n_parts;
   for (size_t k = 0; k < n_parts; k++) {
     int64_t lo = (int64_t)k * per < len ? (int64_t)k * per : len;
-    parts[k] = (key_part){r, kg, v, r->n, lo, lo + per < len ? lo + per : len, {0}, 0, HUDI_OK, HUDI_ERROR_INIT};
+    parts[k] = (key_part){r, kg, v, r->n, lo, lo + per < len ? lo + per : len, {0}, 0, 0, HUDI_OK, HUDI_ERROR_INIT};
     hudi_buf_init(&parts[k].own, r->strings.max);
   }
   hudi_status st = hudi_parallel_for(n_parts > 1 ? pool : NULL, n_parts, key_part_run, parts, err);
@@ -397,9 +453,19 @@ static hudi_status read_keys(hudi_write_rows *r, hudi_threadpool *pool, const hu
   for (size_t k = 0; k < n_parts; k++) {
     hudi_buf_free(&parts[k].own);
     r->data_bytes += parts[k].data_bytes;
+    r->key_bytes += parts[k].key_bytes;
   }
   if (st == HUDI_OK) r->n += (size_t)len;
   return st;
+}
+
+/* The column whose values are the keys as they are (hudi_write_rows'
+ * key_column), or -1. */
+static int key_in_place(const hudi_write_rows *r, const hudi_keygen *kg, const hudi_arrow_view *v) {
+  if (r->key_order || kg->n_keys != 1 || kg->key_with_names || kg->n_parts != 0) return -1;
+  const hudi_arrow_view *col = &v->children[kg->key_index[0]];
+  bool string = col->type.id == HUDI_ARROW_STRING || col->type.id == HUDI_ARROW_LARGE_STRING;
+  return string && !col->dictionary ? kg->key_index[0] : -1;
 }
 
 static hudi_status add_batch(hudi_write_rows *r, hudi_threadpool *pool, hudi_keygen *kg, struct ArrowArray *array,
@@ -418,8 +484,12 @@ static hudi_status add_batch(hudi_write_rows *r, hudi_threadpool *pool, hudi_key
   memset(&b->view, 0, sizeof b->view);
   r->n_batches++;
   HUDI_TRY(hudi_arrow_view_init(&b->view, &r->schema, &b->array, err));
-  if (r->n_batches == 1) HUDI_TRY(hudi_keygen_bind(kg, &b->view, err));
+  if (r->n_batches == 1) {
+    HUDI_TRY(hudi_keygen_bind(kg, &b->view, err));
+    r->key_column = key_in_place(r, kg, &b->view);
+  }
   const hudi_arrow_view *v = &b->view;
+  b->key_data = r->key_column >= 0 ? v->children[r->key_column].data : NULL;
   int64_t len = v->length;
   if (len < 0 || len > (int64_t)UINT32_MAX)
     return hudi_err_set(err, HUDI_ERR_LIMIT, "input batch %zu has %" PRId64 " rows: at most %" PRIu32 " a batch",
@@ -515,6 +585,7 @@ hudi_status hudi_write_rows_open(hudi_write_rows *r, struct ArrowArrayStream *st
                                  hudi_error *err) {
   memset(r, 0, sizeof *r);
   r->key_order = key_order;
+  r->key_column = -1;
   hudi_buf_init(&r->strings, HUDI_BUF_DEFAULT_MAX);
   hudi_status st = read_schema(r, stream, err);
   /* The stream's own types, to view the next segment's batches with
@@ -537,6 +608,8 @@ hudi_status hudi_write_rows_next(hudi_write_rows *r, struct ArrowArrayStream *st
     drop_batches(r);
     r->n = 0;
     r->data_bytes = 0;
+    r->key_bytes = 0;
+    r->key_column = -1; /* decided again at the segment's first batch */
     hudi_buf_reset(&r->strings);
     /* Back to the stream's schema (evolution may have replaced it). */
     struct ArrowSchema s;

@@ -18,6 +18,7 @@
 typedef struct hudi_write_batch {
   struct ArrowArray array;
   hudi_arrow_view view;
+  const uint8_t *key_data; /* with key_column: the key column's string bytes */
 } hudi_write_batch;
 
 typedef struct hudi_write_row {
@@ -52,6 +53,13 @@ typedef struct hudi_write_rows {
   hudi_arrow_field given;      /* segments: the stream's schema as read, unnormalised */
   size_t total_batches;        /* batches read from the stream so far */
   size_t segments;             /* hudi_write_rows_next calls so far */
+  /* >= 0: every key is this column's string value as it is, and there is
+   * no partition path (one string key field without names, no partition
+   * fields, input order): keys are read in place, key_off into their
+   * batch's key_data, and strings stays empty (10M uuid keys: 380 MB not
+   * copied). -1: keys and partitions in strings. */
+  int key_column;
+  size_t key_bytes;            /* with key_column: what strings would hold */
 } hudi_write_rows;
 
 /* Reads the whole stream (released in every case), extracts every row's
@@ -73,11 +81,20 @@ HUDI_NODISCARD hudi_status hudi_write_rows_open(hudi_write_rows *r, struct Arrow
 HUDI_NODISCARD hudi_status hudi_write_rows_next(hudi_write_rows *r, struct ArrowArrayStream *stream, hudi_keygen *kg,
                                                 int64_t max_bytes, bool *eof, hudi_error *err);
 
+/* With key_column: the keys copied into strings (key_column -1 after), for
+ * a caller about to replace the batches (schema evolution's rebuild). */
+HUDI_NODISCARD hudi_status hudi_write_rows_own_keys(hudi_write_rows *r, hudi_error *err);
+
+static inline const char *hudi_write_rows_row_key(const hudi_write_rows *r, const hudi_write_row *w) {
+  if (r->key_column >= 0) return (const char *)r->batches[w->batch].key_data + w->key_off;
+  return (const char *)r->strings.data + w->key_off;
+}
 static inline const char *hudi_write_rows_key(const hudi_write_rows *r, size_t i, size_t *len) {
   *len = r->order[i].key_len;
-  return (const char *)r->strings.data + r->order[i].key_off;
+  return hudi_write_rows_row_key(r, &r->order[i]);
 }
 static inline const char *hudi_write_rows_partition(const hudi_write_rows *r, size_t i) {
+  if (r->key_column >= 0) return "";
   return (const char *)r->strings.data + hudi_write_row_part_off(&r->order[i]);
 }
 bool hudi_write_rows_same_partition(const hudi_write_rows *r, size_t i, size_t j);

@@ -245,6 +245,8 @@ static bool already(const hudi_arrow_field *w, const int64_t *src, const hudi_ar
 
 /* Rebuilds every batch of r in schema w. */
 static hudi_status rebuild(hudi_write_rows *r, const hudi_arrow_field *w, const int64_t *src, hudi_error *err) {
+  /* Keys read in place leave with the old arrays: copied first. */
+  HUDI_TRY(hudi_write_rows_own_keys(r, err));
   hudi_arrow_batch_builder *bb = NULL;
   HUDI_TRY(hudi_arrow_batch_builder_create(&bb, w, err));
   hudi_status st = HUDI_OK;
