@@ -444,9 +444,9 @@ static hudi_status read_keys(hudi_write_rows *r, hudi_threadpool *pool, const hu
   size_t extra = 0;
   for (size_t k = 1; k < n_parts; k++) extra += parts[k].own.len;
   if (st == HUDI_OK && extra) st = hudi_buf_reserve(&r->strings, extra, err);
-  for (size_t k = 1; st == HUDI_OK && k < n_parts; k++) {
+  for (size_t k = 1; st == HUDI_OK && r->key_column < 0 && k < n_parts; k++) { /* keys in place: nothing */
     size_t base = r->strings.len;
-    memcpy(r->strings.data + base, parts[k].own.data, parts[k].own.len);
+    if (parts[k].own.len) memcpy(r->strings.data + base, parts[k].own.data, parts[k].own.len);
     r->strings.len += parts[k].own.len;
     for (int64_t i = parts[k].lo; i < parts[k].hi; i++) r->order[r->n + (size_t)i].key_off += base;
   }
