@@ -227,5 +227,11 @@ uint64_t hudi_hfile_writer_recuts(const hudi_hfile_writer *w);
  * (*out freed with hudi_free). The writer can only be freed afterwards. */
 HUDI_NODISCARD hudi_status hudi_hfile_writer_finish(hudi_hfile_writer *w, uint8_t **out, size_t *out_len,
                                                     hudi_error *err);
+/* Gives a writer nothing has been appended to an allocation of cap bytes
+ * (from hudi_malloc) to write the file into: pages an earlier file
+ * faulted in serve again instead of fresh ones. The writer owns it from
+ * here (freed with the writer, or handed out by finish); a writer that
+ * already has a buffer frees it instead. */
+void hudi_hfile_writer_use_buffer(hudi_hfile_writer *w, uint8_t *data, size_t cap);
 
 #endif

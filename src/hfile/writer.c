@@ -232,6 +232,15 @@ hudi_status hudi_hfile_writer_create(hudi_hfile_writer **out, const hudi_hfile_w
   return HUDI_OK;
 }
 
+void hudi_hfile_writer_use_buffer(hudi_hfile_writer *w, uint8_t *data, size_t cap) {
+  if (w->out.data || w->out.len || cap == 0) {
+    hudi_free(data);
+    return;
+  }
+  w->out.data = data;
+  w->out.cap = cap;
+}
+
 void hudi_hfile_writer_free(hudi_hfile_writer *w) {
   if (!w) return;
   hudi_hfile_pipe_free(w->pipe); /* first: its workers may still read w->opts */

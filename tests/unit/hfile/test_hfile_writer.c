@@ -369,7 +369,10 @@ static void rli_value(size_t i, uint8_t v[60]) {
   }
 }
 
-static uint8_t *write_rli(size_t n, size_t block_size, bool java_exact, size_t *len) {
+/* given (of given_cap bytes, may be NULL): handed to the writer with
+ * hudi_hfile_writer_use_buffer before the key-value at index given_at. */
+static uint8_t *write_rli_given(size_t n, size_t block_size, bool java_exact, size_t *len, uint8_t *given,
+                                size_t given_cap, size_t given_at) {
   hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
   o.block_size = block_size;
   o.java_exact_bytes = java_exact;
@@ -378,6 +381,7 @@ static uint8_t *write_rli(size_t n, size_t block_size, bool java_exact, size_t *
   hudi_error err = HUDI_ERROR_INIT;
   assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_OK);
   for (size_t i = 0; i < n; i++) {
+    if (given && i == given_at) hudi_hfile_writer_use_buffer(w, given, given_cap);
     char k[37];
     uint8_t v[60];
     rli_key(i, k);
@@ -388,6 +392,10 @@ static uint8_t *write_rli(size_t n, size_t block_size, bool java_exact, size_t *
   assert_int_equal(hudi_hfile_writer_finish(w, &out, len, &err), HUDI_OK);
   hudi_hfile_writer_free(w);
   return out;
+}
+
+static uint8_t *write_rli(size_t n, size_t block_size, bool java_exact, size_t *len) {
+  return write_rli_given(n, block_size, java_exact, len, NULL, 0, 0);
 }
 
 /* Checks the gzip framing and zlib's decoding of every data block; returns
@@ -702,8 +710,37 @@ static void test_corrupt(void **s) {
   hudi_free(f);
 }
 
+/* A file written into a buffer given to the writer (a used one, full of
+ * other bytes; smaller than the file, so it grows; or larger) has the bytes
+ * of one written into the writer's own; a buffer given after the first
+ * key-value is freed and changes nothing (ASan: no leak). */
+static void test_use_buffer(void **s) {
+  (void)s;
+  const size_t n = 40000;
+  size_t want_len, got_len;
+  uint8_t *want = write_rli(n, 4096, false, &want_len);
+  size_t caps[] = {(size_t)1 << 16, want_len + want_len / 2};
+  for (size_t i = 0; i < 2; i++) {
+    uint8_t *given = hudi_malloc(caps[i]);
+    assert_non_null(given);
+    memset(given, 0xab, caps[i]);
+    uint8_t *got = write_rli_given(n, 4096, false, &got_len, given, caps[i], 0);
+    assert_int_equal(got_len, want_len);
+    assert_memory_equal(got, want, want_len);
+    hudi_free(got);
+  }
+  uint8_t *late = hudi_malloc((size_t)1 << 16);
+  assert_non_null(late);
+  uint8_t *got = write_rli_given(n, 4096, false, &got_len, late, (size_t)1 << 16, 1);
+  assert_int_equal(got_len, want_len);
+  assert_memory_equal(got, want, want_len);
+  hudi_free(got);
+  hudi_free(want);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_use_buffer),
       cmocka_unit_test(test_round_trips), cmocka_unit_test(test_java_short_last_kv),
       cmocka_unit_test(test_large_blocks_maximal), cmocka_unit_test(test_fast_deflate_blocks),
       cmocka_unit_test(test_writer_rejects), cmocka_unit_test(test_exact_v9), cmocka_unit_test(test_exact_log_blocks),
