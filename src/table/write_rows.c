@@ -399,17 +399,15 @@ static hudi_status key_part_run(void *ctx, size_t k, hudi_error *err) {
   hudi_write_rows *r = p->r;
   hudi_buf *strings = k ? &p->own : &r->strings;
   uint32_t batch = (uint32_t)(r->n_batches - 1);
-  if (r->key_column >= 0) {
-    const hudi_arrow_view *col = &p->v->children[r->key_column];
-    for (int64_t i = p->lo; i < p->hi && p->status == HUDI_OK; i++) {
-      size_t at = p->first + (size_t)i;
-      p->status = add_row_in_place(&r->order[at], batch, i, p->kg, p->v, col, at, &p->error);
-      p->key_bytes += (size_t)r->order[at].key_len + 2;
-    }
-  }
-  for (int64_t i = p->lo; r->key_column < 0 && i < p->hi && p->status == HUDI_OK; i++) {
+  const hudi_arrow_view *col = r->key_column >= 0 ? &p->v->children[r->key_column] : NULL;
+  for (int64_t i = p->lo; i < p->hi && p->status == HUDI_OK; i++) {
     size_t at = p->first + (size_t)i;
-    p->status = add_row(&r->order[at], batch, i, p->kg, p->v, strings, at, &p->error);
+    if (!col) {
+      p->status = add_row(&r->order[at], batch, i, p->kg, p->v, strings, at, &p->error);
+      continue;
+    }
+    p->status = add_row_in_place(&r->order[at], batch, i, p->kg, p->v, col, at, &p->error);
+    p->key_bytes += (size_t)r->order[at].key_len + 2;
   }
   for (int64_t c = 0; p->status == HUDI_OK && c < p->v->n_children; c++)
     p->data_bytes += estimate(&p->v->children[c], p->v->offset + p->lo, p->hi - p->lo);

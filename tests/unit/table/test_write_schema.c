@@ -153,17 +153,25 @@ static hudi_status upsert(hudi_table *t, const char *cols, const row *rows, int 
   return hudi_table_upsert(&r, t, &s, o, no, err);
 }
 
-static void evolve(hudi_table_type type, const char *name) {
+/* A table under dir keyed by id, ordered by ts, partitioned by
+ * partition_fields (NULL: none). */
+static hudi_table *create_table(hudi_table_type type, const char *name, const char *partition_fields) {
   char path[300];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
   o.type = type;
   o.record_key_fields = "id";
-  o.partition_fields = "city";
+  o.partition_fields = partition_fields;
   o.ordering_fields = "ts";
   hudi_table *t = NULL;
   hudi_error err = HUDI_ERROR_INIT;
   assert_int_equal(hudi_table_create(&t, path, &o, &err), HUDI_OK);
+  return t;
+}
+
+static void evolve(hudi_table_type type, const char *name) {
+  hudi_table *t = create_table(type, name, "city");
+  hudi_error err = HUDI_ERROR_INIT;
   static const row first[] = {{"a", "sf", 1, 1, NULL}, {"b", "sf", 1, 2, NULL}, {"c", "nyc", 1, 3, NULL},
                               {"d", "nyc", 1, 4, NULL}};
   struct ArrowArrayStream s;
@@ -212,15 +220,8 @@ static void evolve(hudi_table_type type, const char *name) {
  * An append that evolves the schema rebuilds and frees those buffers; the
  * keys must be copied out first (ASan sees a use after free otherwise). */
 static void evolve_keys_in_place(hudi_table_type type, const char *name) {
-  char path[300];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
-  o.type = type;
-  o.record_key_fields = "id";
-  o.ordering_fields = "ts";
-  hudi_table *t = NULL;
+  hudi_table *t = create_table(type, name, NULL);
   hudi_error err = HUDI_ERROR_INIT;
-  assert_int_equal(hudi_table_create(&t, path, &o, &err), HUDI_OK);
   static const row first[] = {{"a", "sf", 1, 1, NULL}, {"b", "sf", 1, 2, NULL}};
   struct ArrowArrayStream s;
   make_stream(&s, "ictv", first, 2);
