@@ -63,7 +63,7 @@ struct hudi_fast_deflater {
 };
 
 hudi_fast_deflater *hudi_fast_deflater_new(int level) {
-  if (level < 1 || level > 12) return NULL;
+  if (level < 0 || level > 12) return NULL;
   hudi_fast_deflater *d = hudi_malloc(sizeof *d);
   if (!d) return NULL;
   d->c = libdeflate_alloc_compressor(level);

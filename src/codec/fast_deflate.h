@@ -28,8 +28,9 @@ bool hudi_fast_gzip(int level, const uint8_t *src, size_t src_len, hudi_buf *out
 
 /* A raw-deflate compressor kept across many small buffers (HFile data
  * blocks): allocating libdeflate's state per 4 KiB block would cost more
- * than compressing it. NULL when the level (1..12) is bad or memory ran
- * out; the caller then uses zlib. */
+ * than compressing it. Level 0 writes stored (uncompressed) deflate
+ * blocks. NULL when the level (0..12) is bad or memory ran out; the caller
+ * then uses zlib. */
 typedef struct hudi_fast_deflater hudi_fast_deflater;
 hudi_fast_deflater *hudi_fast_deflater_new(int level);
 void hudi_fast_deflater_free(hudi_fast_deflater *d);

@@ -72,6 +72,7 @@ typedef struct wblock {
   int64_t prev;
   uint8_t *payload;
   size_t len;
+  int deflate_type; /* GZ files: BTYPE of the first deflate block (0 stored, 1 fixed, 2 dynamic); -1 otherwise */
 } wblock;
 
 typedef struct layout {
@@ -223,6 +224,10 @@ static void layout_read(layout *l, const uint8_t *f, size_t len) {
     b->size = HUDI_HFILE_HEADER_SIZE + h.on_disk_size_without_header;
     memcpy(b->magic, h.magic, 9);
     b->prev = h.prev_block_offset;
+    /* The gzip member follows the header: a 10-byte gzip header (no
+     * optional fields here), then the first deflate block's 3 header bits. */
+    const uint8_t *gzm = f + off + HUDI_HFILE_HEADER_SIZE;
+    b->deflate_type = gz && gzm[0] == 0x1f && gzm[1] == 0x8b && gzm[3] == 0 ? (gzm[10] >> 1) & 3 : -1;
     hudi_buf p;
     hudi_buf_init(&p, HUDI_BUF_DEFAULT_MAX);
     assert_int_equal(hudi_hfile_block_decode(&h, f + off, gz, off, "layout", &p, &err), HUDI_OK);
@@ -449,6 +454,20 @@ static void test_deep_round_trip(void **s) {
     check_layout(&l, 1, &w);
     check_leaf_fill(&l, 512);
     walk_free(&w);
+    if (cs[ci] == HUDI_HFILE_GZ) {
+      /* Index blocks are stored deflate (a lookup reads every leaf its keys
+       * fall under, so they are not inflated); data blocks are compressed. */
+      size_t stored_index = 0, packed_data = 0;
+      for (size_t i = 0; i < l.n; i++) {
+        const wblock *b = &l.b[i];
+        bool index = memcmp(b->magic, "IDX", 3) == 0;
+        if (index) assert_int_equal(b->deflate_type, 0);
+        stored_index += index;
+        packed_data += memcmp(b->magic, "DATABLK*", 8) == 0 && b->deflate_type > 0;
+      }
+      assert_int_equal(stored_index, l.leaf_blocks + l.inter_blocks + 1); /* and the root */
+      assert_int_equal(packed_data, l.data_blocks);
+    }
     hudi_hfile_reader *r = NULL;
     hudi_error err = HUDI_ERROR_INIT;
     assert_int_equal(hudi_hfile_reader_open_buffer(&r, f, len, "deep", &err), HUDI_OK);
