@@ -16,7 +16,12 @@ typedef union {
   max_align_t align;
 } chunk_header;
 
-#define CHUNK_MIN ((size_t)16 << 10)
+/* The first chunk is small: many trees are single records (a decoded
+ * record-index entry needs a few hundred bytes, and a keyed commit holds
+ * one per key: at 16 KiB each, 11k keys faulted in ~68 MB). Later chunks
+ * double, so a big tree still takes few mallocs. */
+#define CHUNK_FIRST ((size_t)1 << 10)
+#define CHUNK_MAX_DOUBLE ((size_t)1 << 24) /* chunks grow to this, then stay */
 
 void hudi_avro_arena_init(hudi_avro_arena *a, size_t max) {
   a->head = NULL;
@@ -44,8 +49,8 @@ hudi_status hudi_avro_arena_alloc(hudi_avro_arena *a, size_t size, void **out, h
   hudi_avro_chunk *c = a->head;
   if (!c || c->size - c->pos < need) {
     /* Chunks double with use so big trees take few mallocs. */
-    size_t csize = CHUNK_MIN;
-    if (a->head && a->head->size < ((size_t)1 << 24)) csize = a->head->size * 2;
+    size_t csize = CHUNK_FIRST;
+    if (a->head) csize = a->head->size < CHUNK_MAX_DOUBLE / 2 ? a->head->size * 2 : CHUNK_MAX_DOUBLE;
     if (csize < need) csize = need;
     c = hudi_malloc(sizeof(chunk_header) + csize);
     if (!c) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory allocating %zu bytes", csize);
