@@ -42,6 +42,13 @@ typedef struct hudi_storage_vtable {
   hudi_status (*remove)(hudi_storage *s, const char *path, unsigned flags, hudi_error *err);
   /* Frees the backend's state, including the struct that embeds hudi_storage. */
   void (*destroy)(hudi_storage *s);
+  /* Optional (NULL: a held file's reads go through read): opens path once
+   * for the many ranged reads of a hudi_storage_file (*handle is the
+   * backend's), reads through it as read does, and closes it. */
+  hudi_status (*hold)(hudi_storage *s, const char *path, void **handle, hudi_error *err);
+  hudi_status (*held_read)(hudi_storage *s, void *handle, uint64_t offset, void *dst, size_t len, size_t *n_read,
+                           hudi_error *err);
+  void (*release)(hudi_storage *s, void *handle);
 } hudi_storage_vtable;
 
 /* Every backend embeds this as its first member. */

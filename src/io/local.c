@@ -202,6 +202,44 @@ static hudi_status local_read(hudi_storage *s, const char *path, uint64_t offset
   return st;
 }
 
+/* A held file (hudi_storage_file): its descriptor, and its full path for
+ * error messages. */
+typedef struct local_held {
+  int fd;
+  char *full;
+} local_held;
+
+static hudi_status local_hold(hudi_storage *s, const char *path, void **handle, hudi_error *err) {
+  local_held *h = hudi_calloc(1, sizeof *h);
+  if (!h) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory opening '%s'", path);
+  hudi_status st = full_path(&h->full, as_local(s), path, err);
+  if (st == HUDI_OK && (h->fd = open_retry(h->full, O_RDONLY, 0)) < 0) st = sys_err(err, errno, "read", h->full);
+  if (st != HUDI_OK) {
+    hudi_free(h->full);
+    hudi_free(h);
+    return st;
+  }
+  *handle = h;
+  return HUDI_OK;
+}
+
+static hudi_status local_held_read(hudi_storage *s, void *handle, uint64_t offset, void *dst, size_t len,
+                                   size_t *n_read, hudi_error *err) {
+  (void)s;
+  local_held *h = handle;
+  int e = pread_full(h->fd, dst, len, offset, n_read);
+  if (e == EISDIR) return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "read '%s': is a directory", h->full);
+  return e ? sys_err(err, e, "read", h->full) : HUDI_OK;
+}
+
+static void local_release(hudi_storage *s, void *handle) {
+  (void)s;
+  local_held *h = handle;
+  close(h->fd);
+  hudi_free(h->full);
+  hudi_free(h);
+}
+
 /* Reads the rest of fd past out's current end in chunks, for a file that
  * grew after fstat; over max_total bytes in all is HUDI_ERR_LIMIT. */
 static hudi_status read_tail(int fd, const char *full, size_t start_len, size_t max_total,
@@ -581,8 +619,8 @@ static void local_destroy(hudi_storage *s) {
 }
 
 static const hudi_storage_vtable local_vtable = {
-    "local", local_read, local_read_all, local_stat, local_write,
-    local_rename, local_list, local_remove, local_destroy,
+    "local",      local_read,   local_read_all, local_stat, local_write, local_rename, local_list,
+    local_remove, local_destroy, local_hold,     local_held_read, local_release,
 };
 
 static int hex_value(char c) {

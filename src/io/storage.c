@@ -130,6 +130,53 @@ hudi_status hudi_storage_read_buf(hudi_storage *s, const char *path, uint64_t of
   return HUDI_OK;
 }
 
+struct hudi_storage_file {
+  hudi_storage *s;
+  char *path;   /* normalised */
+  void *handle; /* the backend's, once held */
+};
+
+hudi_status hudi_storage_file_open(hudi_storage *s, const char *path, hudi_storage_file **out, hudi_error *err) {
+  *out = NULL;
+  hudi_storage_file *f = hudi_calloc(1, sizeof *f);
+  if (!f) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory opening '%s'", path);
+  hudi_status st = normalize(&f->path, "read", path, err);
+  if (st != HUDI_OK) {
+    hudi_free(f);
+    return st;
+  }
+  f->s = s;
+  *out = f;
+  return HUDI_OK;
+}
+
+/* Whether reads of f go to the backend's held handle: object stores keep
+ * their read-ahead and request cache on the plain path. */
+static bool held(const hudi_storage_file *f) {
+  const hudi_storage *s = f->s;
+  return s->vtable->hold && s->vtable->held_read && !s->readahead && !s->objcache;
+}
+
+hudi_status hudi_storage_file_read_exact(hudi_storage_file *f, uint64_t offset, void *dst, size_t len,
+                                         hudi_error *err) {
+  if (!held(f)) return hudi_storage_read_exact(f->s, f->path, offset, dst, len, err);
+  if (offset > INT64_MAX || len > INT64_MAX - offset)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "read of '%s': range %llu+%zu is too large", f->path,
+                        (unsigned long long)offset, len);
+  if (!f->handle) HUDI_TRY(f->s->vtable->hold(f->s, f->path, &f->handle, err));
+  size_t got;
+  HUDI_TRY(f->s->vtable->held_read(f->s, f->handle, offset, dst, len, &got, err));
+  if (got < len) return short_read(f->path, offset, len, got, err);
+  return HUDI_OK;
+}
+
+void hudi_storage_file_close(hudi_storage_file *f) {
+  if (!f) return;
+  if (f->handle) f->s->vtable->release(f->s, f->handle);
+  hudi_free(f->path);
+  hudi_free(f);
+}
+
 /* read_all for backends without their own: stat, then one ranged read. */
 static hudi_status read_all_fallback(hudi_storage *s, const char *path, size_t max_size,
                                      hudi_buf *out, hudi_error *err) {

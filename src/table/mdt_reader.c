@@ -507,6 +507,7 @@ static hudi_status apply_hfile_block_ranged(merge *g, const hudi_log_block *b, c
     if (rc == HUDI_OK) rc = g->st;
     hudi_hfile_reader_free(r);
   }
+  hudi_mdt_log_range_close(&x);
   if (st) {
     st->log_blocks_merged++;
     st->log_bytes_read += x.bytes;
@@ -662,25 +663,25 @@ static hudi_status merge_logs(merge *g, const hudi_file_slice *s, hudi_mdt_read_
   return rc;
 }
 
-/* Base HFile over storage. */
-typedef struct storage_src {
-  hudi_storage *s;
-  const char *path;
-} storage_src;
-
+/* Base HFile over storage: ctx is its hudi_storage_file (one descriptor
+ * for all of a lookup's block reads on local storage). */
 static int read_storage(void *ctx, uint64_t off, size_t len, uint8_t *dst) {
-  storage_src *x = ctx;
-  return hudi_storage_read_exact(x->s, x->path, off, dst, len, NULL) != HUDI_OK;
+  return hudi_storage_file_read_exact(ctx, off, dst, len, NULL) != HUDI_OK;
 }
 
 static hudi_status merge_base(merge *g, const hudi_file_slice *s, hudi_mdt_read_stats *st) {
   if (!s->base) return HUDI_OK;
-  storage_src x = {g->m->mdt->storage, s->base->path};
-  hudi_hfile_source src = {read_storage, &x, s->base->size, s->base->path};
+  hudi_storage_file *f;
+  HUDI_TRY(hudi_storage_file_open(g->m->mdt->storage, s->base->path, &f, g->err));
+  hudi_hfile_source src = {read_storage, f, s->base->size, s->base->path};
   hudi_hfile_reader *r;
   g->where = s->base->path;
   g->base_phase = true;
-  HUDI_TRY(hudi_hfile_reader_open(&r, &src, g->err));
+  hudi_status opened = hudi_hfile_reader_open(&r, &src, g->err);
+  if (opened != HUDI_OK) {
+    hudi_storage_file_close(f);
+    return opened;
+  }
   hudi_mdt_hfile_coalesce(r, g->m->mdt->storage);
   hudi_status rc = hfile_schema(g->m, r, NULL, &g->schema, g->where, g->err);
   g->st = HUDI_OK;
@@ -711,6 +712,7 @@ static hudi_status merge_base(merge *g, const hudi_file_slice *s, hudi_mdt_read_
     st->base_bytes_read += hs.bytes_read;
   }
   hudi_hfile_reader_free(r);
+  hudi_storage_file_close(f);
   return rc;
 }
 
@@ -1077,11 +1079,16 @@ static int on_base_kv(void *ctx, const uint8_t *key, size_t key_len, const uint8
 }
 
 static hudi_status stream_base(stream *s, const hudi_fs_base_file *base, hudi_mdt_read_stats *st) {
-  storage_src x = {s->m->mdt->storage, base->path};
-  hudi_hfile_source src = {read_storage, &x, base->size, base->path};
+  hudi_storage_file *f;
+  HUDI_TRY(hudi_storage_file_open(s->m->mdt->storage, base->path, &f, s->err));
+  hudi_hfile_source src = {read_storage, f, base->size, base->path};
   hudi_hfile_reader *r;
   s->where = base->path;
-  HUDI_TRY(hudi_hfile_reader_open(&r, &src, s->err));
+  hudi_status opened = hudi_hfile_reader_open(&r, &src, s->err);
+  if (opened != HUDI_OK) {
+    hudi_storage_file_close(f);
+    return opened;
+  }
   hudi_status rc = hfile_schema(s->m, r, NULL, &s->base_schema, s->where, s->err);
   s->st = HUDI_OK;
   if (rc == HUDI_OK) rc = hudi_hfile_reader_scan(r, on_base_kv, s, s->err);
@@ -1094,6 +1101,7 @@ static hudi_status stream_base(stream *s, const hudi_fs_base_file *base, hudi_md
     st->base_bytes_read += hs.bytes_read;
   }
   hudi_hfile_reader_free(r);
+  hudi_storage_file_close(f);
   return rc;
 }
 

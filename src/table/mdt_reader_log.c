@@ -241,9 +241,17 @@ static int read_range(void *ctx, uint64_t off, size_t len, uint8_t *dst) {
     memcpy(dst, x->tail + (off - (x->size - x->tail_len)), len);
     return 0;
   }
-  if (hudi_storage_read_exact(x->s, x->path, x->base + off, dst, len, NULL) != HUDI_OK) return 1;
+  /* Held open from the first read to hudi_mdt_log_range_close: one
+   * descriptor for all of a lookup's block reads on local storage. */
+  if (!x->f && hudi_storage_file_open(x->s, x->path, &x->f, NULL) != HUDI_OK) return 1;
+  if (hudi_storage_file_read_exact(x->f, x->base + off, dst, len, NULL) != HUDI_OK) return 1;
   x->bytes += len;
   return 0;
+}
+
+void hudi_mdt_log_range_close(hudi_mdt_log_range *ctx) {
+  hudi_storage_file_close(ctx->f);
+  ctx->f = NULL;
 }
 
 void hudi_mdt_log_hfile_source(hudi_hfile_source *src, hudi_mdt_log_range *ctx, hudi_storage *s, const char *path,
@@ -255,6 +263,7 @@ void hudi_mdt_log_hfile_source(hudi_hfile_source *src, hudi_mdt_log_range *ctx, 
   ctx->size = b->content_len;
   ctx->tail = NULL;
   ctx->tail_len = 0;
+  ctx->f = NULL;
   src->read_range = read_range;
   src->ctx = ctx;
   src->size = b->content_len;

@@ -67,6 +67,7 @@ typedef struct hudi_mdt_log_range {
   uint64_t size;       /* the content's length */
   const uint8_t *tail; /* its last tail_len bytes, or NULL */
   size_t tail_len;
+  hudi_storage_file *f; /* path, held from the first read on */
 } hudi_mdt_log_range;
 
 void hudi_mdt_log_hfile_source(hudi_hfile_source *src, hudi_mdt_log_range *ctx, hudi_storage *s, const char *path,
@@ -74,6 +75,8 @@ void hudi_mdt_log_hfile_source(hudi_hfile_source *src, hudi_mdt_log_range *ctx, 
 /* Serves reads of the last len bytes of the block's content from tail
  * (borrowed: the walk's tails[i]) instead of storage. */
 void hudi_mdt_log_range_tail(hudi_mdt_log_range *ctx, const uint8_t *tail, size_t len);
+/* Closes the file the reads held (after the HFile reader is freed). */
+void hudi_mdt_log_range_close(hudi_mdt_log_range *ctx);
 
 /* How a lookup in an MDT HFile on s merges its block reads
  * (hudi_hfile_reader_set_coalesce). Local files and any other backend:

@@ -207,6 +207,19 @@ static void short_reads_are_detected(void **state) {
   hudi_buf_free(&b);
   assert_int_equal(hudi_storage_read_exact(fx->f, "obj", 40, got, 30, &err), HUDI_OK);
   assert_int_equal(hudi_faulty_storage_fired(fx->f), 4);
+
+  /* A held file reads through the wrapper: its faults reach it. */
+  hudi_storage_file *h;
+  assert_int_equal(hudi_storage_file_open(fx->f, "obj", &h, &err), HUDI_OK);
+  assert_int_equal(hudi_storage_file_read_exact(h, 0, got, 10, &err), HUDI_OK);
+  arm(fx->f, HUDI_FAULT_SHORT_READ, HUDI_STORAGE_OP_READ, 1, 5, false);
+  assert_int_equal(hudi_storage_file_read_exact(h, 60, got, 30, &err), HUDI_ERR_CORRUPT);
+  assert_non_null(strstr(err.message, "offset 60"));
+  assert_non_null(strstr(err.message, "after 5"));
+  assert_int_equal(hudi_storage_file_read_exact(h, 60, got, 30, &err), HUDI_OK);
+  assert_memory_equal(got, data + 60, 30);
+  hudi_storage_file_close(h);
+  assert_int_equal(hudi_faulty_storage_fired(fx->f), 5);
 }
 
 static void torn_atomic_write_leaves_no_final_object(void **state) {
@@ -363,6 +376,26 @@ static hudi_status case_read_stat(fixture *fx, int i, hudi_error *err) {
   return hudi_storage_exists(fx->f, "a/nope", &exists, err);
 }
 
+/* Held files: over the local backend (one descriptor) and over the
+ * faulty wrapper (reads through it). */
+static hudi_status case_held_file(fixture *fx, int i, hudi_error *err) {
+  uint8_t buf[8];
+  hudi_storage *local;
+  HUDI_TRY(hudi_storage_open(&local, fx->dir, NULL, 0, err));
+  hudi_storage *over[2] = {local, fx->f};
+  hudi_status st = HUDI_OK;
+  for (int k = 0; k < 2 && st == HUDI_OK; k++) {
+    hudi_storage_file *h;
+    st = hudi_storage_file_open(over[k], "a/big", &h, err);
+    if (st != HUDI_OK) break;
+    st = hudi_storage_file_read_exact(h, 100, buf, sizeof buf, err);
+    if (st == HUDI_OK) st = hudi_storage_file_read_exact(h, 49990, buf, sizeof buf, err);
+    hudi_storage_file_close(h);
+  }
+  hudi_storage_free(local);
+  return st;
+}
+
 static hudi_status case_list(fixture *fx, int i, hudi_error *err) {
   hudi_file_list l = HUDI_FILE_LIST_INIT;
   hudi_status st = hudi_storage_list(fx->f, "", HUDI_LIST_RECURSIVE, &l, err);
@@ -420,6 +453,7 @@ static void allocation_failures_are_clean(void **state) {
       {"read_buf", case_read_buf}, {"read/stat/exists", case_read_stat},
       {"list", case_list},         {"rename", case_rename},
       {"delete tree", case_delete_tree}, {"torn write", case_faults},
+      {"held file", case_held_file},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     long n = sweep(fx, cases[i].name, cases[i].fn);

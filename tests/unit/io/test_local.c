@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -637,6 +638,72 @@ static void system_errors_name_path_and_errno(void **state) {
   assert_non_null(strstr(err.message, strerror(ENOTDIR)));
 }
 
+/* Descriptors this process has open (entries of /proc/self/fd). */
+static int open_fds(void) {
+  DIR *d = opendir("/proc/self/fd");
+  assert_non_null(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+  closedir(d);
+  return n - 1; /* the listing's own */
+}
+
+static void held_file_reads_ranges_through_one_descriptor(void **state) {
+  fixture *fx = *state;
+  hudi_error err = HUDI_ERROR_INIT;
+  enum { N = 300000 };
+  uint8_t *data = malloc(N), *got = malloc(N);
+  fill_pattern(data, N);
+  io_mkdir(fx->dir, "d");
+  io_put(fx->dir, "d/blocks", data, N);
+  hudi_storage_file *f;
+  int before = open_fds();
+  assert_int_equal(hudi_storage_file_open(fx->s, "d/./blocks", &f, &err), HUDI_OK);
+  assert_int_equal(open_fds(), before); /* nothing opened until the first read */
+  static const struct { uint64_t off; size_t len; } ranges[] = {{0, 1}, {N - 1, 1}, {4096, 70000}, {12, 0}, {0, N}};
+  for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+    memset(got, 0, N);
+    assert_int_equal(hudi_storage_file_read_exact(f, ranges[i].off, got, ranges[i].len, &err), HUDI_OK);
+    assert_memory_equal(got, data + ranges[i].off, ranges[i].len);
+    assert_int_equal(open_fds(), before + 1); /* one descriptor, held */
+  }
+  /* Past the end: corruption naming the file and the offset. */
+  assert_int_equal(hudi_storage_file_read_exact(f, N - 10, got, 20, &err), HUDI_ERR_CORRUPT);
+  assert_non_null(strstr(err.message, "d/blocks"));
+  assert_non_null(strstr(err.message, "offset 299990"));
+  assert_non_null(strstr(err.message, "after 10"));
+  /* Replaced while held: the held file is still read as it was. */
+  memset(data, 0xee, 64);
+  assert_int_equal(hudi_storage_write(fx->s, "d/blocks", data, 64, 0, &err), HUDI_OK);
+  fill_pattern(data, N);
+  assert_int_equal(hudi_storage_file_read_exact(f, 1000, got, 5000, &err), HUDI_OK);
+  assert_memory_equal(got, data + 1000, 5000);
+  hudi_storage_file_close(f);
+  assert_int_equal(open_fds(), before);
+  free(data);
+  free(got);
+}
+
+static void held_file_errors(void **state) {
+  fixture *fx = *state;
+  hudi_error err = HUDI_ERROR_INIT;
+  uint8_t b[4];
+  hudi_storage_file *f;
+  /* A path that climbs out of the base fails at open. */
+  assert_int_equal(hudi_storage_file_open(fx->s, "../x", &f, &err), HUDI_ERR_INVALID_ARG);
+  /* A missing file, a directory: at the first read, naming the path. */
+  assert_int_equal(hudi_storage_file_open(fx->s, "missing/file", &f, &err), HUDI_OK);
+  assert_int_equal(hudi_storage_file_read_exact(f, 0, b, 4, &err), HUDI_ERR_NOT_FOUND);
+  assert_non_null(strstr(err.message, "missing/file"));
+  hudi_storage_file_close(f);
+  io_mkdir(fx->dir, "dir");
+  assert_int_equal(hudi_storage_file_open(fx->s, "dir", &f, &err), HUDI_OK);
+  assert_int_equal(hudi_storage_file_read_exact(f, 0, b, 4, &err), HUDI_ERR_NOT_FOUND);
+  assert_non_null(strstr(err.message, "is a directory"));
+  hudi_storage_file_close(f);
+  hudi_storage_file_close(NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(write_creates_parents_and_reads_back, setup, teardown),
@@ -652,6 +719,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(delete_semantics, setup, teardown),
       cmocka_unit_test_setup_teardown(paths_cannot_escape_the_base, setup, teardown),
       cmocka_unit_test_setup_teardown(system_errors_name_path_and_errno, setup, teardown),
+      cmocka_unit_test_setup_teardown(held_file_reads_ranges_through_one_descriptor, setup, teardown),
+      cmocka_unit_test_setup_teardown(held_file_errors, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
