@@ -2,7 +2,8 @@
 
 A seeded uuid table (bench/bulk_load_bench.py's uuid_table) of N rows is bulk-inserted into a new
 MERGE_ON_READ table with the record index (snappy). Copies of it then take, each in a fresh
-subprocess:
+subprocess that reads the commits' rows from a Parquet file written beforehand (so it holds only
+those, whatever N):
   - an upsert of 10,000 existing keys (amount changed) and 1,000 new keys;
   - a delete of 1,000 other existing keys;
 with hoodie.parquet.bloom.filter.enabled left at its default (true, as Java) and set to false, and
@@ -14,7 +15,8 @@ alone, the bytes it added to the table directory (data and metadata table), the 
 average (the machine may be shared). The pyarrow snappy size of the changed rows is printed as the
 floor the issue measures against (1.3x).
 
-usage: python bench/mor_upsert_scale.py [--rows 500000,2000000] [--keep DIR] [--python PYTHONPATH]
+usage: python bench/mor_upsert_scale.py [--rows 500000,2000000] [--reps N] [--bloom on,off] [--keep DIR]
+                                       [--python PYTHONPATH]
 """
 
 from __future__ import annotations
@@ -81,10 +83,29 @@ def build(rows: int, out: str) -> dict:
             "wall_s": round(time.perf_counter() - w0, 3), "bytes": dir_bytes(out)}
 
 
-def commit(rows: int, out: str, bloom: str) -> list:
-    import hudi
+def save_changes(rows: int, out: str) -> list:
+    """Writes the commits' rows to out-upsert.parquet and out-delete.parquet, so the committing process
+    holds only them: generating the whole table there left its heap 4x larger at 4x the rows, which
+    showed up as page faults in the commit being measured."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
     batch, dele = changes(rows)
+    pq.write_table(batch, out + "-upsert.parquet")
+    pq.write_table(pa.table({"id": dele}), out + "-delete.parquet")
+    return []
+
+
+def load_changes(out: str):
+    import pyarrow.parquet as pq
+
+    return pq.read_table(out + "-upsert.parquet"), pq.read_table(out + "-delete.parquet")["id"]
+
+
+def commit(rows: int, out: str, bloom: str, changes_at: str) -> list:
+    import hudi
+
+    batch, dele = load_changes(changes_at)
     # No small-file routing: the new keys get a new file group (as in bench/upsert), instead of
     # rewriting a base file under the 100 MB default limit (a 500k-row table is one file group).
     # Codecs left at their defaults: zstd log blocks, gzip base files.
@@ -118,31 +139,73 @@ def sub(args: list, pythonpath: str) -> list:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def summary(results: list) -> list:
+    """Medians per (rows, bloom, op) of CPU and wall seconds, and each size's CPU against the size
+    before it (the issue's "4x larger table, <= 1.3x the time")."""
+    import statistics
+
+    keys = sorted({(r["rows"], r["bloom"], r["op"]) for r in results if r["op"] != "bulk_load"})
+    out, prev = [], {}
+    for rows, bloom, op in keys:
+        rs = [r for r in results if (r.get("rows"), r.get("bloom"), r["op"]) == (rows, bloom, op)]
+        m = {"summary": op, "rows": rows, "bloom": bloom, "n": len(rs),
+             "cpu_s_median": round(statistics.median(r["cpu_s"] for r in rs), 3),
+             "wall_s_median": round(statistics.median(r["wall_s"] for r in rs), 3),
+             "load1": [r["load1"] for r in rs]}
+        p = prev.get((bloom, op))
+        if p:
+            m["x_rows_vs_prev"] = round(rows / p["rows"], 2)
+            m["x_cpu_vs_prev"] = round(m["cpu_s_median"] / p["cpu_s_median"], 2)
+        prev[(bloom, op)] = m
+        out.append(m)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", default="500000,2000000")
+    ap.add_argument("--reps", type=int, default=1,
+                    help="commits per size and bloom setting, each on a fresh copy of the loaded table; the "
+                         "sizes take turns, so a drift in the machine's speed falls on all of them; medians "
+                         "are printed at the end")
+    ap.add_argument("--bloom", default="on,off", help="bloom filter settings to run (on, off or both)")
     ap.add_argument("--keep", default=None, help="write tables under DIR and keep them")
     ap.add_argument("--python", default=os.environ.get("PYTHONPATH", ""), help="PYTHONPATH of the hudi package")
     ap.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
         kind, rows, out = a.one[0], int(a.one[1]), a.one[2]
-        res = build(rows, out) if kind == "build" else commit(rows, out, a.one[3])
+        if kind == "build":
+            res = build(rows, out)
+        elif kind == "changes":
+            res = save_changes(rows, out)
+        else:
+            res = commit(rows, out, a.one[3], a.one[4])
         print(json.dumps(res if isinstance(res, list) else [res]))
         return 0
     root = a.keep or tempfile.mkdtemp(prefix="mor_upsert_scale_")
+    sizes = [int(x) for x in a.rows.split(",")]
+    results = []
     try:
-        for rows in (int(x) for x in a.rows.split(",")):
+        for rows in sizes:
             base = os.path.join(root, f"base-{rows}")
             shutil.rmtree(base, ignore_errors=True)
             for r in sub(["build", str(rows), base], a.python):
                 print(json.dumps(r), flush=True)
-            for bloom in ("on", "off"):
-                t = os.path.join(root, f"t-{rows}-{bloom}")
-                shutil.rmtree(t, ignore_errors=True)
-                shutil.copytree(base, t)
-                for r in sub(["commit", str(rows), t, bloom], a.python):
-                    print(json.dumps(r), flush=True)
+                results.append(r)
+            sub(["changes", str(rows), os.path.join(root, f"changes-{rows}")], a.python)
+        for _ in range(a.reps):
+            for rows in sizes:
+                for bloom in a.bloom.split(","):
+                    t = os.path.join(root, f"t-{rows}-{bloom}")
+                    shutil.rmtree(t, ignore_errors=True)
+                    shutil.copytree(os.path.join(root, f"base-{rows}"), t)
+                    os.sync()  # the copy's dirty pages are not written back during the commit
+                    for r in sub(["commit", str(rows), t, bloom, os.path.join(root, f"changes-{rows}")], a.python):
+                        print(json.dumps(r), flush=True)
+                        results.append(r)
+        for m in summary(results):
+            print(json.dumps(m), flush=True)
     finally:
         if not a.keep:
             shutil.rmtree(root, ignore_errors=True)
