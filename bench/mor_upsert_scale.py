@@ -6,6 +6,9 @@ subprocess that reads the commits' rows from a Parquet file written beforehand (
 those, whatever N):
   - an upsert of 10,000 existing keys (amount changed) and 1,000 new keys;
   - a delete of 1,000 other existing keys;
+or, with --table rag, the rag-chunks scenario's table (bench/upsert, 384-float embeddings; --rows
+counts chunks) and the scenario's commits at scale 1: 1,000 documents re-ingested (~10,000 chunks)
+and 100 others deleted (~1,000 chunks);
 with hoodie.parquet.bloom.filter.enabled left at its default (true, as Java) and set to false, and
 hoodie.parquet.small.file.limit=0 (the new keys get a new file group rather than a rewrite of the
 table's one small file group).
@@ -15,8 +18,8 @@ alone, the bytes it added to the table directory (data and metadata table), the 
 average (the machine may be shared). The pyarrow snappy size of the changed rows is printed as the
 floor the issue measures against (1.3x).
 
-usage: python bench/mor_upsert_scale.py [--rows 500000,2000000] [--reps N] [--bloom on,off] [--keep DIR]
-                                       [--python PYTHONPATH]
+usage: python bench/mor_upsert_scale.py [--rows 500000,2000000] [--reps N] [--bloom on,off] [--table uuid|rag]
+                                       [--keep DIR [--reuse]] [--python PYTHONPATH]
 """
 
 from __future__ import annotations
@@ -36,6 +39,39 @@ sys.path.insert(0, HERE)
 from bulk_load_bench import cpu_seconds, dir_bytes, uuid_table  # noqa: E402
 
 N_UPDATE, N_NEW, N_DELETE = 10_000, 1_000, 1_000
+RAG_DOCS_CHANGED, RAG_DOCS_DELETED = 1_000, 100
+
+
+def rag_table(rows: int):
+    """The rag-chunks scenario's base table (bench/upsert/scenarios.py) with about `rows` chunks (10
+    a document on average, 384-float embeddings), and its per-document chunk counts."""
+    import numpy as np
+
+    sys.path.insert(0, os.path.join(HERE, "upsert"))
+    from scenarios import gen_rag
+
+    g = gen_rag(rows / 1_000_000, np.random.default_rng(7), __import__("pathlib").Path(tempfile.gettempdir()))
+    return g.base
+
+
+def rag_changes(rows: int):
+    """The same commit whatever the table's size, as the rag-chunks scenario's at scale 1: 1,000
+    documents re-ingested (all their chunks, ~10,000, with a new version and time) and all chunks of
+    100 other documents deleted."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    t = rag_table(rows)
+    docs = pc.unique(t["doc_id"])
+    pick = np.random.default_rng(11).choice(len(docs), RAG_DOCS_CHANGED + RAG_DOCS_DELETED, replace=False)
+    changed, gone = docs.take(pa.array(pick[:RAG_DOCS_CHANGED])), docs.take(pa.array(pick[RAG_DOCS_CHANGED:]))
+    up = t.filter(pc.is_in(t["doc_id"], value_set=changed))
+    up = up.set_column(up.schema.get_field_index("doc_version"), "doc_version", pc.add(up["doc_version"], 1))
+    day = pa.scalar(86_400_000_000, pa.duration("us"))
+    up = up.set_column(up.schema.get_field_index("updated_at"), "updated_at", pc.add(up["updated_at"], day))
+    dele = t.filter(pc.is_in(t["doc_id"], value_set=gone))["chunk_id"]
+    return up, dele
 
 
 def changes(rows: int):
@@ -72,34 +108,35 @@ def floor_bytes(batch) -> int:
     return sink.getvalue().size
 
 
-def build(rows: int, out: str) -> dict:
+def build(table: str, rows: int, out: str) -> dict:
     import hudi
 
-    t = uuid_table(rows)
-    tbl = hudi.HudiTable.create(out, record_key="id", table_type="mor", record_index_enabled=True)
+    t = rag_table(rows) if table == "rag" else uuid_table(rows)
+    key = "chunk_id" if table == "rag" else "id"
+    tbl = hudi.HudiTable.create(out, record_key=key, table_type="mor", record_index_enabled=True)
     c0, w0 = cpu_seconds(), time.perf_counter()
     tbl.append(t, {"hoodie.parquet.compression.codec": "snappy"})
-    return {"op": "bulk_load", "rows": rows, "cpu_s": round(cpu_seconds() - c0, 3),
+    return {"op": "bulk_load", "table": table, "rows": t.num_rows, "cpu_s": round(cpu_seconds() - c0, 3),
             "wall_s": round(time.perf_counter() - w0, 3), "bytes": dir_bytes(out)}
 
 
-def save_changes(rows: int, out: str) -> list:
+def save_changes(table: str, rows: int, out: str) -> list:
     """Writes the commits' rows to out-upsert.parquet and out-delete.parquet, so the committing process
     holds only them: generating the whole table there left its heap 4x larger at 4x the rows, which
     showed up as page faults in the commit being measured."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    batch, dele = changes(rows)
+    batch, dele = rag_changes(rows) if table == "rag" else changes(rows)
     pq.write_table(batch, out + "-upsert.parquet")
-    pq.write_table(pa.table({"id": dele}), out + "-delete.parquet")
+    pq.write_table(pa.table({"key": dele}), out + "-delete.parquet")
     return []
 
 
 def load_changes(out: str):
     import pyarrow.parquet as pq
 
-    return pq.read_table(out + "-upsert.parquet"), pq.read_table(out + "-delete.parquet")["id"]
+    return pq.read_table(out + "-upsert.parquet"), pq.read_table(out + "-delete.parquet")["key"]
 
 
 def commit(rows: int, out: str, bloom: str, changes_at: str) -> list:
@@ -121,7 +158,8 @@ def commit(rows: int, out: str, bloom: str, changes_at: str) -> list:
         fn()
         c1, w1, r1 = cpu_seconds(), time.perf_counter(), read_chars()
         written = dir_bytes(out) - b0
-        r = {"op": op, "rows": rows, "bloom": bloom, "cpu_s": round(c1 - c0, 3), "wall_s": round(w1 - w0, 3),
+        r = {"op": op, "rows": rows, "rows_changed": batch.num_rows if op == "upsert" else len(dele), "bloom": bloom,
+             "cpu_s": round(c1 - c0, 3), "wall_s": round(w1 - w0, 3),
              "bytes": written, "bytes_read": r1 - r0, "load1": round(os.getloadavg()[0], 2)}
         if floor:
             r["floor"] = floor
@@ -169,18 +207,24 @@ def main() -> int:
                          "sizes take turns, so a drift in the machine's speed falls on all of them; medians "
                          "are printed at the end")
     ap.add_argument("--bloom", default="on,off", help="bloom filter settings to run (on, off or both)")
+    ap.add_argument("--table", default="uuid", choices=("uuid", "rag"),
+                    help="uuid: the uuid table, upserts of 10,000 + 1,000 new keys, deletes of 1,000; rag: the "
+                         "rag-chunks scenario's table (--rows counts chunks), 1,000 documents re-ingested, 100 "
+                         "deleted")
     ap.add_argument("--keep", default=None, help="write tables under DIR and keep them")
+    ap.add_argument("--reuse", action="store_true",
+                    help="with --keep: take the loaded tables and commits' rows a previous run left in DIR")
     ap.add_argument("--python", default=os.environ.get("PYTHONPATH", ""), help="PYTHONPATH of the hudi package")
     ap.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
-        kind, rows, out = a.one[0], int(a.one[1]), a.one[2]
+        kind, table, rows, out = a.one[0], a.one[1], int(a.one[2]), a.one[3]
         if kind == "build":
-            res = build(rows, out)
+            res = build(table, rows, out)
         elif kind == "changes":
-            res = save_changes(rows, out)
+            res = save_changes(table, rows, out)
         else:
-            res = commit(rows, out, a.one[3], a.one[4])
+            res = commit(rows, out, a.one[4], a.one[5])
         print(json.dumps(res if isinstance(res, list) else [res]))
         return 0
     root = a.keep or tempfile.mkdtemp(prefix="mor_upsert_scale_")
@@ -188,12 +232,14 @@ def main() -> int:
     results = []
     try:
         for rows in sizes:
-            base = os.path.join(root, f"base-{rows}")
+            base, ch = os.path.join(root, f"base-{rows}"), os.path.join(root, f"changes-{rows}")
+            if a.reuse and os.path.isdir(os.path.join(base, ".hoodie")) and os.path.exists(ch + "-delete.parquet"):
+                continue
             shutil.rmtree(base, ignore_errors=True)
-            for r in sub(["build", str(rows), base], a.python):
+            for r in sub(["build", a.table, str(rows), base], a.python):
                 print(json.dumps(r), flush=True)
                 results.append(r)
-            sub(["changes", str(rows), os.path.join(root, f"changes-{rows}")], a.python)
+            sub(["changes", a.table, str(rows), ch], a.python)
         for _ in range(a.reps):
             for rows in sizes:
                 for bloom in a.bloom.split(","):
@@ -201,7 +247,8 @@ def main() -> int:
                     shutil.rmtree(t, ignore_errors=True)
                     shutil.copytree(os.path.join(root, f"base-{rows}"), t)
                     os.sync()  # the copy's dirty pages are not written back during the commit
-                    for r in sub(["commit", str(rows), t, bloom, os.path.join(root, f"changes-{rows}")], a.python):
+                    for r in sub(["commit", a.table, str(rows), t, bloom, os.path.join(root, f"changes-{rows}")],
+                                 a.python):
                         print(json.dumps(r), flush=True)
                         results.append(r)
         for m in summary(results):
