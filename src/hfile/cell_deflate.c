@@ -10,6 +10,7 @@
  * cell and the head of the next often repeat the same earlier pair). */
 #include "hfile/cell_deflate.h"
 
+#include <stdbool.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -152,14 +153,17 @@ static void parse_cells(parse *p, const uint8_t *src, size_t len) {
      * (the file ids are random), and each then missed the other's copy:
      * an index 15-20% larger. Taken: the slot that matches, else the one
      * used less recently. */
-    uint32_t h = tail_hash(src + row_end, tn), slot = h % TAILS, alt = (slot + 1) % TAILS;
-    if (!(tails[slot].n == tn && memcmp(src + tails[slot].at, src + row_end, tn) == 0) &&
-        ((tails[alt].n == tn && memcmp(src + tails[alt].at, src + row_end, tn) == 0) ||
-         tails[alt].at < tails[slot].at))
-      slot = alt;
+    uint32_t slot = tail_hash(src + row_end, tn) % TAILS, alt = (slot + 1) % TAILS;
+    bool same = tails[slot].n == tn && memcmp(src + tails[slot].at, src + row_end, tn) == 0;
+    if (!same) {
+      bool alt_same = tails[alt].n == tn && memcmp(src + tails[alt].at, src + row_end, tn) == 0;
+      if (alt_same || tails[alt].at < tails[slot].at) {
+        slot = alt;
+        same = alt_same;
+      }
+    }
     size_t from = tails[slot].at;
-    if (tails[slot].n == tn && row_end - from <= HUDI_DEFLATE_MAX_DIST &&
-        memcmp(src + from, src + row_end, tn) == 0) {
+    if (same && row_end - from <= HUDI_DEFLATE_MAX_DIST) {
       if (tn >= MIN_COPY) {
         add_copy(p, (uint32_t)tn, (uint32_t)(row_end - from));
         ext_dist = row_end - from;
