@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -44,13 +45,13 @@ RAG_DOCS_CHANGED, RAG_DOCS_DELETED = 1_000, 100
 
 def rag_table(rows: int):
     """The rag-chunks scenario's base table (bench/upsert/scenarios.py) with about `rows` chunks (10
-    a document on average, 384-float embeddings), and its per-document chunk counts."""
+    a document on average, 384-float embeddings)."""
     import numpy as np
 
     sys.path.insert(0, os.path.join(HERE, "upsert"))
     from scenarios import gen_rag
 
-    g = gen_rag(rows / 1_000_000, np.random.default_rng(7), __import__("pathlib").Path(tempfile.gettempdir()))
+    g = gen_rag(rows / 1_000_000, np.random.default_rng(7), Path(tempfile.gettempdir()))
     return g.base
 
 

@@ -182,20 +182,24 @@ static int rename_noreplace(const char *from, const char *to) {
 
 /* ---- reads ---------------------------------------------------------- */
 
+/* Reads up to len bytes at offset from fd, opened on full. */
+static hudi_status read_at(int fd, const char *full, uint64_t offset, void *dst, size_t len, size_t *n_read,
+                           hudi_error *err) {
+  int e = pread_full(fd, dst, len, offset, n_read);
+  if (e == EISDIR) return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "read '%s': is a directory", full);
+  return e ? sys_err(err, e, "read", full) : HUDI_OK;
+}
+
 static hudi_status local_read(hudi_storage *s, const char *path, uint64_t offset, void *dst,
                               size_t len, size_t *n_read, hudi_error *err) {
   char *full;
   HUDI_TRY(full_path(&full, as_local(s), path, err));
-  hudi_status st = HUDI_OK;
+  hudi_status st;
   int fd = open_retry(full, O_RDONLY, 0);
   if (fd < 0) {
     st = sys_err(err, errno, "read", full);
   } else {
-    int e = pread_full(fd, dst, len, offset, n_read);
-    if (e == EISDIR)
-      st = hudi_err_set(err, HUDI_ERR_NOT_FOUND, "read '%s': is a directory", full);
-    else if (e)
-      st = sys_err(err, e, "read", full);
+    st = read_at(fd, full, offset, dst, len, n_read, err);
     close(fd);
   }
   hudi_free(full);
@@ -227,9 +231,7 @@ static hudi_status local_held_read(hudi_storage *s, void *handle, uint64_t offse
                                    size_t *n_read, hudi_error *err) {
   (void)s;
   local_held *h = handle;
-  int e = pread_full(h->fd, dst, len, offset, n_read);
-  if (e == EISDIR) return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "read '%s': is a directory", h->full);
-  return e ? sys_err(err, e, "read", h->full) : HUDI_OK;
+  return read_at(h->fd, h->full, offset, dst, len, n_read, err);
 }
 
 static void local_release(hudi_storage *s, void *handle) {

@@ -82,12 +82,18 @@ static bool cached_read(hudi_storage *s, const char *p, uint64_t offset, void *d
   return done;
 }
 
-hudi_status hudi_storage_read(hudi_storage *s, const char *path, uint64_t offset, void *dst,
-                              size_t len, size_t *n_read, hudi_error *err) {
-  *n_read = 0;
+/* A read's range must fit a signed 64-bit file offset. */
+static hudi_status check_range(const char *path, uint64_t offset, size_t len, hudi_error *err) {
   if (offset > INT64_MAX || len > INT64_MAX - offset)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "read of '%s': range %llu+%zu is too large",
                         path, (unsigned long long)offset, len);
+  return HUDI_OK;
+}
+
+hudi_status hudi_storage_read(hudi_storage *s, const char *path, uint64_t offset, void *dst,
+                              size_t len, size_t *n_read, hudi_error *err) {
+  *n_read = 0;
+  HUDI_TRY(check_range(path, offset, len, err));
   char *p;
   HUDI_TRY(normalize(&p, "read", path, err));
   hudi_status st;
@@ -160,9 +166,7 @@ static bool held(const hudi_storage_file *f) {
 hudi_status hudi_storage_file_read_exact(hudi_storage_file *f, uint64_t offset, void *dst, size_t len,
                                          hudi_error *err) {
   if (!held(f)) return hudi_storage_read_exact(f->s, f->path, offset, dst, len, err);
-  if (offset > INT64_MAX || len > INT64_MAX - offset)
-    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "read of '%s': range %llu+%zu is too large", f->path,
-                        (unsigned long long)offset, len);
+  HUDI_TRY(check_range(f->path, offset, len, err));
   if (!f->handle) HUDI_TRY(f->s->vtable->hold(f->s, f->path, &f->handle, err));
   size_t got;
   HUDI_TRY(f->s->vtable->held_read(f->s, f->handle, offset, dst, len, &got, err));

@@ -669,19 +669,29 @@ static int read_storage(void *ctx, uint64_t off, size_t len, uint8_t *dst) {
   return hudi_storage_file_read_exact(ctx, off, dst, len, NULL) != HUDI_OK;
 }
 
+/* A reader over base HFile b, its blocks read through *f (held until
+ * base_close). */
+static hudi_status base_open(hudi_storage *s, const hudi_fs_base_file *b, hudi_storage_file **f, hudi_hfile_reader **r,
+                             hudi_error *err) {
+  HUDI_TRY(hudi_storage_file_open(s, b->path, f, err));
+  hudi_hfile_source src = {read_storage, *f, b->size, b->path};
+  hudi_status st = hudi_hfile_reader_open(r, &src, err);
+  if (st != HUDI_OK) hudi_storage_file_close(*f);
+  return st;
+}
+
+static void base_close(hudi_storage_file *f, hudi_hfile_reader *r) {
+  hudi_hfile_reader_free(r);
+  hudi_storage_file_close(f);
+}
+
 static hudi_status merge_base(merge *g, const hudi_file_slice *s, hudi_mdt_read_stats *st) {
   if (!s->base) return HUDI_OK;
   hudi_storage_file *f;
-  HUDI_TRY(hudi_storage_file_open(g->m->mdt->storage, s->base->path, &f, g->err));
-  hudi_hfile_source src = {read_storage, f, s->base->size, s->base->path};
   hudi_hfile_reader *r;
   g->where = s->base->path;
   g->base_phase = true;
-  hudi_status opened = hudi_hfile_reader_open(&r, &src, g->err);
-  if (opened != HUDI_OK) {
-    hudi_storage_file_close(f);
-    return opened;
-  }
+  HUDI_TRY(base_open(g->m->mdt->storage, s->base, &f, &r, g->err));
   hudi_mdt_hfile_coalesce(r, g->m->mdt->storage);
   hudi_status rc = hfile_schema(g->m, r, NULL, &g->schema, g->where, g->err);
   g->st = HUDI_OK;
@@ -711,8 +721,7 @@ static hudi_status merge_base(merge *g, const hudi_file_slice *s, hudi_mdt_read_
     st->base_data_blocks_read += hs.data_blocks_read;
     st->base_bytes_read += hs.bytes_read;
   }
-  hudi_hfile_reader_free(r);
-  hudi_storage_file_close(f);
+  base_close(f, r);
   return rc;
 }
 
@@ -1080,15 +1089,9 @@ static int on_base_kv(void *ctx, const uint8_t *key, size_t key_len, const uint8
 
 static hudi_status stream_base(stream *s, const hudi_fs_base_file *base, hudi_mdt_read_stats *st) {
   hudi_storage_file *f;
-  HUDI_TRY(hudi_storage_file_open(s->m->mdt->storage, base->path, &f, s->err));
-  hudi_hfile_source src = {read_storage, f, base->size, base->path};
   hudi_hfile_reader *r;
   s->where = base->path;
-  hudi_status opened = hudi_hfile_reader_open(&r, &src, s->err);
-  if (opened != HUDI_OK) {
-    hudi_storage_file_close(f);
-    return opened;
-  }
+  HUDI_TRY(base_open(s->m->mdt->storage, base, &f, &r, s->err));
   hudi_status rc = hfile_schema(s->m, r, NULL, &s->base_schema, s->where, s->err);
   s->st = HUDI_OK;
   if (rc == HUDI_OK) rc = hudi_hfile_reader_scan(r, on_base_kv, s, s->err);
@@ -1100,8 +1103,7 @@ static hudi_status stream_base(stream *s, const hudi_fs_base_file *base, hudi_md
     st->base_data_blocks_read += hs.data_blocks_read;
     st->base_bytes_read += hs.bytes_read;
   }
-  hudi_hfile_reader_free(r);
-  hudi_storage_file_close(f);
+  base_close(f, r);
   return rc;
 }
 
