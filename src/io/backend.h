@@ -49,7 +49,18 @@ typedef struct hudi_storage_vtable {
   hudi_status (*held_read)(hudi_storage *s, void *handle, uint64_t offset, void *dst, size_t len, size_t *n_read,
                            hudi_error *err);
   void (*release)(hudi_storage *s, void *handle);
+  /* Optional (NULL: writes are durable when they return, and write groups
+   * defer nothing): makes path, a file or a directory ("" is the base),
+   * durable. With it, write receives HUDI_WRITE_UNSYNCED_ for grouped
+   * writes and then leaves the object and its directory to this call. */
+  hudi_status (*sync)(hudi_storage *s, const char *path, hudi_error *err);
 } hudi_storage_vtable;
+
+/* Write flag storage.c passes to a backend with sync for a grouped write
+ * (storage.h, write groups): skip making this write durable; sync is called
+ * for the path and its directories later. Only with HUDI_WRITE_DIRECT or
+ * HUDI_WRITE_IF_ABSENT. */
+#define HUDI_WRITE_UNSYNCED_ (1u << 31)
 
 /* Every backend embeds this as its first member. */
 struct hudi_storage {
@@ -75,6 +86,10 @@ typedef hudi_status (*hudi_storage_open_fn)(hudi_storage **out, const char *uri,
  * process. "file" (and plain paths) are built in. */
 HUDI_NODISCARD hudi_status hudi_storage_register(const char *scheme, hudi_storage_open_fn open_fn,
                                                  hudi_error *err);
+
+/* The fsyncs a local storage has made since it was opened (tests: what
+ * write groups save); 0 for other backends. */
+uint64_t hudi_local_storage_fsyncs(const hudi_storage *s);
 
 /* The local backend's open, exposed so the registry (and tests) can name it. */
 HUDI_NODISCARD hudi_status hudi_local_storage_open(hudi_storage **out, const char *uri,

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -22,6 +23,7 @@
 typedef struct local_storage {
   hudi_storage base; /* base.base: absolute, normalised, no trailing '/' except "/" */
   bool fsync;        /* option "fsync": make writes durable before reporting them */
+  atomic_uint_fast64_t fsyncs; /* made so far (hudi_local_storage_fsyncs) */
 } local_storage;
 
 /* How many fresh temporary names to try when one is taken (another process
@@ -98,6 +100,11 @@ static int fsync_retry(int fd) {
   return r == 0 ? 0 : errno;
 }
 
+static int counted_fsync(local_storage *ls, int fd) {
+  atomic_fetch_add_explicit(&ls->fsyncs, 1, memory_order_relaxed);
+  return fsync_retry(fd);
+}
+
 /* close(2) is not retried: on Linux the descriptor is gone even on EINTR. */
 static int close_checked(int fd) { return close(fd) == 0 || errno == EINTR ? 0 : errno; }
 
@@ -152,8 +159,9 @@ static int fsync_dir(char *dir) {
 }
 
 /* Makes a rename or link into path's directory durable. */
-static hudi_status sync_parent(const local_storage *ls, char *path, hudi_error *err) {
+static hudi_status sync_parent(local_storage *ls, char *path, hudi_error *err) {
   if (!ls->fsync) return HUDI_OK;
+  atomic_fetch_add_explicit(&ls->fsyncs, 1, memory_order_relaxed);
   int e = with_parent(path, fsync_dir);
   return e ? sys_err(err, e, "fsync directory of", path) : HUDI_OK;
 }
@@ -338,22 +346,24 @@ static int create_file(char *path, bool exclusive) {
   return fd;
 }
 
-/* Writes data to fd, fsyncs it if asked, closes it. */
-static hudi_status fill_and_close(const local_storage *ls, int fd, const char *path,
-                                  const void *data, size_t len, hudi_error *err) {
+/* Writes data to fd, fsyncs it when sync, closes it. */
+static hudi_status fill_and_close(local_storage *ls, int fd, const char *path, const void *data, size_t len,
+                                  bool sync, hudi_error *err) {
   int e = write_full(fd, data, len);
-  if (!e && ls->fsync) e = fsync_retry(fd);
+  if (!e && sync) e = counted_fsync(ls, fd);
   int ce = close_checked(fd);
   if (!e) e = ce;
   return e ? sys_err(err, e, "write", path) : HUDI_OK;
 }
 
-static hudi_status write_direct(const local_storage *ls, char *full, const void *data, size_t len,
+/* unsynced: a grouped write (storage.h): the file and its directory are
+ * made durable by local_sync later. */
+static hudi_status write_direct(local_storage *ls, char *full, const void *data, size_t len, bool unsynced,
                                 hudi_error *err) {
   int fd = create_file(full, false);
   if (fd < 0) return sys_err(err, errno, "write", full);
-  HUDI_TRY(fill_and_close(ls, fd, full, data, len, err));
-  return sync_parent(ls, full, err);
+  HUDI_TRY(fill_and_close(ls, fd, full, data, len, ls->fsync && !unsynced, err));
+  return unsynced ? HUDI_OK : sync_parent(ls, full, err);
 }
 
 /* Creates a fresh temporary sibling of full; *tmp is owned by the caller. */
@@ -376,12 +386,12 @@ static hudi_status open_temp(char **tmp, int *fd, char *full, hudi_error *err) {
                       TEMP_ATTEMPTS);
 }
 
-static hudi_status write_atomic(const local_storage *ls, char *full, const void *data, size_t len,
-                                bool if_absent, hudi_error *err) {
+static hudi_status write_atomic(local_storage *ls, char *full, const void *data, size_t len, bool if_absent,
+                                bool unsynced, hudi_error *err) {
   char *tmp;
   int fd;
   HUDI_TRY(open_temp(&tmp, &fd, full, err));
-  hudi_status st = fill_and_close(ls, fd, tmp, data, len, err);
+  hudi_status st = fill_and_close(ls, fd, tmp, data, len, ls->fsync && !unsynced, err);
   if (st == HUDI_OK) {
     int e = 0;
     if (if_absent)
@@ -397,7 +407,7 @@ static hudi_status write_atomic(const local_storage *ls, char *full, const void 
    * name, and after a failure a stray file: remove it either way. */
   if (st != HUDI_OK || if_absent) unlink(tmp);
   hudi_free(tmp);
-  if (st == HUDI_OK) st = sync_parent(ls, full, err);
+  if (st == HUDI_OK && !unsynced) st = sync_parent(ls, full, err);
   return st;
 }
 
@@ -406,9 +416,10 @@ static hudi_status local_write(hudi_storage *s, const char *path, const void *da
   local_storage *ls = as_local(s);
   char *full;
   HUDI_TRY(full_path(&full, ls, path, err));
+  bool unsynced = (flags & HUDI_WRITE_UNSYNCED_) != 0;
   hudi_status st = (flags & HUDI_WRITE_DIRECT)
-                       ? write_direct(ls, full, data, len, err)
-                       : write_atomic(ls, full, data, len, (flags & HUDI_WRITE_IF_ABSENT) != 0, err);
+                       ? write_direct(ls, full, data, len, unsynced, err)
+                       : write_atomic(ls, full, data, len, (flags & HUDI_WRITE_IF_ABSENT) != 0, unsynced, err);
   hudi_free(full);
   return st;
 }
@@ -613,6 +624,28 @@ static hudi_status local_remove(hudi_storage *s, const char *path, unsigned flag
   return st;
 }
 
+/* ---- write groups (storage.h) ----------------------------------------- */
+
+/* Makes a file or directory durable: the sync of a write group. */
+static hudi_status local_sync(hudi_storage *s, const char *path, hudi_error *err) {
+  local_storage *ls = as_local(s);
+  if (!ls->fsync) return HUDI_OK;
+  char *full;
+  HUDI_TRY(full_path(&full, ls, path, err));
+  int fd = open_retry(full, O_RDONLY | O_CLOEXEC, 0);
+  int e = fd < 0 ? errno : counted_fsync(ls, fd);
+  if (fd >= 0) close(fd);
+  /* Some file systems cannot fsync a directory (as in fsync_dir). */
+  hudi_status st = e && e != EINVAL ? sys_err(err, e, "fsync", full) : HUDI_OK;
+  hudi_free(full);
+  return st;
+}
+
+uint64_t hudi_local_storage_fsyncs(const hudi_storage *s) {
+  if (!s || s->vtable->sync != local_sync) return 0;
+  return atomic_load_explicit(&((const local_storage *)s)->fsyncs, memory_order_relaxed);
+}
+
 /* ---- open / free ---------------------------------------------------- */
 
 static void local_destroy(hudi_storage *s) {
@@ -622,7 +655,7 @@ static void local_destroy(hudi_storage *s) {
 
 static const hudi_storage_vtable local_vtable = {
     "local",      local_read,   local_read_all, local_stat, local_write, local_rename, local_list,
-    local_remove, local_destroy, local_hold,     local_held_read, local_release,
+    local_remove, local_destroy, local_hold,     local_held_read, local_release, local_sync,
 };
 
 static int hex_value(char c) {

@@ -7,6 +7,7 @@
 
 #include "base/alloc.h"
 #include "io/backend.h"
+#include "io/group.h"
 #include "io/objcache.h"
 #include "io/readahead.h"
 
@@ -270,13 +271,22 @@ static hudi_status reject_base(const char *op, const char *norm, const char *pat
 
 hudi_status hudi_storage_write(hudi_storage *s, const char *path, const void *data, size_t len,
                                unsigned flags, hudi_error *err) {
-  HUDI_TRY(check_flags("write", flags, HUDI_WRITE_IF_ABSENT | HUDI_WRITE_DIRECT, err));
+  HUDI_TRY(check_flags("write", flags, HUDI_WRITE_IF_ABSENT | HUDI_WRITE_DIRECT | HUDI_WRITE_GROUPED, err));
   if ((flags & HUDI_WRITE_IF_ABSENT) && (flags & HUDI_WRITE_DIRECT))
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
                         "write of '%s': HUDI_WRITE_IF_ABSENT cannot be combined with HUDI_WRITE_DIRECT",
                         path);
+  if ((flags & HUDI_WRITE_GROUPED) && !(flags & (HUDI_WRITE_IF_ABSENT | HUDI_WRITE_DIRECT)))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                        "write of '%s': HUDI_WRITE_GROUPED needs HUDI_WRITE_IF_ABSENT or HUDI_WRITE_DIRECT", path);
   if (len > 0 && !data)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "write of '%s': no data for %zu bytes", path, len);
+  hudi_storage_group *g = (flags & HUDI_WRITE_GROUPED) ? hudi_storage_group_of_(s) : NULL;
+  flags &= ~(unsigned)HUDI_WRITE_GROUPED;
+  if (g) {
+    HUDI_TRY(hudi_storage_group_reserve_(g, err));
+    flags |= HUDI_WRITE_UNSYNCED_;
+  }
   char *p;
   HUDI_TRY(normalize(&p, "write", path, err));
   hudi_status st = reject_base("write", p, path, err);
@@ -284,6 +294,10 @@ hudi_status hudi_storage_write(hudi_storage *s, const char *path, const void *da
     forget_cached(s, p);
     st = s->vtable->write(s, p, data, len, flags, err);
     forget_cached(s, p);
+  }
+  if (st == HUDI_OK && g) {
+    hudi_storage_group_add_(g, p); /* synced at the group's sync */
+    return HUDI_OK;
   }
   hudi_free(p);
   return st;

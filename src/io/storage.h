@@ -126,7 +126,16 @@ enum {
    * no reader can be looking at yet (and that a failed writer's rollback
    * deletes). Object stores ignore it: their PUT is atomic anyway. Cannot be
    * combined with HUDI_WRITE_IF_ABSENT. */
-  HUDI_WRITE_DIRECT = 1u << 1
+  HUDI_WRITE_DIRECT = 1u << 1,
+  /* Durable at the sync of the write group this thread has open on this
+   * storage (hudi_storage_group_begin below) rather than before the write
+   * returns; readers see the object at once either way. Without an open
+   * group, or on a backend whose writes are durable when they return
+   * (object stores), it changes nothing. Only with HUDI_WRITE_DIRECT or
+   * HUDI_WRITE_IF_ABSENT: a grouped write creates an object and never
+   * replaces one, so a crash before the sync loses only objects that are
+   * new (and that the commit writing them never got to list). */
+  HUDI_WRITE_GROUPED = 1u << 2
 };
 
 /* Writes the whole object: creates it or replaces it. By default atomic: a
@@ -140,6 +149,42 @@ HUDI_NODISCARD hudi_status hudi_storage_write(hudi_storage *s, const char *path,
 HUDI_NODISCARD hudi_status hudi_storage_write_if_absent(hudi_storage *s, const char *path,
                                                         const void *data, size_t len,
                                                         hudi_error *err);
+
+/* ---- write groups (group commit) -------------------------------------- */
+
+/* A commit writes one file per file group it touches (and a marker before
+ * each), all of which must be durable before the commit is listed in the
+ * metadata table and completes, but none of which needs to be durable on
+ * its own before that. A write group lets those writes
+ * (HUDI_WRITE_GROUPED) skip their own durability step and makes them all
+ * durable at hudi_storage_group_sync. On the local backend a write costs
+ * two fsyncs (the file, its directory); grouped, the sync fsyncs each file
+ * once and each directory holding them (and its ancestors up to the base)
+ * once, in one run: the commit's markers share one directory, its log files
+ * a few, and files created together share inode-table blocks.
+ *
+ * A group belongs to the thread that began it and to one storage; writes
+ * from other threads or to other storages are not grouped. One group per
+ * thread at a time. */
+typedef struct hudi_storage_group hudi_storage_group;
+
+/* Opens a write group on s for this thread. HUDI_ERR_INVALID_ARG when the
+ * thread has one open already. */
+HUDI_NODISCARD hudi_status hudi_storage_group_begin(hudi_storage *s, hudi_storage_group **out, hudi_error *err);
+
+/* Makes every grouped write of g so far durable (each file, then each
+ * directory that holds one and its ancestors). The group stays open: later
+ * grouped writes wait for the next sync. On failure the writes not yet
+ * synced stay pending. A NULL group is a no-op. */
+HUDI_NODISCARD hudi_status hudi_storage_group_sync(hudi_storage_group *g, hudi_error *err);
+
+/* Grouped writes of g waiting for its sync (0 on backends that do not
+ * defer). */
+size_t hudi_storage_group_pending(const hudi_storage_group *g);
+
+/* Closes g without syncing what is pending (the caller is failing the
+ * commit). NULL is a no-op. */
+void hudi_storage_group_end(hudi_storage_group *g);
 
 enum {
   /* Fail with HUDI_ERR_EXISTS instead of replacing an existing destination;

@@ -51,7 +51,8 @@ hudi_status hudi_log_file_create(hudi_storage *s, const char *dir, const char *f
     st = hudi_log_file_name_format(&path, file_id, instant, NULL, version, write_token, NULL, err);
     if (st == HUDI_OK) st = hudi_buf_append_byte(&path, '\0', err);
     if (st != HUDI_OK) break;
-    st = hudi_storage_write_if_absent(s, (const char *)path.data, data, len, err);
+    /* Grouped: a new file, durable at the open write group's sync if any. */
+    st = hudi_storage_write(s, (const char *)path.data, data, len, HUDI_WRITE_IF_ABSENT | HUDI_WRITE_GROUPED, err);
     if (st != HUDI_ERR_EXISTS) break;
     if (version == INT32_MAX) {
       st = hudi_err_set(err, HUDI_ERR_LIMIT, "log version overflow");

@@ -14,7 +14,10 @@ hudi_status hudi_write_marker(hudi_storage *s, const char *instant, const char *
   hudi_buf_init(&p, 8192);
   hudi_status st = hudi_buf_printf(&p, err, ".hoodie/.temp/%s/%s%s%s.marker.%s%c", instant, partition,
                                    *partition ? "/" : "", file_name, kind, '\0');
-  if (st == HUDI_OK) st = hudi_storage_write(s, (const char *)p.data, "", 0, HUDI_WRITE_DIRECT, err);
+  /* Grouped: durable with the data files at the commit's group sync
+   * (merge_write.c), or at once when no group is open. */
+  if (st == HUDI_OK)
+    st = hudi_storage_write(s, (const char *)p.data, "", 0, HUDI_WRITE_DIRECT | HUDI_WRITE_GROUPED, err);
   hudi_buf_free(&p);
   return st;
 }

@@ -1288,6 +1288,30 @@ static hudi_status update_mdt(mw *c, hudi_instant_gen *gen, hudi_error *err) {
   return st;
 }
 
+static hudi_status write_slices(mw *c, hudi_error *err) {
+  size_t ns = hudi_file_slice_list_count(c->full);
+  for (size_t s = 0; s < ns; s++) {
+    if (c->slice_start[s] == c->slice_start[s + 1]) continue;
+    bool cow = c->t->type != HUDI_MERGE_ON_READ || slice_takes_inserts(c, s);
+    HUDI_TRY(cow ? rewrite_slice(c, s, err) : append_slice(c, s, err));
+  }
+  return write_inserts(c, err);
+}
+
+/* The commit's markers and data files, in one write group (io/storage.h):
+ * the markers and log files (one of each per file group touched) are made
+ * durable together once all are written, before the metadata table lists
+ * them and the instant completes, rather than with two fsyncs each. A crash
+ * before that sync can lose only files of this never-completed instant. */
+static hudi_status write_data_files(mw *c, hudi_error *err) {
+  hudi_storage_group *g;
+  HUDI_TRY(hudi_storage_group_begin(c->t->storage, &g, err));
+  hudi_status st = write_slices(c, err);
+  if (st == HUDI_OK) st = hudi_storage_group_sync(g, err);
+  hudi_storage_group_end(g);
+  return st;
+}
+
 static hudi_status commit(mw *c, const char *operation, hudi_error *err) {
   hudi_instant_gen gen;
   HUDI_TRY(hudi_write_pick_instant(&gen, c->t, c->instant, err));
@@ -1301,13 +1325,7 @@ static hudi_status commit(mw *c, const char *operation, hudi_error *err) {
   else HUDI_TRY(write_instant(c, "", HUDI_INSTANT_REQUESTED, "", 0, err));
   HUDI_TRY(write_instant(c, "", HUDI_INSTANT_INFLIGHT, "", 0, err));
 
-  size_t ns = hudi_file_slice_list_count(c->full);
-  for (size_t s = 0; s < ns; s++) {
-    if (c->slice_start[s] == c->slice_start[s + 1]) continue;
-    bool cow = c->t->type != HUDI_MERGE_ON_READ || slice_takes_inserts(c, s);
-    HUDI_TRY(cow ? rewrite_slice(c, s, err) : append_slice(c, s, err));
-  }
-  HUDI_TRY(write_inserts(c, err));
+  HUDI_TRY(write_data_files(c, err));
   if (replace) HUDI_TRY(add_replaced(c, err));
   size_t np;
   (void)hudi_commit_metadata_partitions(c->meta, &np);

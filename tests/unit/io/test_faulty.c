@@ -431,6 +431,30 @@ static hudi_status case_faults(fixture *fx, int i, hudi_error *err) {
   return st == HUDI_ERR_IO ? HUDI_OK : st;
 }
 
+/* A write group over local storage (fsync on, the deferring path), and
+ * over the faulty wrapper (which defers nothing). */
+static hudi_status case_write_group(fixture *fx, int i, hudi_error *err) {
+  hudi_storage *local;
+  HUDI_TRY(hudi_storage_open(&local, fx->dir, NULL, 0, err));
+  hudi_status st = HUDI_OK;
+  for (int k = 0; k < 2 && st == HUDI_OK; k++) {
+    hudi_storage *s = k ? fx->f : local;
+    hudi_storage_group *g;
+    st = hudi_storage_group_begin(s, &g, err);
+    if (st != HUDI_OK) break;
+    for (int j = 0; j < 3 && st == HUDI_OK; j++) {
+      char p[64];
+      snprintf(p, sizeof p, "g%d/%d/%d/f%d", k, i, j % 2, j);
+      st = hudi_storage_write(s, p, "g", 1, HUDI_WRITE_DIRECT | HUDI_WRITE_GROUPED, err);
+    }
+    if (st == HUDI_OK && hudi_storage_group_pending(g) != (k ? 0u : 3u)) st = HUDI_ERR_INTERNAL;
+    if (st == HUDI_OK) st = hudi_storage_group_sync(g, err);
+    hudi_storage_group_end(g);
+  }
+  hudi_storage_free(local);
+  return st;
+}
+
 static void allocation_failures_are_clean(void **state) {
   fixture *fx = *state;
   hudi_error err = HUDI_ERROR_INIT;
@@ -453,7 +477,7 @@ static void allocation_failures_are_clean(void **state) {
       {"read_buf", case_read_buf}, {"read/stat/exists", case_read_stat},
       {"list", case_list},         {"rename", case_rename},
       {"delete tree", case_delete_tree}, {"torn write", case_faults},
-      {"held file", case_held_file},
+      {"held file", case_held_file}, {"write group", case_write_group},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     long n = sweep(fx, cases[i].name, cases[i].fn);

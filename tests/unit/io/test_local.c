@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "io/backend.h"
 #include "io/storage.h"
 #include "io_test.h"
 
@@ -704,6 +705,118 @@ static void held_file_errors(void **state) {
   hudi_storage_file_close(NULL);
 }
 
+/* ---- write groups ------------------------------------------------------- */
+
+static uint64_t fsyncs_since(const hudi_storage *s, uint64_t *mark) {
+  uint64_t now = hudi_local_storage_fsyncs(s), d = now - *mark;
+  *mark = now;
+  return d;
+}
+
+static void write_and_check(hudi_storage *s, const char *dir, const char *path, unsigned flags) {
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_storage_write(s, path, path, strlen(path), flags, &err), HUDI_OK);
+  size_t len;
+  char *got = io_get(dir, path, &len); /* visible at once */
+  assert_int_equal(len, strlen(path));
+  assert_memory_equal(got, path, len);
+  free(got);
+}
+
+typedef struct other_thread {
+  hudi_storage *s;
+  hudi_status st;
+} other_thread;
+
+static void *grouped_write_elsewhere(void *arg) {
+  other_thread *o = arg;
+  hudi_error err = HUDI_ERROR_INIT;
+  o->st = hudi_storage_write(o->s, "t/other", "o", 1, HUDI_WRITE_IF_ABSENT | HUDI_WRITE_GROUPED, &err);
+  return NULL;
+}
+
+/* Grouped writes are visible at once and fsynced only at the group's sync:
+ * each file once, then each directory holding one and its ancestors once. */
+static void write_group_syncs_at_the_end(void **state) {
+  fixture *fx = *state;
+  hudi_error err = HUDI_ERROR_INIT;
+  uint64_t mark = hudi_local_storage_fsyncs(fx->s);
+  /* Ungrouped, and grouped with no group open: the file and its directory. */
+  write_and_check(fx->s, fx->dir, "p/plain", HUDI_WRITE_DIRECT);
+  write_and_check(fx->s, fx->dir, "p/plain2", HUDI_WRITE_IF_ABSENT | HUDI_WRITE_GROUPED);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 4);
+
+  hudi_storage_group *g, *g2;
+  assert_int_equal(hudi_storage_group_begin(fx->s, &g, &err), HUDI_OK);
+  assert_int_equal(hudi_storage_group_begin(fx->s, &g2, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "open in this thread"));
+  write_and_check(fx->s, fx->dir, "p/a/m1", HUDI_WRITE_DIRECT | HUDI_WRITE_GROUPED);
+  write_and_check(fx->s, fx->dir, "p/a/m2", HUDI_WRITE_DIRECT | HUDI_WRITE_GROUPED);
+  write_and_check(fx->s, fx->dir, "p/b/f1", HUDI_WRITE_IF_ABSENT | HUDI_WRITE_GROUPED);
+  write_and_check(fx->s, fx->dir, "top", HUDI_WRITE_IF_ABSENT | HUDI_WRITE_GROUPED);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 0);
+  assert_int_equal(hudi_storage_group_pending(g), 4);
+  /* Refused or failed writes join nothing: a replacing write cannot be
+   * grouped; a taken name stays EXISTS. */
+  assert_int_equal(hudi_storage_write(fx->s, "p/c", "x", 1, HUDI_WRITE_GROUPED, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "HUDI_WRITE_GROUPED"));
+  assert_int_equal(hudi_storage_write(fx->s, "p/b/f1", "x", 1, HUDI_WRITE_IF_ABSENT | HUDI_WRITE_GROUPED, &err),
+                   HUDI_ERR_EXISTS);
+  /* Another thread's grouped write is synced as it is made. */
+  other_thread o = {fx->s, HUDI_ERR_INTERNAL};
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, grouped_write_elsewhere, &o), 0);
+  assert_int_equal(pthread_join(th, NULL), 0);
+  assert_int_equal(o.st, HUDI_OK);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 2);
+  /* So is a grouped write to another storage. */
+  hudi_storage *s2;
+  char sub[4096];
+  io_mkdir(fx->dir, "s2");
+  assert_int_equal(hudi_storage_open(&s2, io_join(sub, sizeof sub, fx->dir, "s2"), NULL, 0, &err), HUDI_OK);
+  uint64_t mark2 = 0;
+  write_and_check(s2, sub, "x", HUDI_WRITE_IF_ABSENT | HUDI_WRITE_GROUPED);
+  assert_int_equal(fsyncs_since(s2, &mark2), 2);
+  hudi_storage_free(s2);
+  assert_int_equal(hudi_storage_group_pending(g), 4);
+
+  /* The sync: 4 files, then p/a, p/b, p and the base. */
+  assert_int_equal(hudi_storage_group_sync(g, &err), HUDI_OK);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 8);
+  assert_int_equal(hudi_storage_group_pending(g), 0);
+  assert_int_equal(hudi_storage_group_sync(g, &err), HUDI_OK);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 0);
+  /* The group stays open after a sync; ended without one, its file stays. */
+  write_and_check(fx->s, fx->dir, "p/late", HUDI_WRITE_DIRECT | HUDI_WRITE_GROUPED);
+  assert_int_equal(hudi_storage_group_pending(g), 1);
+  hudi_storage_group_end(g);
+  assert_true(io_exists(fx->dir, "p/late"));
+  assert_int_equal(fsyncs_since(fx->s, &mark), 0);
+  /* Closed: a new group can open; grouped writes are synced at once again. */
+  assert_int_equal(hudi_storage_group_begin(fx->s, &g, &err), HUDI_OK);
+  hudi_storage_group_end(g);
+  write_and_check(fx->s, fx->dir, "p/after", HUDI_WRITE_DIRECT | HUDI_WRITE_GROUPED);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 2);
+  hudi_storage_group_end(NULL);
+  assert_int_equal(hudi_storage_group_sync(NULL, &err), HUDI_OK);
+}
+
+/* A pending file that vanished before the sync: an error naming it, and
+ * the writes stay pending. */
+static void write_group_sync_errors_name_the_file(void **state) {
+  fixture *fx = *state;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_storage_group *g;
+  assert_int_equal(hudi_storage_group_begin(fx->s, &g, &err), HUDI_OK);
+  write_and_check(fx->s, fx->dir, "d/gone", HUDI_WRITE_DIRECT | HUDI_WRITE_GROUPED);
+  char p[4096];
+  assert_int_equal(unlink(io_join(p, sizeof p, fx->dir, "d/gone")), 0);
+  assert_int_equal(hudi_storage_group_sync(g, &err), HUDI_ERR_NOT_FOUND);
+  assert_non_null(strstr(err.message, "d/gone"));
+  assert_int_equal(hudi_storage_group_pending(g), 1);
+  hudi_storage_group_end(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(write_creates_parents_and_reads_back, setup, teardown),
@@ -721,6 +834,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(system_errors_name_path_and_errno, setup, teardown),
       cmocka_unit_test_setup_teardown(held_file_reads_ranges_through_one_descriptor, setup, teardown),
       cmocka_unit_test_setup_teardown(held_file_errors, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_group_syncs_at_the_end, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_group_sync_errors_name_the_file, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
