@@ -1,9 +1,9 @@
 """Cost of one MOR upsert and one delete as the table grows (issue 6, "Performance").
 
 A seeded uuid table (bench/bulk_load_bench.py's uuid_table) of N rows is bulk-inserted into a new
-MERGE_ON_READ table with the record index (snappy). Copies of it then take, each in a fresh
-subprocess that reads the commits' rows from a Parquet file written beforehand (so it holds only
-those, whatever N):
+MERGE_ON_READ table with the record index (snappy). Copies of it (hard links: link_tree) then take,
+each in a fresh subprocess that reads the commits' rows from a Parquet file written beforehand (so
+it holds only those, whatever N):
   - an upsert of 10,000 existing keys (amount changed) and 1,000 new keys;
   - a delete of 1,000 other existing keys;
 or, with --table rag, the rag-chunks scenario's table (bench/upsert, 384-float embeddings; --rows
@@ -19,7 +19,7 @@ average (the machine may be shared). The pyarrow snappy size of the changed rows
 floor the issue measures against (1.3x).
 
 usage: python bench/mor_upsert_scale.py [--rows 500000,2000000] [--reps N] [--bloom on,off] [--table uuid|rag]
-                                       [--keep DIR [--reuse]] [--python PYTHONPATH]
+                                       [--keep DIR [--reuse]] [--python PYTHONPATH[,PYTHONPATH...]]
 """
 
 from __future__ import annotations
@@ -178,24 +178,55 @@ def sub(args: list, pythonpath: str) -> list:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def file_states(root: str) -> dict:
+    """Every file under root: (inode, size, mtime_ns)."""
+    out = {}
+    for d, _, files in os.walk(root):
+        for f in files:
+            st = os.stat(os.path.join(d, f))
+            out[os.path.relpath(os.path.join(d, f), root)] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    return out
+
+
+def link_tree(src: str, dst: str) -> dict:
+    """dst as a copy of src whose files are hard links (the writer only ever adds files and replaces
+    them by rename, so src is left as it was; main() checks that after every commit). Returns
+    file_states(src).
+
+    Linked copies, deleted only at the end (main): on ext4 without a journal (this VM) the inode
+    allocator steps over every inode freed in the last minute (five while its inode-table block is
+    dirty), checking each, before it takes one. After the harness had deleted previous copies, that
+    was ~50% of a rag-chunks delete's CPU in a profile, and more the more files the commit creates
+    (a larger table: more file groups touched). Deleting a byte copy frees an inode per file; a
+    linked copy, only the commit's new files and the copy's directories."""
+    for d, dirs, files in os.walk(src):
+        rel = os.path.relpath(d, src)
+        os.makedirs(os.path.join(dst, rel), exist_ok=True)
+        for f in files:
+            os.link(os.path.join(d, f), os.path.join(dst, rel, f))
+    return file_states(src)
+
+
 def summary(results: list) -> list:
-    """Medians per (rows, bloom, op) of CPU and wall seconds, and each size's CPU against the size
-    before it (the issue's "4x larger table, <= 1.3x the time")."""
+    """Medians per (build, rows, bloom, op) of CPU and wall seconds, and each size's CPU against the
+    size before it (the issue's "4x larger table, <= 1.3x the time")."""
     import statistics
 
-    keys = sorted({(r["rows"], r["bloom"], r["op"]) for r in results if r["op"] != "bulk_load"})
+    keys = sorted({(r.get("build", 0), r["rows"], r["bloom"], r["op"]) for r in results if r["op"] != "bulk_load"})
     out, prev = [], {}
-    for rows, bloom, op in keys:
-        rs = [r for r in results if (r.get("rows"), r.get("bloom"), r["op"]) == (rows, bloom, op)]
-        m = {"summary": op, "rows": rows, "bloom": bloom, "n": len(rs),
+    for build_i, rows, bloom, op in keys:
+        rs = [r for r in results
+              if (r.get("build", 0), r.get("rows"), r.get("bloom"), r["op"]) == (build_i, rows, bloom, op)]
+        m = {"summary": op, "build": build_i, "rows": rows, "bloom": bloom, "n": len(rs),
              "cpu_s_median": round(statistics.median(r["cpu_s"] for r in rs), 3),
              "wall_s_median": round(statistics.median(r["wall_s"] for r in rs), 3),
              "load1": [r["load1"] for r in rs]}
-        p = prev.get((bloom, op))
+        p = prev.get((build_i, bloom, op))
         if p:
             m["x_rows_vs_prev"] = round(rows / p["rows"], 2)
             m["x_cpu_vs_prev"] = round(m["cpu_s_median"] / p["cpu_s_median"], 2)
-        prev[(bloom, op)] = m
+            m["x_wall_vs_prev"] = round(m["wall_s_median"] / p["wall_s_median"], 2)
+        prev[(build_i, bloom, op)] = m
         out.append(m)
     return out
 
@@ -215,7 +246,9 @@ def main() -> int:
     ap.add_argument("--keep", default=None, help="write tables under DIR and keep them")
     ap.add_argument("--reuse", action="store_true",
                     help="with --keep: take the loaded tables and commits' rows a previous run left in DIR")
-    ap.add_argument("--python", default=os.environ.get("PYTHONPATH", ""), help="PYTHONPATH of the hudi package")
+    ap.add_argument("--python", default=os.environ.get("PYTHONPATH", ""),
+                    help="PYTHONPATH of the hudi package; several, comma-separated, take turns in every rep "
+                         "(an A/B comparison: results and medians carry the build's index)")
     ap.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
@@ -237,21 +270,35 @@ def main() -> int:
             if a.reuse and os.path.isdir(os.path.join(base, ".hoodie")) and os.path.exists(ch + "-delete.parquet"):
                 continue
             shutil.rmtree(base, ignore_errors=True)
-            for r in sub(["build", a.table, str(rows), base], a.python):
+            for r in sub(["build", a.table, str(rows), base], a.python.split(",")[0]):
                 print(json.dumps(r), flush=True)
                 results.append(r)
-            sub(["changes", a.table, str(rows), ch], a.python)
-        for _ in range(a.reps):
+            sub(["changes", a.table, str(rows), ch], a.python.split(",")[0])
+        builds = a.python.split(",")
+        copies = []
+        for rep in range(a.reps):
             for rows in sizes:
                 for bloom in a.bloom.split(","):
-                    t = os.path.join(root, f"t-{rows}-{bloom}")
-                    shutil.rmtree(t, ignore_errors=True)
-                    shutil.copytree(os.path.join(root, f"base-{rows}"), t)
-                    os.sync()  # the copy's dirty pages are not written back during the commit
-                    for r in sub(["commit", a.table, str(rows), t, bloom, os.path.join(root, f"changes-{rows}")],
-                                 a.python):
-                        print(json.dumps(r), flush=True)
-                        results.append(r)
+                    for b, py in enumerate(builds):
+                        # Copies are deleted at the end, not between commits: on ext4 without a
+                        # journal, files deleted in the last minutes slow every file creation
+                        # (link_tree), so deleting one here would charge it to the next commit.
+                        t = os.path.join(root, f"t-{rows}-{bloom}-{rep}-{b}")
+                        base = os.path.join(root, f"base-{rows}")
+                        shutil.rmtree(t, ignore_errors=True)
+                        before = link_tree(base, t)
+                        copies.append(t)
+                        os.sync()
+                        for r in sub(["commit", a.table, str(rows), t, bloom, os.path.join(root, f"changes-{rows}")],
+                                     py):
+                            if len(builds) > 1:
+                                r["build"] = b
+                            print(json.dumps(r), flush=True)
+                            results.append(r)
+                        if file_states(base) != before:
+                            raise SystemExit(f"{base} changed under a commit into its linked copy {t}")
+        for t in copies:
+            shutil.rmtree(t, ignore_errors=True)
         for m in summary(results):
             print(json.dumps(m), flush=True)
     finally:
