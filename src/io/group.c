@@ -1,5 +1,6 @@
 /* Write groups (storage.h): grouped writes are recorded here and made
  * durable together at the group's sync. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,8 +10,10 @@
 
 struct hudi_storage_group {
   hudi_storage *s;
-  char **paths; /* normalised paths written since the last sync */
+  pthread_mutex_t lock; /* paths, n, cap, reserved: joined threads write too */
+  char **paths;         /* normalised paths written since the last sync */
   size_t n, cap;
+  size_t reserved; /* slots taken by writes in progress */
 };
 
 /* One open group per thread: the writes that join it are the ones this
@@ -23,6 +26,10 @@ hudi_status hudi_storage_group_begin(hudi_storage *s, hudi_storage_group **out, 
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "a write group is open in this thread already");
   hudi_storage_group *g = hudi_calloc(1, sizeof *g);
   if (!g) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for a write group");
+  if (pthread_mutex_init(&g->lock, NULL) != 0) {
+    hudi_free(g);
+    return hudi_err_set(err, HUDI_ERR_INTERNAL, "write group: mutex init failed");
+  }
   g->s = s;
   open_group = g;
   *out = g;
@@ -34,19 +41,54 @@ hudi_storage_group *hudi_storage_group_of_(const hudi_storage *s) {
   return g && g->s == s && s->vtable->sync ? g : NULL;
 }
 
-hudi_status hudi_storage_group_reserve_(hudi_storage_group *g, hudi_error *err) {
-  if (g->n < g->cap) return HUDI_OK;
-  size_t cap = g->cap ? g->cap * 2 : 32;
-  char **p = hudi_realloc(g->paths, hudi_mul_size(cap, sizeof *p));
-  if (!p) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for a write group");
-  g->paths = p;
-  g->cap = cap;
-  return HUDI_OK;
+bool hudi_storage_group_join(hudi_storage_group *g) {
+  if (!g || open_group) return false;
+  open_group = g;
+  return true;
 }
 
-void hudi_storage_group_add_(hudi_storage_group *g, char *path) { g->paths[g->n++] = path; }
+void hudi_storage_group_leave(hudi_storage_group *g, bool joined) {
+  if (joined && open_group == g) open_group = NULL;
+}
 
-size_t hudi_storage_group_pending(const hudi_storage_group *g) { return g ? g->n : 0; }
+hudi_status hudi_storage_group_reserve_(hudi_storage_group *g, hudi_error *err) {
+  pthread_mutex_lock(&g->lock);
+  hudi_status st = HUDI_OK;
+  if (g->n + g->reserved >= g->cap) {
+    size_t cap = g->cap ? g->cap * 2 : 32;
+    char **p = hudi_realloc(g->paths, hudi_mul_size(cap, sizeof *p));
+    if (p) {
+      g->paths = p;
+      g->cap = cap;
+    } else {
+      st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory for a write group");
+    }
+  }
+  if (st == HUDI_OK) g->reserved++;
+  pthread_mutex_unlock(&g->lock);
+  return st;
+}
+
+void hudi_storage_group_unreserve_(hudi_storage_group *g) {
+  pthread_mutex_lock(&g->lock);
+  g->reserved--;
+  pthread_mutex_unlock(&g->lock);
+}
+
+void hudi_storage_group_add_(hudi_storage_group *g, char *path) {
+  pthread_mutex_lock(&g->lock);
+  g->reserved--;
+  g->paths[g->n++] = path;
+  pthread_mutex_unlock(&g->lock);
+}
+
+size_t hudi_storage_group_pending(const hudi_storage_group *g) {
+  if (!g) return 0;
+  pthread_mutex_lock((pthread_mutex_t *)&g->lock);
+  size_t n = g->n;
+  pthread_mutex_unlock((pthread_mutex_t *)&g->lock);
+  return n;
+}
 
 /* A directory of a pending path: its first len bytes ("" for the base). */
 typedef struct dir_ref {
@@ -123,5 +165,6 @@ void hudi_storage_group_end(hudi_storage_group *g) {
   if (open_group == g) open_group = NULL;
   for (size_t i = 0; i < g->n; i++) hudi_free(g->paths[i]);
   hudi_free(g->paths);
+  pthread_mutex_destroy(&g->lock);
   hudi_free(g);
 }

@@ -9,8 +9,12 @@
 hudi_storage_group *hudi_storage_group_of_(const hudi_storage *s);
 
 /* Room for one more pending path, taken before the write so that a write
- * that succeeded is always recorded. */
+ * that succeeded is always recorded (threads that joined the group write
+ * at the same time: the slots are counted under the group's lock). */
 HUDI_NODISCARD hudi_status hudi_storage_group_reserve_(hudi_storage_group *g, hudi_error *err);
+
+/* Gives back a slot of hudi_storage_group_reserve_ after a failed write. */
+void hudi_storage_group_unreserve_(hudi_storage_group *g);
 
 /* Records a grouped write of the normalised path (ownership passes to g);
  * after hudi_storage_group_reserve_. */

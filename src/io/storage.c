@@ -299,6 +299,7 @@ hudi_status hudi_storage_write(hudi_storage *s, const char *path, const void *da
     hudi_storage_group_add_(g, p); /* synced at the group's sync */
     return HUDI_OK;
   }
+  if (g) hudi_storage_group_unreserve_(g);
   hudi_free(p);
   return st;
 }

@@ -163,14 +163,24 @@ HUDI_NODISCARD hudi_status hudi_storage_write_if_absent(hudi_storage *s, const c
  * once, in one run: the commit's markers share one directory, its log files
  * a few, and files created together share inode-table blocks.
  *
- * A group belongs to the thread that began it and to one storage; writes
- * from other threads or to other storages are not grouped. One group per
- * thread at a time. */
+ * A group belongs to the thread that began it (and the threads it lets
+ * join) and to one storage; writes from other threads or to other storages
+ * are not grouped. One group per thread at a time. */
 typedef struct hudi_storage_group hudi_storage_group;
 
 /* Opens a write group on s for this thread. HUDI_ERR_INVALID_ARG when the
  * thread has one open already. */
 HUDI_NODISCARD hudi_status hudi_storage_group_begin(hudi_storage *s, hudi_storage_group **out, hudi_error *err);
+
+/* Lets the calling thread (a worker of the group's owner) write into g
+ * until hudi_storage_group_leave: its grouped writes on g's storage wait for
+ * g's sync. Returns whether it joined: false for a NULL g or when the thread
+ * has a group open (its own writes are then synced as usual). The owner
+ * syncs only after its workers are done. */
+bool hudi_storage_group_join(hudi_storage_group *g);
+
+/* Ends hudi_storage_group_join when joined is its result. */
+void hudi_storage_group_leave(hudi_storage_group *g, bool joined);
 
 /* Makes every grouped write of g so far durable (each file, then each
  * directory that holds one and its ancestors). The group stays open: later

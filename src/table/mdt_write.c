@@ -290,6 +290,9 @@ typedef struct commit_ctx {
   size_t n_refs;
   char *key_bytes; /* their keys (refs point here) */
   spare_bufs *spares; /* while the shards' tasks run (run_shards) */
+  /* The log files of the commit (run_commit), shard tasks included, made
+   * durable together before the instant completes (io/storage.h). */
+  hudi_storage_group *group;
 } commit_ctx;
 
 /* Creates the log file of one file group holding blocks (whole log
@@ -964,7 +967,10 @@ typedef struct shard_run {
 
 static hudi_status write_shard_task(void *ctx, size_t i, hudi_error *err) {
   shard_run *r = ctx;
-  return write_shard(r->c, &r->jobs[i], err);
+  bool joined = hudi_storage_group_join(r->c->group); /* on a worker thread */
+  hudi_status st = write_shard(r->c, &r->jobs[i], err);
+  hudi_storage_group_leave(r->c->group, joined);
+  return st;
 }
 
 static void free_jobs(shard_job *jobs, size_t n_jobs) {
@@ -1157,6 +1163,20 @@ static hudi_status load_schema(commit_ctx *c, hudi_error *err) {
   return HUDI_OK;
 }
 
+/* The commit's log files in one write group: fsynced together (the shards'
+ * from the worker threads too) once all are written, before the instant
+ * completes, rather than two fsyncs each. */
+static hudi_status write_logs(commit_ctx *c, hudi_error *err) {
+  HUDI_TRY(hudi_storage_group_begin(c->s, &c->group, err));
+  hudi_status st = commit_files(c, err);
+  if (st == HUDI_OK) st = commit_record_index(c, err);
+  if (st == HUDI_OK) st = commit_index_records(c, err);
+  if (st == HUDI_OK) st = hudi_storage_group_sync(c->group, err);
+  hudi_storage_group_end(c->group);
+  c->group = NULL;
+  return st;
+}
+
 static hudi_status run_commit(commit_ctx *c, hudi_error *err) {
   /* A begun commit read the MDT's version already (one properties GET a
    * write; the table lock keeps it). */
@@ -1169,9 +1189,7 @@ static hudi_status run_commit(commit_ctx *c, hudi_error *err) {
   HUDI_TRY(load_schema(c, err));
   if (!c->o.begun) HUDI_TRY(start_instant(c, err));
   HUDI_TRY(hudi_mdt_w_commit_metadata(&c->meta, "UPSERT_PREPPED", c->schema_json, err));
-  HUDI_TRY(commit_files(c, err));
-  HUDI_TRY(commit_record_index(c, err));
-  HUDI_TRY(commit_index_records(c, err));
+  HUDI_TRY(write_logs(c, err));
   HUDI_TRY(hudi_mdt_w_completion(c->s, &c->o, c->in->instant, c->res->completion_time, err));
   return hudi_mdt_w_complete(c->s, c->meta, c->in->instant, c->res->completion_time, err);
 }

@@ -801,6 +801,60 @@ static void write_group_syncs_at_the_end(void **state) {
   assert_int_equal(hudi_storage_group_sync(NULL, &err), HUDI_OK);
 }
 
+typedef struct joiner {
+  hudi_storage *s;
+  hudi_storage_group *g;
+  char path[32];
+  bool joined;
+  hudi_status st, after;
+} joiner;
+
+/* A worker of the group's owner: joins, writes, leaves, writes again. */
+static void *join_and_write(void *arg) {
+  joiner *j = arg;
+  hudi_error err = HUDI_ERROR_INIT;
+  j->joined = hudi_storage_group_join(j->g);
+  j->st = hudi_storage_write(j->s, j->path, "j", 1, HUDI_WRITE_IF_ABSENT | HUDI_WRITE_GROUPED, &err);
+  hudi_storage_group_leave(j->g, j->joined);
+  char later[40];
+  snprintf(later, sizeof later, "%s-after", j->path);
+  j->after = hudi_storage_write(j->s, later, "a", 1, HUDI_WRITE_IF_ABSENT | HUDI_WRITE_GROUPED, &err);
+  return NULL;
+}
+
+/* Threads that join a group write into it, all at once; after leaving,
+ * their writes are synced as they are made again. */
+static void write_group_joined_by_workers(void **state) {
+  fixture *fx = *state;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_storage_group *g;
+  assert_int_equal(hudi_storage_group_begin(fx->s, &g, &err), HUDI_OK);
+  assert_false(hudi_storage_group_join(g)); /* the owner has it open already */
+  assert_false(hudi_storage_group_join(NULL));
+  enum { T = 8 };
+  joiner j[T];
+  pthread_t th[T];
+  uint64_t mark = hudi_local_storage_fsyncs(fx->s);
+  for (int i = 0; i < T; i++) {
+    j[i] = (joiner){.s = fx->s, .g = g, .st = HUDI_ERR_INTERNAL, .after = HUDI_ERR_INTERNAL};
+    snprintf(j[i].path, sizeof j[i].path, "w/%d/f%d", i % 3, i);
+    assert_int_equal(pthread_create(&th[i], NULL, join_and_write, &j[i]), 0);
+  }
+  for (int i = 0; i < T; i++) {
+    assert_int_equal(pthread_join(th[i], NULL), 0);
+    assert_true(j[i].joined);
+    assert_int_equal(j[i].st, HUDI_OK);
+    assert_int_equal(j[i].after, HUDI_OK);
+  }
+  /* Only the writes after leaving were synced (file and directory each). */
+  assert_int_equal(fsyncs_since(fx->s, &mark), 2 * T);
+  assert_int_equal(hudi_storage_group_pending(g), T);
+  /* 8 files, then w/0, w/1, w/2, w and the base. */
+  assert_int_equal(hudi_storage_group_sync(g, &err), HUDI_OK);
+  assert_int_equal(fsyncs_since(fx->s, &mark), T + 5);
+  hudi_storage_group_end(g);
+}
+
 /* A pending file that vanished before the sync: an error naming it, and
  * the writes stay pending. */
 static void write_group_sync_errors_name_the_file(void **state) {
@@ -836,6 +890,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(held_file_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(write_group_syncs_at_the_end, setup, teardown),
       cmocka_unit_test_setup_teardown(write_group_sync_errors_name_the_file, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_group_joined_by_workers, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
