@@ -263,6 +263,7 @@ def main() -> int:
         return 0
     root = a.keep or tempfile.mkdtemp(prefix="mor_upsert_scale_")
     sizes = [int(x) for x in a.rows.split(",")]
+    builds = a.python.split(",")
     results = []
     try:
         for rows in sizes:
@@ -270,11 +271,10 @@ def main() -> int:
             if a.reuse and os.path.isdir(os.path.join(base, ".hoodie")) and os.path.exists(ch + "-delete.parquet"):
                 continue
             shutil.rmtree(base, ignore_errors=True)
-            for r in sub(["build", a.table, str(rows), base], a.python.split(",")[0]):
+            for r in sub(["build", a.table, str(rows), base], builds[0]):
                 print(json.dumps(r), flush=True)
                 results.append(r)
-            sub(["changes", a.table, str(rows), ch], a.python.split(",")[0])
-        builds = a.python.split(",")
+            sub(["changes", a.table, str(rows), ch], builds[0])
         copies = []
         for rep in range(a.reps):
             for rows in sizes:

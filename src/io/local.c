@@ -149,14 +149,18 @@ static int mkdirs(char *dir) {
   return mkdir(dir, 0777) == 0 || errno == EEXIST ? 0 : errno;
 }
 
-static int fsync_dir(char *dir) {
-  int fd = open_retry(dir, O_RDONLY | O_DIRECTORY, 0);
+/* Opens path (flags added to O_RDONLY), fsyncs and closes it. Returns 0
+ * or errno. */
+static int fsync_path(const char *path, int flags) {
+  int fd = open_retry(path, O_RDONLY | O_CLOEXEC | flags, 0);
   if (fd < 0) return errno;
   int r = fsync_retry(fd);
   close(fd);
   /* Some file systems cannot fsync a directory; nothing more to do there. */
   return r == EINVAL ? 0 : r;
 }
+
+static int fsync_dir(char *dir) { return fsync_path(dir, O_DIRECTORY); }
 
 /* Makes a rename or link into path's directory durable. */
 static hudi_status sync_parent(local_storage *ls, char *path, hudi_error *err) {
@@ -632,11 +636,9 @@ static hudi_status local_sync(hudi_storage *s, const char *path, hudi_error *err
   if (!ls->fsync) return HUDI_OK;
   char *full;
   HUDI_TRY(full_path(&full, ls, path, err));
-  int fd = open_retry(full, O_RDONLY | O_CLOEXEC, 0);
-  int e = fd < 0 ? errno : counted_fsync(ls, fd);
-  if (fd >= 0) close(fd);
-  /* Some file systems cannot fsync a directory (as in fsync_dir). */
-  hudi_status st = e && e != EINVAL ? sys_err(err, e, "fsync", full) : HUDI_OK;
+  atomic_fetch_add_explicit(&ls->fsyncs, 1, memory_order_relaxed);
+  int e = fsync_path(full, 0);
+  hudi_status st = e ? sys_err(err, e, "fsync", full) : HUDI_OK;
   hudi_free(full);
   return st;
 }

@@ -281,15 +281,15 @@ hudi_status hudi_storage_write(hudi_storage *s, const char *path, const void *da
                         "write of '%s': HUDI_WRITE_GROUPED needs HUDI_WRITE_IF_ABSENT or HUDI_WRITE_DIRECT", path);
   if (len > 0 && !data)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "write of '%s': no data for %zu bytes", path, len);
-  hudi_storage_group *g = (flags & HUDI_WRITE_GROUPED) ? hudi_storage_group_of_(s) : NULL;
-  flags &= ~(unsigned)HUDI_WRITE_GROUPED;
-  if (g) {
-    HUDI_TRY(hudi_storage_group_reserve_(g, err));
-    flags |= HUDI_WRITE_UNSYNCED_;
-  }
   char *p;
   HUDI_TRY(normalize(&p, "write", path, err));
   hudi_status st = reject_base("write", p, path, err);
+  /* A grouped write takes its slot in the group first, so that once written
+   * it is always recorded for the group's sync. */
+  hudi_storage_group *g = st == HUDI_OK && (flags & HUDI_WRITE_GROUPED) ? hudi_storage_group_of_(s) : NULL;
+  if (g && (st = hudi_storage_group_reserve_(g, err)) != HUDI_OK) g = NULL;
+  flags &= ~(unsigned)HUDI_WRITE_GROUPED;
+  if (g) flags |= HUDI_WRITE_UNSYNCED_;
   if (st == HUDI_OK) {
     forget_cached(s, p);
     st = s->vtable->write(s, p, data, len, flags, err);
