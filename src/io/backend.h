@@ -52,7 +52,8 @@ typedef struct hudi_storage_vtable {
   /* Optional (NULL: writes are durable when they return, and write groups
    * defer nothing): makes path, a file or a directory ("" is the base),
    * durable. With it, write receives HUDI_WRITE_UNSYNCED_ for grouped
-   * writes and then leaves the object and its directory to this call. */
+   * writes and then leaves the object and its directory to this call.
+   * Called from several threads at once (a group's sync, group.c). */
   hudi_status (*sync)(hudi_storage *s, const char *path, hudi_error *err);
 } hudi_storage_vtable;
 

@@ -183,9 +183,10 @@ bool hudi_storage_group_join(hudi_storage_group *g);
 void hudi_storage_group_leave(hudi_storage_group *g, bool joined);
 
 /* Makes every grouped write of g so far durable (each file, then each
- * directory that holds one and its ancestors). The group stays open: later
- * grouped writes wait for the next sync. On failure the writes not yet
- * synced stay pending. A NULL group is a no-op. */
+ * directory that holds one and its ancestors, deepest first; up to 8 at a
+ * time, on threads of its own). The group stays open: later
+ * grouped writes wait for the next sync. On failure every write stays
+ * pending (the next sync tries them all again). A NULL group is a no-op. */
 HUDI_NODISCARD hudi_status hudi_storage_group_sync(hudi_storage_group *g, hudi_error *err);
 
 /* Grouped writes of g waiting for its sync (0 on backends that do not

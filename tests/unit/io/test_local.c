@@ -871,6 +871,42 @@ static void write_group_sync_errors_name_the_file(void **state) {
   hudi_storage_group_end(g);
 }
 
+/* A group of many files syncs them on several threads (group.c): still each
+ * file once and each directory once; a vanished file among them is an error
+ * naming it, and everything stays pending. */
+static void write_group_syncs_many_files(void **state) {
+  fixture *fx = *state;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_storage_group *g;
+  assert_int_equal(hudi_storage_group_begin(fx->s, &g, &err), HUDI_OK);
+  uint64_t mark = hudi_local_storage_fsyncs(fx->s);
+  enum { N = 61 };
+  char path[64];
+  for (int i = 0; i < N; i++) {
+    snprintf(path, sizeof path, "m/%d/%s/f%02d", i % 3, i % 2 ? "x" : "y", i);
+    write_and_check(fx->s, fx->dir, path, HUDI_WRITE_IF_ABSENT | HUDI_WRITE_GROUPED);
+  }
+  assert_int_equal(fsyncs_since(fx->s, &mark), 0);
+  /* 61 files, then m/{0,1,2}/{x,y}, m/0..m/2, m and the base. */
+  assert_int_equal(hudi_storage_group_sync(g, &err), HUDI_OK);
+  assert_int_equal(fsyncs_since(fx->s, &mark), N + 6 + 3 + 1 + 1);
+  assert_int_equal(hudi_storage_group_pending(g), 0);
+
+  for (int i = 0; i < N; i++) {
+    snprintf(path, sizeof path, "n/g%02d", i);
+    write_and_check(fx->s, fx->dir, path, HUDI_WRITE_DIRECT | HUDI_WRITE_GROUPED);
+  }
+  char p[4096];
+  assert_int_equal(unlink(io_join(p, sizeof p, fx->dir, "n/g37")), 0);
+  assert_int_equal(hudi_storage_group_sync(g, &err), HUDI_ERR_NOT_FOUND);
+  assert_non_null(strstr(err.message, "n/g37"));
+  assert_int_equal(hudi_storage_group_pending(g), N);
+  io_put(fx->dir, "n/g37", "back", 4);
+  assert_int_equal(hudi_storage_group_sync(g, &err), HUDI_OK);
+  assert_int_equal(hudi_storage_group_pending(g), 0);
+  hudi_storage_group_end(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(write_creates_parents_and_reads_back, setup, teardown),
@@ -891,6 +927,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(write_group_syncs_at_the_end, setup, teardown),
       cmocka_unit_test_setup_teardown(write_group_sync_errors_name_the_file, setup, teardown),
       cmocka_unit_test_setup_teardown(write_group_joined_by_workers, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_group_syncs_many_files, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
