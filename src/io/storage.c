@@ -333,6 +333,33 @@ hudi_status hudi_storage_rename(hudi_storage *s, const char *from, const char *t
   return st;
 }
 
+hudi_status hudi_storage_publish(hudi_storage *s, const char *tmp, const char *path, hudi_error *err) {
+  if (!s->vtable->sync) return hudi_storage_rename(s, tmp, path, 0, err);
+  char *p;
+  HUDI_TRY(normalize(&p, "publish", path, err));
+  hudi_status st = reject_base("publish", p, path, err);
+  hudi_storage_group *g = st == HUDI_OK ? hudi_storage_group_of_(s) : NULL;
+  if (g && (st = hudi_storage_group_reserve_(g, err)) != HUDI_OK) g = NULL;
+  if (st == HUDI_OK && !g) {
+    /* The content first, so the name never points at bytes a power loss
+     * can take back. */
+    char *t;
+    st = normalize(&t, "publish", tmp, err);
+    if (st == HUDI_OK) {
+      st = s->vtable->sync(s, t, err);
+      hudi_free(t);
+    }
+  }
+  if (st == HUDI_OK) st = hudi_storage_rename(s, tmp, p, 0, err);
+  if (st == HUDI_OK && g) {
+    hudi_storage_group_add_(g, p); /* synced at the group's sync */
+    return HUDI_OK;
+  }
+  if (g) hudi_storage_group_unreserve_(g);
+  hudi_free(p);
+  return st;
+}
+
 hudi_status hudi_storage_delete(hudi_storage *s, const char *path, unsigned flags, hudi_error *err) {
   HUDI_TRY(check_flags("delete", flags, HUDI_DELETE_MISSING_OK | HUDI_DELETE_RECURSIVE, err));
   char *p;

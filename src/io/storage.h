@@ -210,6 +210,17 @@ enum {
 HUDI_NODISCARD hudi_status hudi_storage_rename(hudi_storage *s, const char *from, const char *to,
                                                unsigned flags, hudi_error *err);
 
+/* Publishes tmp, a file this process wrote outside the storage layer (the
+ * Parquet writer streams a local temporary through its own descriptor),
+ * as path, durable as a write is: on the local backend tmp is fsynced, then
+ * renamed to path (hudi_storage_rename: path's directory fsynced); with a write
+ * group open on s in this thread, the rename happens now and path joins the
+ * group (file and directory synced at the group's sync). Storage option
+ * "fsync" false: the rename alone. Backends without a sync op (writes
+ * durable when they return): the rename alone. */
+HUDI_NODISCARD hudi_status hudi_storage_publish(hudi_storage *s, const char *tmp, const char *path,
+                                                hudi_error *err);
+
 enum {
   /* A missing path is success, not HUDI_ERR_NOT_FOUND. */
   HUDI_DELETE_MISSING_OK = 1u << 0,

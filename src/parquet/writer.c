@@ -682,7 +682,8 @@ hudi_status hudi_pq_writer_close(hudi_pq_writer *w, hudi_pq_write_summary *summa
       int r = close(w->fd);
       w->fd = -1;
       if (r != 0) st = hudi_err_set(err, HUDI_ERR_IO, "closing %s: %s", w->tmp_path, strerror(errno));
-      if (st == HUDI_OK) st = hudi_storage_rename(w->storage, w->tmp_rel, w->path, 0, err);
+      /* fsynced before it takes its name (or at the open write group's sync). */
+      if (st == HUDI_OK) st = hudi_storage_publish(w->storage, w->tmp_rel, w->path, err);
       if (st == HUDI_OK) {
         hudi_free(w->tmp_path);
         w->tmp_path = NULL;

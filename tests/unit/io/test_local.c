@@ -907,6 +907,61 @@ static void write_group_syncs_many_files(void **state) {
   hudi_storage_group_end(g);
 }
 
+/* A file written outside the storage layer (the Parquet writer's temporary)
+ * is published durable: fsynced before it takes its name, or, in a write
+ * group, at the group's sync. */
+static void publish_syncs_before_the_name(void **state) {
+  fixture *fx = *state;
+  hudi_error err = HUDI_ERROR_INIT;
+  io_mkdir(fx->dir, "p");
+  io_mkdir(fx->dir, "q");
+  io_mkdir(fx->dir, "q/r");
+  uint64_t mark = hudi_local_storage_fsyncs(fx->s);
+  io_put(fx->dir, "p/.f1.tmp", "one", 3);
+  /* The temporary, then the directory the rename changed. */
+  assert_int_equal(hudi_storage_publish(fx->s, "p/.f1.tmp", "p/f1", &err), HUDI_OK);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 2);
+  assert_false(io_exists(fx->dir, "p/.f1.tmp"));
+  size_t len;
+  char *got = io_get(fx->dir, "p/f1", &len);
+  assert_int_equal(len, 3);
+  assert_memory_equal(got, "one", 3);
+  free(got);
+  /* A missing temporary: NOT_FOUND naming it, nothing published. */
+  assert_int_equal(hudi_storage_publish(fx->s, "p/.gone.tmp", "p/gone", &err), HUDI_ERR_NOT_FOUND);
+  assert_non_null(strstr(err.message, "p/.gone.tmp"));
+  assert_false(io_exists(fx->dir, "p/gone"));
+
+  /* In a group: renamed now (its directory synced by the rename), the file
+   * and its directories at the sync; a failed publish joins nothing. */
+  hudi_storage_group *g;
+  assert_int_equal(hudi_storage_group_begin(fx->s, &g, &err), HUDI_OK);
+  mark = hudi_local_storage_fsyncs(fx->s);
+  io_put(fx->dir, "q/r/.f2.tmp", "two", 3);
+  assert_int_equal(hudi_storage_publish(fx->s, "q/r/.f2.tmp", "q/r/f2", &err), HUDI_OK);
+  assert_int_equal(hudi_storage_publish(fx->s, "q/r/.gone.tmp", "q/r/gone", &err), HUDI_ERR_NOT_FOUND);
+  assert_true(io_exists(fx->dir, "q/r/f2"));
+  assert_int_equal(fsyncs_since(fx->s, &mark), 1);
+  assert_int_equal(hudi_storage_group_pending(g), 1);
+  /* f2, then q/r, q and the base. */
+  assert_int_equal(hudi_storage_group_sync(g, &err), HUDI_OK);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 4);
+  hudi_storage_group_end(g);
+  /* The path names the base: refused. */
+  assert_int_equal(hudi_storage_publish(fx->s, "q/r/f2", "", &err), HUDI_ERR_INVALID_ARG);
+
+  /* fsync false: the rename alone. */
+  hudi_storage *fast;
+  hudi_storage_option opt = {"fsync", "false"};
+  assert_int_equal(hudi_storage_open(&fast, fx->dir, &opt, 1, &err), HUDI_OK);
+  io_put(fx->dir, "p/.f3.tmp", "three", 5);
+  uint64_t fmark = 0;
+  assert_int_equal(hudi_storage_publish(fast, "p/.f3.tmp", "p/f3", &err), HUDI_OK);
+  assert_int_equal(fsyncs_since(fast, &fmark), 0);
+  assert_true(io_exists(fx->dir, "p/f3"));
+  hudi_storage_free(fast);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(write_creates_parents_and_reads_back, setup, teardown),
@@ -928,6 +983,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(write_group_sync_errors_name_the_file, setup, teardown),
       cmocka_unit_test_setup_teardown(write_group_joined_by_workers, setup, teardown),
       cmocka_unit_test_setup_teardown(write_group_syncs_many_files, setup, teardown),
+      cmocka_unit_test_setup_teardown(publish_syncs_before_the_name, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
