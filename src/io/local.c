@@ -138,17 +138,6 @@ static int with_parent(char *path, int (*fn)(char *dir)) {
   return r;
 }
 
-/* mkdir -p: tries the directory itself first, so existing ancestors (which
- * we may not be allowed to write) are never touched. Returns 0 or errno. */
-static int mkdirs(char *dir) {
-  if (mkdir(dir, 0777) == 0 || errno == EEXIST) return 0;
-  if (errno != ENOENT) return errno;
-  int r = with_parent(dir, mkdirs);
-  if (r != 0) return r;
-  /* A racing writer may have made it meanwhile: EEXIST is success. */
-  return mkdir(dir, 0777) == 0 || errno == EEXIST ? 0 : errno;
-}
-
 /* Opens path (flags added to O_RDONLY), fsyncs and closes it. Returns 0
  * or errno. */
 static int fsync_path(const char *path, int flags) {
@@ -168,6 +157,46 @@ static hudi_status sync_parent(local_storage *ls, char *path, hudi_error *err) {
   atomic_fetch_add_explicit(&ls->fsyncs, 1, memory_order_relaxed);
   int e = with_parent(path, fsync_dir);
   return e ? sys_err(err, e, "fsync directory of", path) : HUDI_OK;
+}
+
+/* A directory mkdirs just made: with ls (fsync on), its parent is fsynced,
+ * so its name is durable before anything in it is (on a file system
+ * without a journal a new directory's entry is otherwise written back
+ * whenever, and a file fsynced in it can be lost with it). */
+static int made_dir(local_storage *ls, char *dir) {
+  if (!ls || !ls->fsync) return 0;
+  atomic_fetch_add_explicit(&ls->fsyncs, 1, memory_order_relaxed);
+  return with_parent(dir, fsync_dir);
+}
+
+/* mkdir -p: tries the directory itself first, so existing ancestors (which
+ * we may not be allowed to write) are never touched; each directory made
+ * goes through made_dir (ls NULL: a grouped write, whose directories the
+ * group's sync makes durable). Returns 0 or errno. */
+static int mkdirs(local_storage *ls, char *dir) {
+  if (mkdir(dir, 0777) == 0) return made_dir(ls, dir);
+  if (errno == EEXIST) return 0;
+  if (errno != ENOENT) return errno;
+  char *slash = strrchr(dir, '/');
+  if (!slash || slash == dir) return ENOENT;
+  *slash = '\0';
+  int r = mkdirs(ls, dir);
+  *slash = '/';
+  if (r != 0) return r;
+  if (mkdir(dir, 0777) == 0) return made_dir(ls, dir);
+  /* A racing writer may have made it meanwhile: EEXIST is success. */
+  return errno == EEXIST ? 0 : errno;
+}
+
+/* mkdirs of path's directory. */
+static int mkdirs_of(local_storage *ls, char *path) {
+  char *slash = strrchr(path, '/');
+  if (!slash) return ENOENT;
+  if (slash == path) return 0; /* "/" */
+  *slash = '\0';
+  int r = mkdirs(ls, path);
+  *slash = '/';
+  return r;
 }
 
 /* rename(2) that fails with EEXIST instead of replacing: link(2) then
@@ -335,12 +364,13 @@ static hudi_status local_stat(hudi_storage *s, const char *path, hudi_file_stat 
 /* ---- writes --------------------------------------------------------- */
 
 /* Creates path for writing (O_EXCL when exclusive), making missing parent
- * directories. Returns the descriptor or -1 with errno set. */
-static int create_file(char *path, bool exclusive) {
+ * directories (mkdirs: durable with dir_ls). Returns the descriptor or -1
+ * with errno set. */
+static int create_file(local_storage *dir_ls, char *path, bool exclusive) {
   int flags = O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC);
   int fd = open_retry(path, flags, 0666);
   if (fd < 0 && errno == ENOENT) {
-    int e = with_parent(path, mkdirs);
+    int e = mkdirs_of(dir_ls, path);
     if (e) {
       errno = e;
       return -1;
@@ -364,17 +394,17 @@ static hudi_status fill_and_close(local_storage *ls, int fd, const char *path, c
  * made durable by local_sync later. */
 static hudi_status write_direct(local_storage *ls, char *full, const void *data, size_t len, bool unsynced,
                                 hudi_error *err) {
-  int fd = create_file(full, false);
+  int fd = create_file(unsynced ? NULL : ls, full, false);
   if (fd < 0) return sys_err(err, errno, "write", full);
   HUDI_TRY(fill_and_close(ls, fd, full, data, len, ls->fsync && !unsynced, err));
   return unsynced ? HUDI_OK : sync_parent(ls, full, err);
 }
 
 /* Creates a fresh temporary sibling of full; *tmp is owned by the caller. */
-static hudi_status open_temp(char **tmp, int *fd, char *full, hudi_error *err) {
+static hudi_status open_temp(local_storage *dir_ls, char **tmp, int *fd, char *full, hudi_error *err) {
   for (int attempt = 0; attempt < TEMP_ATTEMPTS; attempt++) {
     HUDI_TRY(hudi_path_temp_sibling(tmp, full, err));
-    *fd = create_file(*tmp, true);
+    *fd = create_file(dir_ls, *tmp, true);
     if (*fd >= 0) return HUDI_OK;
     int e = errno;
     if (e != EEXIST) {
@@ -394,7 +424,7 @@ static hudi_status write_atomic(local_storage *ls, char *full, const void *data,
                                 bool unsynced, hudi_error *err) {
   char *tmp;
   int fd;
-  HUDI_TRY(open_temp(&tmp, &fd, full, err));
+  HUDI_TRY(open_temp(unsynced ? NULL : ls, &tmp, &fd, full, err));
   hudi_status st = fill_and_close(ls, fd, tmp, data, len, ls->fsync && !unsynced, err);
   if (st == HUDI_OK) {
     int e = 0;
@@ -450,7 +480,7 @@ static hudi_status local_rename(hudi_storage *s, const char *from, const char *t
     struct stat sb;
     /* ENOENT is either a missing source or a missing destination parent. */
     if (e == ENOENT && lstat(f, &sb) == 0) {
-      e = with_parent(t, mkdirs);
+      e = mkdirs_of(ls, t);
       if (!e) e = do_rename(f, t, no_replace);
     }
     if (e == EEXIST && no_replace)

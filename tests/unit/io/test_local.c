@@ -741,10 +741,12 @@ static void write_group_syncs_at_the_end(void **state) {
   fixture *fx = *state;
   hudi_error err = HUDI_ERROR_INIT;
   uint64_t mark = hudi_local_storage_fsyncs(fx->s);
-  /* Ungrouped, and grouped with no group open: the file and its directory. */
+  /* Ungrouped, and grouped with no group open: the file and its directory,
+   * and for the new directory p the base that names it. */
   write_and_check(fx->s, fx->dir, "p/plain", HUDI_WRITE_DIRECT);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 3);
   write_and_check(fx->s, fx->dir, "p/plain2", HUDI_WRITE_IF_ABSENT | HUDI_WRITE_GROUPED);
-  assert_int_equal(fsyncs_since(fx->s, &mark), 4);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 2);
 
   hudi_storage_group *g, *g2;
   assert_int_equal(hudi_storage_group_begin(fx->s, &g, &err), HUDI_OK);
@@ -762,13 +764,14 @@ static void write_group_syncs_at_the_end(void **state) {
   assert_non_null(strstr(err.message, "HUDI_WRITE_GROUPED"));
   assert_int_equal(hudi_storage_write(fx->s, "p/b/f1", "x", 1, HUDI_WRITE_IF_ABSENT | HUDI_WRITE_GROUPED, &err),
                    HUDI_ERR_EXISTS);
-  /* Another thread's grouped write is synced as it is made. */
+  /* Another thread's grouped write is synced as it is made (t is new: the
+   * base too). */
   other_thread o = {fx->s, HUDI_ERR_INTERNAL};
   pthread_t th;
   assert_int_equal(pthread_create(&th, NULL, grouped_write_elsewhere, &o), 0);
   assert_int_equal(pthread_join(th, NULL), 0);
   assert_int_equal(o.st, HUDI_OK);
-  assert_int_equal(fsyncs_since(fx->s, &mark), 2);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 3);
   /* So is a grouped write to another storage. */
   hudi_storage *s2;
   char sub[4096];
@@ -962,6 +965,34 @@ static void publish_syncs_before_the_name(void **state) {
   hudi_storage_free(fast);
 }
 
+/* A directory a write or a rename makes is named durably: its parent is
+ * fsynced after it is made, level by level. */
+static void new_directories_are_synced_in_their_parents(void **state) {
+  fixture *fx = *state;
+  hudi_error err = HUDI_ERROR_INIT;
+  uint64_t mark = hudi_local_storage_fsyncs(fx->s);
+  /* The file, its directory c, then for the new a, a/b, a/b/c: the base,
+   * a, a/b. */
+  write_and_check(fx->s, fx->dir, "a/b/c/f", HUDI_WRITE_DIRECT);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 5);
+  /* Existing directories cost nothing more. */
+  write_and_check(fx->s, fx->dir, "a/b/c/g", 0);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 2);
+  /* A rename into new directories: r and r/s made (the base, r), then the
+   * destination's and the source's directories. */
+  assert_int_equal(hudi_storage_rename(fx->s, "a/b/c/g", "r/s/g", 0, &err), HUDI_OK);
+  assert_int_equal(fsyncs_since(fx->s, &mark), 4);
+  assert_true(io_exists(fx->dir, "r/s/g"));
+  /* fsync false: none. */
+  hudi_storage *fast;
+  hudi_storage_option opt = {"fsync", "false"};
+  assert_int_equal(hudi_storage_open(&fast, fx->dir, &opt, 1, &err), HUDI_OK);
+  uint64_t fmark = 0;
+  write_and_check(fast, fx->dir, "x/y/z", HUDI_WRITE_IF_ABSENT);
+  assert_int_equal(fsyncs_since(fast, &fmark), 0);
+  hudi_storage_free(fast);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(write_creates_parents_and_reads_back, setup, teardown),
@@ -984,6 +1015,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(write_group_joined_by_workers, setup, teardown),
       cmocka_unit_test_setup_teardown(write_group_syncs_many_files, setup, teardown),
       cmocka_unit_test_setup_teardown(publish_syncs_before_the_name, setup, teardown),
+      cmocka_unit_test_setup_teardown(new_directories_are_synced_in_their_parents, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
