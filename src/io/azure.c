@@ -795,6 +795,7 @@ static const hudi_storage_vtable k_az_vtable = {
     "azure", az_read, az_read_all, az_stat, az_write, az_rename, az_list, az_remove, az_destroy,
     NULL,    NULL,    NULL, /* no held files: each read is a ranged GET */
     NULL,                   /* a PUT is durable when it returns */
+    NULL,                   /* no directories */
 };
 
 /* A parsed connection string; values point into a copy owned by buf. */

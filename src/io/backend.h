@@ -55,6 +55,9 @@ typedef struct hudi_storage_vtable {
    * writes and then leaves the object and its directory to this call.
    * Called from several threads at once (a group's sync, group.c). */
   hudi_status (*sync)(hudi_storage *s, const char *path, hudi_error *err);
+  /* Optional (NULL: no directories to make): makes path's missing parent
+   * directories as a write into path would. */
+  hudi_status (*make_parents)(hudi_storage *s, const char *path, hudi_error *err);
 } hudi_storage_vtable;
 
 /* Write flag storage.c passes to a backend with sync for a grouped write

@@ -194,6 +194,7 @@ static const hudi_storage_vtable faulty_vtable = {
     faulty_rename, faulty_list, faulty_remove, faulty_destroy,
     NULL, NULL, NULL, /* held files read through faulty_read, where faults are injected */
     NULL,             /* no write groups: every write is synced as it is made, where faults apply */
+    NULL,             /* the Parquet writer streams to memory here: no directories to make */
 };
 
 hudi_status hudi_faulty_storage_wrap(hudi_storage **out, hudi_storage *inner, bool owns_inner,

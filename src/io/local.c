@@ -673,6 +673,16 @@ static hudi_status local_sync(hudi_storage *s, const char *path, hudi_error *err
   return st;
 }
 
+static hudi_status local_make_parents(hudi_storage *s, const char *path, hudi_error *err) {
+  local_storage *ls = as_local(s);
+  char *full;
+  HUDI_TRY(full_path(&full, ls, path, err));
+  int e = mkdirs_of(ls, full);
+  hudi_status st = e ? sys_err(err, e, "create directories of", full) : HUDI_OK;
+  hudi_free(full);
+  return st;
+}
+
 uint64_t hudi_local_storage_fsyncs(const hudi_storage *s) {
   if (!s || s->vtable->sync != local_sync) return 0;
   return atomic_load_explicit(&((const local_storage *)s)->fsyncs, memory_order_relaxed);
@@ -687,7 +697,7 @@ static void local_destroy(hudi_storage *s) {
 
 static const hudi_storage_vtable local_vtable = {
     "local",      local_read,   local_read_all, local_stat, local_write, local_rename, local_list,
-    local_remove, local_destroy, local_hold,     local_held_read, local_release, local_sync,
+    local_remove, local_destroy, local_hold,     local_held_read, local_release, local_sync, local_make_parents,
 };
 
 static int hex_value(char c) {

@@ -333,6 +333,15 @@ hudi_status hudi_storage_rename(hudi_storage *s, const char *from, const char *t
   return st;
 }
 
+hudi_status hudi_storage_make_parents(hudi_storage *s, const char *path, hudi_error *err) {
+  if (!s->vtable->make_parents) return HUDI_OK;
+  char *p;
+  HUDI_TRY(normalize(&p, "make directories", path, err));
+  hudi_status st = s->vtable->make_parents(s, p, err);
+  hudi_free(p);
+  return st;
+}
+
 hudi_status hudi_storage_publish(hudi_storage *s, const char *tmp, const char *path, hudi_error *err) {
   if (!s->vtable->sync) return hudi_storage_rename(s, tmp, path, 0, err);
   char *p;

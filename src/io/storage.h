@@ -218,6 +218,11 @@ HUDI_NODISCARD hudi_status hudi_storage_rename(hudi_storage *s, const char *from
  * group (file and directory synced at the group's sync). Storage option
  * "fsync" false: the rename alone. Backends without a sync op (writes
  * durable when they return): the rename alone. */
+/* Makes path's missing parent directories as a write into path would (on
+ * the local backend each one's name durable in its parent; object stores
+ * have none to make): for a file written outside the storage layer. */
+HUDI_NODISCARD hudi_status hudi_storage_make_parents(hudi_storage *s, const char *path, hudi_error *err);
+
 HUDI_NODISCARD hudi_status hudi_storage_publish(hudi_storage *s, const char *tmp, const char *path,
                                                 hudi_error *err);
 

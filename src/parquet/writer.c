@@ -135,18 +135,6 @@ hudi_status hudi_pq_writer_open_buf(hudi_pq_writer **out, const struct ArrowSche
   return st;
 }
 
-static hudi_status mkdirs(char *path, hudi_error *err) {
-  for (char *p = path + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    int r = mkdir(path, 0777);
-    int e = errno;
-    *p = '/';
-    if (r != 0 && e != EEXIST) return hudi_err_set(err, HUDI_ERR_IO, "creating %s: %s", path, strerror(e));
-  }
-  return HUDI_OK;
-}
-
 /* Local backend: a temporary file beside the target, named the way the
  * storage layer names (and hides) its own temporaries. */
 static hudi_status open_temp(hudi_pq_writer *w, hudi_error *err) {
@@ -169,7 +157,8 @@ static hudi_status open_temp(hudi_pq_writer *w, hudi_error *err) {
     if (!w->tmp_path || !w->tmp_rel) st = nomem(err);
   }
   hudi_buf_free(&b);
-  if (st == HUDI_OK) st = mkdirs(w->tmp_path, err);
+  /* Through the storage: a new directory's name is made durable there. */
+  if (st == HUDI_OK) st = hudi_storage_make_parents(w->storage, w->tmp_rel, err);
   if (st == HUDI_OK) {
     w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (w->fd < 0) st = hudi_err_set(err, HUDI_ERR_IO, "creating %s: %s", w->tmp_path, strerror(errno));

@@ -12,9 +12,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "hudi/alloc.h"
+#include "io/backend.h"
+#include "io/storage.h"
 #include "parquet/arrow_to_parquet.h"
 #include "parquet/metadata.h"
 #include "parquet/writer.h"
@@ -306,6 +311,51 @@ static void allocation_failures(void **state) {
   assert_true(failures > 50);
 }
 
+/* On local storage a file is written to a temporary of the writer's own
+ * and published durable: its new directories named in their parents, the
+ * file fsynced before it takes its name, then its directory. */
+static void local_file_is_published_durable(void **state) {
+  (void)state;
+  char dir[] = "/tmp/hudi-pq-durable-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  hudi_storage *st;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_storage_open(&st, dir, NULL, 0, &err), HUDI_OK);
+  static struct ArrowSchema a, root;
+  static struct ArrowSchema *rk[1];
+  a = mk_schema("l", "a", 0, 0, NULL);
+  rk[0] = &a;
+  root = mk_schema("+s", "", 0, 1, rk);
+  static const int64_t av[3] = {1, 2, 3};
+  const void *ab[2] = {NULL, av}, *rb[1] = {NULL};
+  struct ArrowArray ca = mk_array(3, 0, 2, ab, 0, NULL);
+  struct ArrowArray *bk[1] = {&ca};
+  struct ArrowArray batch = mk_array(3, 0, 1, rb, 1, bk);
+  hudi_pq_writer_options o = HUDI_PQ_WRITER_OPTIONS_INIT;
+  hudi_pq_writer *w = NULL;
+  uint64_t before = hudi_local_storage_fsyncs(st);
+  assert_int_equal(hudi_pq_writer_open_storage(&w, &root, &o, st, "n/d/f.parquet", &err), HUDI_OK);
+  /* n and n/d made: the base and n fsynced. */
+  assert_int_equal(hudi_local_storage_fsyncs(st) - before, 2);
+  assert_int_equal(hudi_pq_writer_write_batch(w, &batch, HUDI_PQ_WRITE_LAST, &err), HUDI_OK);
+  assert_int_equal(hudi_pq_writer_close(w, NULL, &err), HUDI_OK);
+  hudi_pq_writer_free(w);
+  /* The temporary, then n/d after the rename. */
+  assert_int_equal(hudi_local_storage_fsyncs(st) - before, 4);
+  char path[128];
+  struct stat sb;
+  snprintf(path, sizeof path, "%s/n/d/f.parquet", dir);
+  assert_int_equal(stat(path, &sb), 0);
+  assert_true(sb.st_size > 12);
+  hudi_storage_free(st);
+  assert_int_equal(unlink(path), 0);
+  snprintf(path, sizeof path, "%s/n/d", dir);
+  assert_int_equal(rmdir(path), 0);
+  snprintf(path, sizeof path, "%s/n", dir);
+  assert_int_equal(rmdir(path), 0);
+  assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(unsupported_types_name_the_column),
@@ -314,6 +364,7 @@ int main(void) {
       cmocka_unit_test(two_level_list_refuses_null_elements),
       cmocka_unit_test(schema_levels),
       cmocka_unit_test(allocation_failures),
+      cmocka_unit_test(local_file_is_published_durable),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
