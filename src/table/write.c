@@ -575,6 +575,7 @@ typedef struct files_run {
   append_ctx *c;
   part_plan *parts;
   file_job *jobs;
+  hudi_storage_group *group; /* the files' write group (NULL: none) */
 } files_run;
 
 /* How many files partition p becomes (write_plan.h): its compressed size
@@ -599,7 +600,12 @@ static hudi_status plan_partition(void *ctx, size_t p, hudi_error *err) {
 static hudi_status write_job(void *ctx, size_t i, hudi_error *err) {
   files_run *run = ctx;
   file_job *j = &run->jobs[i];
-  return write_file(run->c, j->from, j->to, j->task, j->encode_threads, &j->out, err);
+  /* A pool thread joins the caller's group: its marker and base file wait
+   * for the group's sync (the caller's own jobs are in it already). */
+  bool joined = hudi_storage_group_join(run->group);
+  hudi_status st = write_file(run->c, j->from, j->to, j->task, j->encode_threads, &j->out, err);
+  hudi_storage_group_leave(run->group, joined);
+  return st;
 }
 
 /* Threads for the file writes: hoodie.bulkinsert.shuffle.parallelism
@@ -637,7 +643,7 @@ static hudi_status start_rli(append_ctx *c, const file_job *jobs, size_t n_jobs,
  * counters are the same as a sequential write's. */
 static hudi_status write_files(append_ctx *c, hudi_error *err) {
   hudi_write_rows *r = &c->rows;
-  files_run run = {c, NULL, NULL};
+  files_run run = {c, NULL, NULL, NULL};
   size_t n_parts = 0, n_files = 0;
   /* Rows are ordered by partition: one partition when the first and last
    * rows share it (no pass over every row). */
@@ -689,7 +695,13 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
     run.jobs[i].encode_threads = n_files == 1 ? hudi_pq_encode_threads_share(1)
                                  : i >= n_files - alone ? hudi_pq_encode_threads_share((int)alone)
                                                         : 1;
+  /* The files' markers and base files are fsynced together once all are
+   * written (8 at a time, group.c), before anything lists them. A thread
+   * with a group open already (none of ours) writes them ungrouped. */
+  if (st == HUDI_OK && hudi_storage_group_begin(c->t->storage, &run.group, NULL) != HUDI_OK) run.group = NULL;
   if (st == HUDI_OK) st = hudi_parallel_for(pool, n_files, write_job, &run, err);
+  if (st == HUDI_OK) st = hudi_storage_group_sync(run.group, err);
+  hudi_storage_group_end(run.group);
   if (st != HUDI_OK) hudi_write_mdt_bulk_rli_cancel(c->rli);
   hudi_threadpool_free(pool);
   for (size_t i = 0; st == HUDI_OK && i < n_files; i++) st = add_stat(c, &run.jobs[i].out, err);
