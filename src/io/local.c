@@ -151,30 +151,30 @@ static int fsync_path(const char *path, int flags) {
 
 static int fsync_dir(char *dir) { return fsync_path(dir, O_DIRECTORY); }
 
+/* fsyncs path's directory when ls has fsync on (ls NULL: nothing to do).
+ * Returns 0 or errno. */
+static int fsync_parent(local_storage *ls, char *path) {
+  if (!ls || !ls->fsync) return 0;
+  atomic_fetch_add_explicit(&ls->fsyncs, 1, memory_order_relaxed);
+  return with_parent(path, fsync_dir);
+}
+
 /* Makes a rename or link into path's directory durable. */
 static hudi_status sync_parent(local_storage *ls, char *path, hudi_error *err) {
-  if (!ls->fsync) return HUDI_OK;
-  atomic_fetch_add_explicit(&ls->fsyncs, 1, memory_order_relaxed);
-  int e = with_parent(path, fsync_dir);
+  int e = fsync_parent(ls, path);
   return e ? sys_err(err, e, "fsync directory of", path) : HUDI_OK;
 }
 
-/* A directory mkdirs just made: with ls (fsync on), its parent is fsynced,
- * so its name is durable before anything in it is (on a file system
- * without a journal a new directory's entry is otherwise written back
- * whenever, and a file fsynced in it can be lost with it). */
-static int made_dir(local_storage *ls, char *dir) {
-  if (!ls || !ls->fsync) return 0;
-  atomic_fetch_add_explicit(&ls->fsyncs, 1, memory_order_relaxed);
-  return with_parent(dir, fsync_dir);
-}
 
 /* mkdir -p: tries the directory itself first, so existing ancestors (which
- * we may not be allowed to write) are never touched; each directory made
- * goes through made_dir (ls NULL: a grouped write, whose directories the
- * group's sync makes durable). Returns 0 or errno. */
+ * we may not be allowed to write) are never touched. Each directory made
+ * has its parent fsynced, so its name is durable before anything in it is
+ * (on a file system without a journal a new directory's entry is otherwise
+ * written back whenever, and a file fsynced in it can be lost with it); ls
+ * NULL: a grouped write, whose directories the group's sync makes durable.
+ * Returns 0 or errno. */
 static int mkdirs(local_storage *ls, char *dir) {
-  if (mkdir(dir, 0777) == 0) return made_dir(ls, dir);
+  if (mkdir(dir, 0777) == 0) return fsync_parent(ls, dir);
   if (errno == EEXIST) return 0;
   if (errno != ENOENT) return errno;
   char *slash = strrchr(dir, '/');
@@ -183,7 +183,7 @@ static int mkdirs(local_storage *ls, char *dir) {
   int r = mkdirs(ls, dir);
   *slash = '/';
   if (r != 0) return r;
-  if (mkdir(dir, 0777) == 0) return made_dir(ls, dir);
+  if (mkdir(dir, 0777) == 0) return fsync_parent(ls, dir);
   /* A racing writer may have made it meanwhile: EEXIST is success. */
   return errno == EEXIST ? 0 : errno;
 }

@@ -269,6 +269,28 @@ static hudi_status reject_base(const char *op, const char *norm, const char *pat
   return HUDI_OK;
 }
 
+/* The slot of an operation joining this thread's write group on s (NULL:
+ * no group, or *st not OK). Taken before the operation, so that once done
+ * it is always recorded for the group's sync; a failure to take it is *st. */
+static hudi_storage_group *group_slot(hudi_storage *s, hudi_status *st, hudi_error *err) {
+  hudi_storage_group *g = *st == HUDI_OK ? hudi_storage_group_of_(s) : NULL;
+  if (g && (*st = hudi_storage_group_reserve_(g, err)) != HUDI_OK) g = NULL;
+  return g;
+}
+
+/* Ends an operation on the normalised path p: done (st OK) in a group, p
+ * is handed to the group, synced at its sync; otherwise the slot, if any,
+ * is given back and p freed. Returns st. */
+static hudi_status group_done(hudi_storage_group *g, char *p, hudi_status st) {
+  if (st == HUDI_OK && g) {
+    hudi_storage_group_add_(g, p);
+    return HUDI_OK;
+  }
+  if (g) hudi_storage_group_unreserve_(g);
+  hudi_free(p);
+  return st;
+}
+
 hudi_status hudi_storage_write(hudi_storage *s, const char *path, const void *data, size_t len,
                                unsigned flags, hudi_error *err) {
   HUDI_TRY(check_flags("write", flags, HUDI_WRITE_IF_ABSENT | HUDI_WRITE_DIRECT | HUDI_WRITE_GROUPED, err));
@@ -284,10 +306,7 @@ hudi_status hudi_storage_write(hudi_storage *s, const char *path, const void *da
   char *p;
   HUDI_TRY(normalize(&p, "write", path, err));
   hudi_status st = reject_base("write", p, path, err);
-  /* A grouped write takes its slot in the group first, so that once written
-   * it is always recorded for the group's sync. */
-  hudi_storage_group *g = st == HUDI_OK && (flags & HUDI_WRITE_GROUPED) ? hudi_storage_group_of_(s) : NULL;
-  if (g && (st = hudi_storage_group_reserve_(g, err)) != HUDI_OK) g = NULL;
+  hudi_storage_group *g = (flags & HUDI_WRITE_GROUPED) ? group_slot(s, &st, err) : NULL;
   flags &= ~(unsigned)HUDI_WRITE_GROUPED;
   if (g) flags |= HUDI_WRITE_UNSYNCED_;
   if (st == HUDI_OK) {
@@ -295,13 +314,7 @@ hudi_status hudi_storage_write(hudi_storage *s, const char *path, const void *da
     st = s->vtable->write(s, p, data, len, flags, err);
     forget_cached(s, p);
   }
-  if (st == HUDI_OK && g) {
-    hudi_storage_group_add_(g, p); /* synced at the group's sync */
-    return HUDI_OK;
-  }
-  if (g) hudi_storage_group_unreserve_(g);
-  hudi_free(p);
-  return st;
+  return group_done(g, p, st);
 }
 
 hudi_status hudi_storage_write_if_absent(hudi_storage *s, const char *path, const void *data,
@@ -347,8 +360,7 @@ hudi_status hudi_storage_publish(hudi_storage *s, const char *tmp, const char *p
   char *p;
   HUDI_TRY(normalize(&p, "publish", path, err));
   hudi_status st = reject_base("publish", p, path, err);
-  hudi_storage_group *g = st == HUDI_OK ? hudi_storage_group_of_(s) : NULL;
-  if (g && (st = hudi_storage_group_reserve_(g, err)) != HUDI_OK) g = NULL;
+  hudi_storage_group *g = group_slot(s, &st, err);
   if (st == HUDI_OK && !g) {
     /* The content first, so the name never points at bytes a power loss
      * can take back. */
@@ -360,13 +372,7 @@ hudi_status hudi_storage_publish(hudi_storage *s, const char *tmp, const char *p
     }
   }
   if (st == HUDI_OK) st = hudi_storage_rename(s, tmp, p, 0, err);
-  if (st == HUDI_OK && g) {
-    hudi_storage_group_add_(g, p); /* synced at the group's sync */
-    return HUDI_OK;
-  }
-  if (g) hudi_storage_group_unreserve_(g);
-  hudi_free(p);
-  return st;
+  return group_done(g, p, st);
 }
 
 hudi_status hudi_storage_delete(hudi_storage *s, const char *path, unsigned flags, hudi_error *err) {
