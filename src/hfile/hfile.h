@@ -210,6 +210,15 @@ void hudi_hfile_writer_free(hudi_hfile_writer *w);
  * itself never repeats a key), at most 32767 bytes. */
 HUDI_NODISCARD hudi_status hudi_hfile_writer_append(hudi_hfile_writer *w, const uint8_t *key, size_t key_len,
                                                     const uint8_t *value, size_t value_len, hudi_error *err);
+/* The same with the value given in two pieces, head then tail (a
+ * metadata compaction's constant meta-field prefix and each record's
+ * payload): the bytes are copied once, into the block. */
+HUDI_NODISCARD hudi_status hudi_hfile_writer_append2(hudi_hfile_writer *w, const uint8_t *key, size_t key_len,
+                                                     const uint8_t *head, size_t head_len, const uint8_t *tail,
+                                                     size_t tail_len, hudi_error *err);
+/* The last key appended (NULL, *len 0 before the first); valid until the
+ * next append. */
+const uint8_t *hudi_hfile_writer_last_key(const hudi_hfile_writer *w, size_t *len);
 /* Adds (or replaces) a file info entry, e.g. "schema". The writer itself
  * sets hfile.LASTKEY, hfile.AVG_KEY_LEN, hfile.AVG_VALUE_LEN,
  * hfile.CREATE_TIME_TS, MAX_MEMSTORE_TS_KEY and KEY_VALUE_VERSION. */
