@@ -229,8 +229,13 @@ typedef struct base_writer {
   hudi_buf scratch;
   const hudi_avro_node *schema;      /* the target schema (encoding) */
   const hudi_avro_node *schema_node; /* the same, as the reader's cache holds it */
+  bool std_layout;                   /* hudi_mdt_standard_layout(schema_node) */
   const char *file_name;
-  hudi_buf min_key, max_key;
+  /* What a raw payload's meta fields become: four nulls, then
+   * _hoodie_file_name (built once; the record's bytes follow). */
+  uint8_t head[600];
+  size_t head_len;
+  hudi_buf min_key;
   uint64_t n;
   bool stats_group; /* a column_stats / partition_stats file group */
   bool si_group;    /* a secondary index's */
@@ -272,24 +277,32 @@ static hudi_status payload_resolved(base_writer *b, const hudi_mdt_merged *r, hu
   return st;
 }
 
+/* b->head: the meta fields of a payload in the target schema, null but
+ * _hoodie_file_name (union branch 1, the name). */
+static void build_head(base_writer *b) {
+  static const uint8_t nulls[5] = {0, 0, 0, 0, 2};
+  size_t n = sizeof nulls, len = strlen(b->file_name);
+  memcpy(b->head, nulls, n);
+  for (uint64_t z = (uint64_t)len << 1; ; z >>= 7) { /* zigzag of a non-negative long */
+    b->head[n++] = (uint8_t)((z & 0x7f) | (z > 0x7f ? 0x80 : 0));
+    if (z <= 0x7f) break;
+  }
+  memcpy(b->head + n, b->file_name, len); /* the name is < 512 bytes (compact_group) */
+  b->head_len = n + len;
+}
+
+/* Where a payload's own bytes start when b->head can replace its meta
+ * fields: the value is raw in the target schema. */
+static bool raw_tail(const base_writer *b, const hudi_mdt_merged *r, size_t *meta_end) {
+  return !r->rec && r->schema == b->schema_node && b->std_layout &&
+         hudi_mdt_payload_meta_end(r->value, r->value_len, meta_end);
+}
+
 /* The payload with _hoodie_file_name set and the other meta fields null,
- * as Hudi's compaction writes them: raw bytes when the value is in the
- * target schema (no decoding), else decoded and re-encoded. */
+ * as Hudi's compaction writes them, decoded and re-encoded (raw values in
+ * the target schema take b->head instead: put_record). */
 static hudi_status payload(base_writer *b, hudi_mdt_merged *r, hudi_error *err) {
   hudi_buf_reset(&b->scratch);
-  size_t meta_end;
-  if (!r->rec && r->schema == b->schema_node &&
-      hudi_mdt_payload_meta_end(r->schema, r->value, r->value_len, &meta_end)) {
-    uint8_t head[16] = {0, 0, 0, 0, 2};
-    size_t n = 5, len = strlen(b->file_name);
-    for (uint64_t z = (uint64_t)len << 1; ; z >>= 7) { /* zigzag of a non-negative long */
-      head[n++] = (uint8_t)((z & 0x7f) | (z > 0x7f ? 0x80 : 0));
-      if (z <= 0x7f) break;
-    }
-    HUDI_TRY(hudi_buf_append(&b->scratch, head, n, err));
-    HUDI_TRY(hudi_buf_append(&b->scratch, b->file_name, len, err));
-    return hudi_buf_append(&b->scratch, r->value + meta_end, r->value_len - meta_end, err);
-  }
   hudi_mdt_record dec, *rec = r->rec;
   if (!rec && r->schema != b->schema_node) {
     int32_t type = 0;
@@ -351,12 +364,17 @@ static hudi_status put_record(void *ctx, hudi_mdt_merged *r, hudi_error *err) {
     b->dropped++;
     return HUDI_OK;
   }
-  HUDI_TRY(payload(b, r, err));
-  HUDI_TRY(hudi_hfile_writer_append(b->w, r->key, r->key_len, b->scratch.data, b->scratch.len, err));
+  size_t meta_end;
+  if (raw_tail(b, r, &meta_end)) {
+    HUDI_TRY(hudi_hfile_writer_append2(b->w, r->key, r->key_len, b->head, b->head_len, r->value + meta_end,
+                                       r->value_len - meta_end, err));
+  } else {
+    HUDI_TRY(payload(b, r, err));
+    HUDI_TRY(hudi_hfile_writer_append(b->w, r->key, r->key_len, b->scratch.data, b->scratch.len, err));
+  }
   HUDI_TRY(hudi_bloom_add(&b->bloom, r->key, r->key_len, err));
+  /* The max key is the writer's last key (keys come in order). */
   if (b->n == 0) HUDI_TRY(hudi_buf_append(&b->min_key, r->key, r->key_len, err));
-  hudi_buf_reset(&b->max_key);
-  HUDI_TRY(hudi_buf_append(&b->max_key, r->key, r->key_len, err));
   b->n++;
   return HUDI_OK;
 }
@@ -448,9 +466,10 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
   b.si_group = is_secondary_partition(o->g->partition);
   hudi_buf_init(&b.scratch, HUDI_MDT_MAX_PAYLOAD);
   hudi_buf_init(&b.min_key, 1 << 16);
-  hudi_buf_init(&b.max_key, 1 << 16);
+  build_head(&b);
   hudi_status st = hudi_bloom_init(&b.bloom, MDT_BLOOM_ENTRIES, MDT_BLOOM_FPP, HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err);
   if (st == HUDI_OK) st = hudi_mdt_schema(m, c->schema_json, c->schema_len, &b.schema_node, err);
+  if (st == HUDI_OK) b.std_layout = hudi_mdt_standard_layout(b.schema_node);
   bool index_cells = b.si_group || strcmp(o->g->partition, HUDI_MDT_RECORD_INDEX) == 0;
   if (st == HUDI_OK) st = hudi_mdt_w_hfile_open(&b.w, c->schema_json, c->schema_len, &c->wo, index_cells, err);
   hudi_mdt_merge_counts k = {0};
@@ -464,7 +483,9 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
   if (st == HUDI_OK)
     st = hudi_hfile_writer_add_file_info(b.w, "bloomFilterTypeCode", (const uint8_t *)"DYNAMIC_V0", 10, err);
   if (st == HUDI_OK) st = hudi_hfile_writer_add_file_info(b.w, "minRecordKey", b.min_key.data, b.min_key.len, err);
-  if (st == HUDI_OK) st = hudi_hfile_writer_add_file_info(b.w, "maxRecordKey", b.max_key.data, b.max_key.len, err);
+  size_t max_len = 0;
+  const uint8_t *max_key = st == HUDI_OK ? hudi_hfile_writer_last_key(b.w, &max_len) : NULL;
+  if (st == HUDI_OK) st = hudi_hfile_writer_add_file_info(b.w, "maxRecordKey", max_key, max_len, err);
   if (st == HUDI_OK)
     st = hudi_hfile_writer_add_meta_block(b.w, "bloomFilter", bloom_text.data, bloom_text.len, err);
   uint8_t *bytes = NULL;
@@ -485,7 +506,6 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
   hudi_bloom_free(&b.bloom);
   hudi_buf_free(&b.scratch);
   hudi_buf_free(&b.min_key);
-  hudi_buf_free(&b.max_key);
   return st;
 }
 

@@ -169,10 +169,14 @@ typedef hudi_status (*hudi_mdt_emit_fn)(void *ctx, hudi_mdt_merged *r, hudi_erro
 HUDI_NODISCARD hudi_status hudi_mdt_schema(hudi_mdt *m, const char *json, size_t len, const hudi_avro_node **out,
                                            hudi_error *err);
 
-/* Where the five meta fields of a payload end, when its schema has the
- * standard HoodieMetadataRecord layout (meta fields, key, type, ...) and
- * the bytes parse; false otherwise. */
-bool hudi_mdt_payload_meta_end(const hudi_avro_node *schema, const uint8_t *v, size_t len, size_t *meta_end);
+/* Whether a payload schema has the standard HoodieMetadataRecord layout
+ * (five nullable-string meta fields, key, type, ...). It compares field
+ * names: callers merging many records check each schema once. */
+bool hudi_mdt_standard_layout(const hudi_avro_node *schema);
+
+/* Where the five meta fields of a payload in a standard-layout schema end;
+ * false when the bytes do not parse. */
+bool hudi_mdt_payload_meta_end(const uint8_t *v, size_t len, size_t *meta_end);
 
 /* What a streaming merge saw, as Hudi's compaction write stats count it. */
 typedef struct hudi_mdt_merge_counts {

@@ -117,7 +117,8 @@ static void take(snapshot *s, hudi_table *t, const char *partition, const char *
                                         : hudi_mdt_record_encode(&r.items[j], node, &all, &err),
                        HUDI_OK);
       size_t meta_end;
-      assert_true(hudi_mdt_payload_meta_end(node, all.data, all.len, &meta_end));
+      assert_true(hudi_mdt_standard_layout(node));
+      assert_true(hudi_mdt_payload_meta_end(all.data, all.len, &meta_end));
       /* The compacted record names its base file; before, Spark's log records name none. */
       if (instant) {
         const char *fname = r.items[j].meta[4];

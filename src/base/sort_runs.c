@@ -1,0 +1,64 @@
+/* Natural merge sort of a few runs (sort_runs.h). */
+#include "base/sort_runs.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+typedef int (*cmp_fn)(const void *, const void *);
+
+/* Merges the runs a[start[k], start[k + 1]) pairwise into b; start[] then
+ * holds the merged runs' bounds. Returns their count. */
+static size_t merge_pass(const uint8_t *a, uint8_t *b, size_t size, cmp_fn cmp, size_t *start, size_t runs) {
+  size_t out = 0;
+  for (size_t k = 0; k < runs; k += 2) {
+    size_t i = start[k], mid = start[k + 1], end = k + 1 < runs ? start[k + 2] : mid, j = mid, o = i;
+    while (i < mid && j < end) {
+      const uint8_t *take = cmp(a + i * size, a + j * size) <= 0 ? a + i++ * size : a + j++ * size;
+      memcpy(b + o++ * size, take, size);
+    }
+    memcpy(b + o * size, a + i * size, (mid - i) * size);
+    o += mid - i;
+    memcpy(b + o * size, a + j * size, (end - j) * size);
+    start[out++] = start[k];
+  }
+  start[out] = start[runs];
+  return out;
+}
+
+hudi_status hudi_sort_runs(void *base, size_t n, size_t size, cmp_fn cmp, size_t max_runs, hudi_error *err) {
+  if (n < 2) return HUDI_OK;
+  uint8_t *a = base;
+  size_t runs = 1;
+  for (size_t i = 1; i < n && runs <= max_runs; i++)
+    if (cmp(a + (i - 1) * size, a + i * size) > 0) runs++;
+  if (runs == 1) return HUDI_OK;
+  if (runs > max_runs || n > SIZE_MAX / size) {
+    qsort(base, n, size, cmp);
+    return HUDI_OK;
+  }
+  size_t *start = hudi_malloc((runs + 1) * sizeof *start);
+  uint8_t *tmp = hudi_malloc(n * size);
+  if (!start || !tmp) {
+    hudi_free(start);
+    hudi_free(tmp);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory sorting %zu records", n);
+  }
+  start[0] = 0;
+  for (size_t i = 1, r = 1; i < n; i++)
+    if (cmp(a + (i - 1) * size, a + i * size) > 0) start[r++] = i;
+  start[runs] = n;
+  uint8_t *src = a, *dst = tmp;
+  while (runs > 1) {
+    runs = merge_pass(src, dst, size, cmp, start, runs);
+    uint8_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != a) memcpy(a, src, n * size);
+  hudi_free(start);
+  hudi_free(tmp);
+  return HUDI_OK;
+}
