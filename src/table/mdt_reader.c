@@ -817,13 +817,20 @@ hudi_status hudi_mdt_schema(hudi_mdt *m, const char *json, size_t len, const hud
   return get_schema(m, (const uint8_t *)json, len, out, "metadata payload schema", err);
 }
 
-/* One log record or delete, its bytes in the collect pool. */
+/* One log record or delete, its bytes in the collect pool: the key, then
+ * the value. 32 bytes: a 10M-key compaction holds 10M of them (twice
+ * while their runs merge). */
 typedef struct centry {
-  size_t key_off, key_len, val_off, val_len;
+  union {
+    size_t off;       /* while the pool grows */
+    const uint8_t *p; /* once it stops (gather_logs) */
+  } key;
   const hudi_avro_node *schema; /* NULL for a delete */
-  size_t seq;
-  const uint8_t *kp; /* the key, set once the pool stops growing */
+  uint32_t key_len, val_len;
+  uint32_t seq;
 } centry;
+
+static inline const uint8_t *centry_value(const centry *e) { return e->key.p + e->key_len; }
 
 typedef struct collect {
   hudi_buf pool;
@@ -841,22 +848,23 @@ static hudi_status collect_put(merge *g, const uint8_t *key, size_t key_len, con
     c->items = p;
     c->cap = cap;
   }
+  if (c->n >= UINT32_MAX || key_len > UINT32_MAX || value_len > UINT32_MAX)
+    return hudi_err_set(g->err, HUDI_ERR_LIMIT, "%s: more than 4 Gi log records or a record of more than 4 GiB",
+                        g->where);
   centry *e = &c->items[c->n];
-  e->key_off = c->pool.len;
-  e->key_len = key_len;
+  e->key.off = c->pool.len;
+  e->key_len = (uint32_t)key_len;
   HUDI_TRY(hudi_buf_append(&c->pool, key, key_len, g->err));
-  e->val_off = c->pool.len;
-  e->val_len = is_delete ? 0 : value_len;
+  e->val_len = is_delete ? 0 : (uint32_t)value_len;
   if (!is_delete && value_len) HUDI_TRY(hudi_buf_append(&c->pool, value, value_len, g->err));
   e->schema = is_delete ? NULL : g->schema;
-  e->seq = c->n++;
-  e->kp = NULL;
+  e->seq = (uint32_t)c->n++;
   return HUDI_OK;
 }
 
 static int cmp_centry(const void *a, const void *b) {
   const centry *x = a, *y = b;
-  int c = cmp_key_bytes(x->kp, x->key_len, y->kp, y->key_len);
+  int c = cmp_key_bytes(x->key.p, x->key_len, y->key.p, y->key_len);
   if (c) return c;
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
@@ -961,8 +969,7 @@ static bool stream_standard(stream *s, const hudi_avro_node *schema) {
 }
 
 static hudi_status decode_entry(stream *s, const centry *e, hudi_mdt_record *out) {
-  const uint8_t *p = s->c.pool.data;
-  hudi_status st = hudi_mdt_record_decode(out, e->schema, (const char *)e->kp, e->key_len, p + e->val_off,
+  hudi_status st = hudi_mdt_record_decode(out, e->schema, (const char *)e->key.p, e->key_len, centry_value(e),
                                           e->val_len, s->where, s->err);
   if (st != HUDI_OK) hudi_mdt_record_free(out);
   return st;
@@ -991,7 +998,7 @@ static hudi_status resolve_key(stream *s, resolved *r) {
   if (r->deleted) return HUDI_OK;
   r->last_put = r->first + r->count - 1;
   const centry *newest = &e[r->count - 1];
-  HUDI_TRY(value_type(s, newest->schema, (const char *)newest->kp, newest->key_len, s->c.pool.data + newest->val_off,
+  HUDI_TRY(value_type(s, newest->schema, (const char *)newest->key.p, newest->key_len, centry_value(newest),
                       newest->val_len, &r->type));
   if (r->count - start == 1 || !is_listing(r->type)) return HUDI_OK; /* the newest replaces the others */
   hudi_mdt_record *acc = hudi_calloc(1, sizeof *acc);
@@ -1035,7 +1042,7 @@ static hudi_status emit_log(stream *s, const resolved *r) {
     return emit_decoded(s, &rec);
   }
   const centry *e = &s->c.items[r->last_put];
-  return emit_raw(s, e->kp, e->key_len, s->c.pool.data + e->val_off, e->val_len, e->schema);
+  return emit_raw(s, e->key.p, e->key_len, centry_value(e), e->val_len, e->schema);
 }
 
 /* Emits the log-only keys before (key, len), or all that remain. */
@@ -1043,7 +1050,7 @@ static hudi_status emit_logs_before(stream *s, const uint8_t *key, size_t len) {
   while (s->next < s->n_res) {
     const resolved *r = &s->res[s->next];
     const centry *e = &s->c.items[r->first];
-    if (key && cmp_key_bytes(e->kp, e->key_len, key, len) >= 0) break;
+    if (key && cmp_key_bytes(e->key.p, e->key_len, key, len) >= 0) break;
     s->next++;
     if (r->deleted) {
       if (s->counts) s->counts->deletes++;
@@ -1061,7 +1068,7 @@ static hudi_status stream_base_kv(stream *s, const uint8_t *key, size_t key_len,
   const resolved *r = NULL;
   if (s->next < s->n_res) {
     const centry *e = &s->c.items[s->res[s->next].first];
-    if (cmp_key_bytes(e->kp, e->key_len, key, key_len) == 0) r = &s->res[s->next++];
+    if (cmp_key_bytes(e->key.p, e->key_len, key, key_len) == 0) r = &s->res[s->next++];
   }
   if (!r) return emit_raw(s, key, key_len, value, value_len, s->base_schema);
   if (r->deleted) {
@@ -1149,7 +1156,7 @@ static hudi_status gather_logs(stream *s, const hudi_fs_log_file *logs, size_t n
     s->counts->log_records += s->c.n;
   }
   HUDI_TRY(rc);
-  for (size_t i = 0; i < s->c.n; i++) s->c.items[i].kp = s->c.pool.data + s->c.items[i].key_off;
+  for (size_t i = 0; i < s->c.n; i++) s->c.items[i].key.p = s->c.pool.data + s->c.items[i].key.off;
   /* They arrive as sorted runs, one per log block (an HFile block lists
    * its keys in order): merging the runs costs a pass per doubling, where
    * qsort compared every key ~20 times at a million keys (a tenth of a
@@ -1157,7 +1164,9 @@ static hudi_status gather_logs(stream *s, const hudi_fs_log_file *logs, size_t n
   return hudi_sort_runs(s->c.items, s->c.n, sizeof *s->c.items, cmp_centry, 64, s->err);
 }
 
-static bool same_key(const centry *a, const centry *b) { return cmp_key_bytes(a->kp, a->key_len, b->kp, b->key_len) == 0; }
+static bool same_key(const centry *a, const centry *b) {
+  return cmp_key_bytes(a->key.p, a->key_len, b->key.p, b->key_len) == 0;
+}
 
 static hudi_status resolve_all(stream *s) {
   size_t n_keys = 0;
