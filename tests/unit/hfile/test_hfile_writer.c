@@ -511,6 +511,47 @@ static void test_fast_deflate_blocks(void **s) {
   }
 }
 
+/* A value given in two pieces (append2) makes the same file as the joined
+ * value; last_key follows the appends. */
+static void test_append_two_pieces(void **s) {
+  (void)s;
+  uint8_t *files[2];
+  size_t lens[2];
+  for (int split = 0; split < 2; split++) {
+    hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
+    o.block_size = 4096;
+    o.create_time_ms = 1772922372542;
+    hudi_hfile_writer *w = NULL;
+    hudi_error err = HUDI_ERROR_INIT;
+    assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_OK);
+    size_t kl;
+    assert_null(hudi_hfile_writer_last_key(w, &kl));
+    assert_int_equal(kl, 0);
+    for (size_t i = 0; i < 5000; i++) {
+      char k[37];
+      uint8_t v[60];
+      rli_key(i, k);
+      rli_value(i, v);
+      size_t cut = i % 61; /* 0 and 60: one piece empty */
+      if (split)
+        assert_int_equal(hudi_hfile_writer_append2(w, (const uint8_t *)k, 36, v, cut, v + cut, 60 - cut, &err),
+                         HUDI_OK);
+      else
+        assert_int_equal(hudi_hfile_writer_append(w, (const uint8_t *)k, 36, v, 60, &err), HUDI_OK);
+      const uint8_t *last = hudi_hfile_writer_last_key(w, &kl);
+      assert_int_equal(kl, 36);
+      assert_memory_equal(last, k, 36);
+    }
+    assert_int_equal(hudi_hfile_writer_finish(w, &files[split], &lens[split], &err), HUDI_OK);
+    hudi_hfile_writer_free(w);
+  }
+  assert_int_equal(lens[0], lens[1]);
+  assert_memory_equal(files[0], files[1], lens[0]);
+  check_rli_file(files[1], lens[1], 5000);
+  hudi_free(files[0]);
+  hudi_free(files[1]);
+}
+
 static void test_writer_rejects(void **s) {
   (void)s;
   hudi_hfile_writer *w = NULL;
@@ -743,7 +784,7 @@ int main(void) {
       cmocka_unit_test(test_use_buffer),
       cmocka_unit_test(test_round_trips), cmocka_unit_test(test_java_short_last_kv),
       cmocka_unit_test(test_large_blocks_maximal), cmocka_unit_test(test_fast_deflate_blocks),
-      cmocka_unit_test(test_writer_rejects), cmocka_unit_test(test_exact_v9), cmocka_unit_test(test_exact_log_blocks),
+      cmocka_unit_test(test_writer_rejects), cmocka_unit_test(test_append_two_pieces), cmocka_unit_test(test_exact_v9), cmocka_unit_test(test_exact_log_blocks),
       cmocka_unit_test(test_corrupt),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
