@@ -31,24 +31,30 @@ static size_t merge_pass(const uint8_t *a, uint8_t *b, size_t size, cmp_fn cmp, 
 hudi_status hudi_sort_runs(void *base, size_t n, size_t size, cmp_fn cmp, size_t max_runs, hudi_error *err) {
   if (n < 2) return HUDI_OK;
   uint8_t *a = base;
+  /* One scan finds the runs' starts, giving up past max_runs (a failed
+   * allocation here is reported only if the runs need merging). */
+  size_t *start = max_runs < SIZE_MAX / sizeof *start - 1 ? hudi_malloc((max_runs + 1) * sizeof *start) : NULL;
   size_t runs = 1;
   for (size_t i = 1; i < n && runs <= max_runs; i++)
-    if (cmp(a + (i - 1) * size, a + i * size) > 0) runs++;
-  if (runs == 1) return HUDI_OK;
+    if (cmp(a + (i - 1) * size, a + i * size) > 0) {
+      if (start && runs < max_runs) start[runs] = i;
+      runs++;
+    }
+  if (runs == 1) {
+    hudi_free(start);
+    return HUDI_OK;
+  }
   if (runs > max_runs || n > SIZE_MAX / size) {
+    hudi_free(start);
     qsort(base, n, size, cmp);
     return HUDI_OK;
   }
-  size_t *start = hudi_malloc((runs + 1) * sizeof *start);
-  uint8_t *tmp = hudi_malloc(n * size);
-  if (!start || !tmp) {
+  uint8_t *tmp = start ? hudi_malloc(n * size) : NULL;
+  if (!tmp) {
     hudi_free(start);
-    hudi_free(tmp);
     return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory sorting %zu records", n);
   }
   start[0] = 0;
-  for (size_t i = 1, r = 1; i < n; i++)
-    if (cmp(a + (i - 1) * size, a + i * size) > 0) start[r++] = i;
   start[runs] = n;
   uint8_t *src = a, *dst = tmp;
   while (runs > 1) {

@@ -900,14 +900,12 @@ const uint8_t *hudi_hfile_writer_last_key(const hudi_hfile_writer *w, size_t *le
 hudi_status hudi_hfile_writer_append2(hudi_hfile_writer *w, const uint8_t *key, size_t key_len,
                                       const uint8_t *head, size_t head_len, const uint8_t *tail, size_t tail_len,
                                       hudi_error *err) {
-  if (tail_len > HUDI_HFILE_MAX_BLOCK || head_len > HUDI_HFILE_MAX_BLOCK)
-    return hudi_err_set(err, HUDI_ERR_LIMIT, "HFile value of %zu bytes exceeds the cap", head_len + tail_len);
-  size_t value_len = head_len + tail_len;
   if (w->finished) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile writer already finished");
   if (key_len > MAX_KEY_LEN)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile key of %zu bytes exceeds %d", key_len, MAX_KEY_LEN);
-  if (value_len > HUDI_HFILE_MAX_BLOCK / 2)
-    return hudi_err_set(err, HUDI_ERR_LIMIT, "HFile value of %zu bytes exceeds the cap", value_len);
+  if (head_len > HUDI_HFILE_MAX_BLOCK / 2 || tail_len > HUDI_HFILE_MAX_BLOCK / 2 - head_len)
+    return hudi_err_set(err, HUDI_ERR_LIMIT, "HFile value of %zu bytes exceeds the cap", head_len + tail_len);
+  size_t value_len = head_len + tail_len;
   int same = 0;
   if (w->has_key) {
     size_t n = w->last_key.len < key_len ? w->last_key.len : key_len;

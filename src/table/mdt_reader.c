@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "base/sort_runs.h"
 #include "base/hash.h"
 #include "base/hashmap.h"
+#include "base/sort_runs.h"
 #include "table/log_delete_block.h"
 #include "table/log_reader.h"
 #include "table/mdt_reader_log.h"
