@@ -428,6 +428,52 @@ static inline const uint8_t *var_bytes(const hudi_arrow_view *v, int64_t i, int6
 #define PREFETCH_FIXED 64
 #define PREFETCH_VAR 32
 
+/* Sets bits [i, i + n). */
+static void set_bits(uint8_t *bits, int64_t i, int64_t n) {
+  for (; n > 0 && (i & 7); i++, n--) set_bit(bits, i);
+  if (n >= 8) {
+    memset(bits + (i >> 3), 0xff, (size_t)(n >> 3));
+    i += n & ~(int64_t)7;
+    n &= 7;
+  }
+  for (; n > 0; i++, n--) set_bit(bits, i);
+}
+
+/* Runs of at least this many consecutive rows of one view are copied as a
+ * block: rows in input order (a bulk insert without sorting) come as one
+ * run per chunk, and a per-element loop is then a slower memcpy. */
+#define RUN_MIN 16
+
+/* How many of rows [j, m) continue rows[j] in views[j] one by one. */
+static size_t run_length(const hudi_arrow_view *const *views, const int64_t *rows, size_t j, size_t m) {
+  const hudi_arrow_view *v = views[j];
+  int64_t i = rows[j];
+  size_t n = 1;
+  while (j + n < m && views[j + n] == v && rows[j + n] == i + (int64_t)n) n++;
+  return n;
+}
+
+/* n consecutive fixed-width elements of v from row i to dst and bits from
+ * bit `at` (zeroed for nulls, as gather_fixed); returns the nulls. */
+static int64_t copy_fixed_run(const hudi_arrow_view *v, int64_t i, size_t n, size_t w, uint8_t *dst, uint8_t *bits,
+                              int64_t at) {
+  memcpy(dst, v->values + (v->offset + i) * (int64_t)w, n * w);
+  if (!v->validity) {
+    set_bits(bits, at, (int64_t)n);
+    return 0;
+  }
+  int64_t nulls = 0;
+  for (size_t k = 0; k < n; k++) {
+    if (hudi_arrow_bit(v->validity, v->offset + i + (int64_t)k)) {
+      set_bit(bits, at + (int64_t)k);
+    } else {
+      memset(dst + k * w, 0, w);
+      nulls++;
+    }
+  }
+  return nulls;
+}
+
 /* Element rows[j] of views[j] for j < m, fixed-width. */
 static hudi_status gather_fixed(hudi_arrow_builder *b, const hudi_arrow_view *const *views, const int64_t *rows,
                                 size_t m, hudi_error *err) {
@@ -437,21 +483,30 @@ static hudi_status gather_fixed(hudi_arrow_builder *b, const hudi_arrow_view *co
   HUDI_TRY(extend_bits(b, m, err));
   uint8_t *dst = b->values.data + b->values.len, *bits = b->validity.data;
   int64_t base = b->length, nulls = 0;
-  for (size_t j = 0; j < m; j++) {
-    if (j + PREFETCH_FIXED < m) hudi_arrow_view_prefetch(views[j + PREFETCH_FIXED], rows[j + PREFETCH_FIXED], false);
-    const hudi_arrow_view *v = views[j];
-    int64_t i = rows[j];
-    if (v->validity && !hudi_arrow_bit(v->validity, v->offset + i)) {
-      memset(dst, 0, w);
-      nulls++;
-    } else {
-      const uint8_t *src = v->values + (v->offset + i) * (int64_t)w;
-      if (w == 8) memcpy(dst, src, 8);
-      else if (w == 4) memcpy(dst, src, 4);
-      else memcpy(dst, src, w);
-      set_bit(bits, base + (int64_t)j);
+  for (size_t j = 0; j < m;) {
+    size_t run = run_length(views, rows, j, m);
+    if (run >= RUN_MIN) {
+      nulls += copy_fixed_run(views[j], rows[j], run, w, dst, bits, base + (int64_t)j);
+      dst += run * w;
+      j += run;
+      continue;
     }
-    dst += w;
+    for (size_t end = j + run; j < end; j++) {
+      if (j + PREFETCH_FIXED < m) hudi_arrow_view_prefetch(views[j + PREFETCH_FIXED], rows[j + PREFETCH_FIXED], false);
+      const hudi_arrow_view *v = views[j];
+      int64_t i = rows[j];
+      if (v->validity && !hudi_arrow_bit(v->validity, v->offset + i)) {
+        memset(dst, 0, w);
+        nulls++;
+      } else {
+        const uint8_t *src = v->values + (v->offset + i) * (int64_t)w;
+        if (w == 8) memcpy(dst, src, 8);
+        else if (w == 4) memcpy(dst, src, 4);
+        else memcpy(dst, src, w);
+        set_bit(bits, base + (int64_t)j);
+      }
+      dst += w;
+    }
   }
   b->values.len += m * w;
   b->length += (int64_t)m;
@@ -474,6 +529,78 @@ static hudi_status put_offset(hudi_arrow_builder *b, int64_t v, hudi_error *err)
   return HUDI_OK;
 }
 
+/* Where element i of a (large) string/binary view v starts in v->data, or
+ * (end) where it ends. */
+static inline int64_t var_offset(const hudi_arrow_view *v, int64_t i, bool end) {
+  int64_t j = v->offset + i + (end ? 1 : 0);
+  if (v->type.id == HUDI_ARROW_LARGE_STRING || v->type.id == HUDI_ARROW_LARGE_BINARY) {
+    int64_t o;
+    memcpy(&o, v->values + j * 8, 8);
+    return o;
+  }
+  int32_t o;
+  memcpy(&o, v->values + j * 4, 4);
+  return o;
+}
+
+/* Whether elements [i, i + n) of v can be copied as one block: no
+ * validity bits in v, plain offsets, and their bytes within the builder's
+ * offset range. */
+static bool var_block_ok(const hudi_arrow_builder *b, const hudi_arrow_view *v, int64_t i, size_t n) {
+  if (n == 0 || v->validity || !v->data) return false;
+  switch (v->type.id) {
+    case HUDI_ARROW_STRING:
+    case HUDI_ARROW_BINARY:
+    case HUDI_ARROW_LARGE_STRING:
+    case HUDI_ARROW_LARGE_BINARY: break;
+    default: return false;
+  }
+  int64_t first = var_offset(v, i, false), last = var_offset(v, i + (int64_t)n - 1, true);
+  return first >= 0 && last >= first && (b->large || (uint64_t)(last - first) <= (uint64_t)INT32_MAX - b->data.len);
+}
+
+/* The length of the run at j (run_length), and whether it is long enough
+ * and var_block_ok to be copied as a block. */
+static size_t var_run_length(const hudi_arrow_builder *b, const hudi_arrow_view *const *views, const int64_t *rows,
+                             size_t j, size_t m, bool *block) {
+  size_t n = run_length(views, rows, j, m);
+  *block = n >= RUN_MIN && var_block_ok(b, views[j], rows[j], n);
+  return n;
+}
+
+/* n consecutive elements of v from row i (var_run_length said yes) at
+ * builder element `at`: their bytes in one copy, their offsets moved. */
+static hudi_status copy_var_run(hudi_arrow_builder *b, const hudi_arrow_view *v, int64_t i, size_t n, int64_t at,
+                                hudi_error *err) {
+  int64_t first = var_offset(v, i, false), last = var_offset(v, i + (int64_t)n - 1, true);
+  int64_t shift = (int64_t)b->data.len - first;
+  HUDI_TRY(hudi_buf_append(&b->data, v->data + first, (size_t)(last - first), err));
+  set_bits(b->validity.data, at, (int64_t)n);
+  for (size_t k = 0; k < n; k++) HUDI_TRY(put_offset(b, var_offset(v, i + (int64_t)k, true) + shift, err));
+  return HUDI_OK;
+}
+
+/* Element i of v at builder element `at` (gather_var's step); counts a null. */
+static hudi_status gather_var_one(hudi_arrow_builder *b, const hudi_arrow_view *v, int64_t i, int64_t at,
+                                  int64_t *nulls, hudi_error *err) {
+  if (v->validity && !hudi_arrow_bit(v->validity, v->offset + i)) {
+    (*nulls)++;
+  } else {
+    int64_t len;
+    const uint8_t *p = var_bytes(v, i, &len);
+    if (len == 0) {
+      /* nothing to copy (the data buffer may not exist yet) */
+    } else if ((size_t)len <= b->data.cap - b->data.len) {
+      memcpy(b->data.data + b->data.len, p, (size_t)len);
+      b->data.len += (size_t)len;
+    } else {
+      HUDI_TRY(hudi_buf_append(&b->data, p, (size_t)len, err));
+    }
+    set_bit(b->validity.data, at);
+  }
+  return put_offset(b, (int64_t)b->data.len, err);
+}
+
 static hudi_status gather_var(hudi_arrow_builder *b, const hudi_arrow_view *const *views, const int64_t *rows,
                               size_t m, hudi_error *err) {
   HUDI_TRY(check_length(b, m, err));
@@ -481,27 +608,20 @@ static hudi_status gather_var(hudi_arrow_builder *b, const hudi_arrow_view *cons
   HUDI_TRY(hudi_buf_reserve(&b->values, hudi_mul_size(m, b->large ? 8 : 4), err));
   HUDI_TRY(extend_bits(b, m, err));
   int64_t base = b->length, nulls = 0;
-  for (size_t j = 0; j < m; j++) {
-    if (j + PREFETCH_VAR < m) hudi_arrow_view_prefetch(views[j + PREFETCH_VAR], rows[j + PREFETCH_VAR], false);
-    if (j + PREFETCH_VAR / 2 < m) hudi_arrow_view_prefetch(views[j + PREFETCH_VAR / 2], rows[j + PREFETCH_VAR / 2], true);
-    const hudi_arrow_view *v = views[j];
-    int64_t i = rows[j];
-    if (v->validity && !hudi_arrow_bit(v->validity, v->offset + i)) {
-      nulls++;
-    } else {
-      int64_t len;
-      const uint8_t *p = var_bytes(v, i, &len);
-      if (len == 0) {
-        /* nothing to copy (the data buffer may not exist yet) */
-      } else if ((size_t)len <= b->data.cap - b->data.len) {
-        memcpy(b->data.data + b->data.len, p, (size_t)len);
-        b->data.len += (size_t)len;
-      } else {
-        HUDI_TRY(hudi_buf_append(&b->data, p, (size_t)len, err));
-      }
-      b->validity.data[(base + (int64_t)j) >> 3] |= (uint8_t)(1u << ((base + (int64_t)j) & 7));
+  for (size_t j = 0; j < m;) {
+    bool block;
+    size_t run = var_run_length(b, views, rows, j, m, &block);
+    if (block) {
+      HUDI_TRY(copy_var_run(b, views[j], rows[j], run, base + (int64_t)j, err));
+      j += run;
+      continue;
     }
-    HUDI_TRY(put_offset(b, (int64_t)b->data.len, err));
+    for (size_t end = j + run; j < end; j++) {
+      if (j + PREFETCH_VAR < m) hudi_arrow_view_prefetch(views[j + PREFETCH_VAR], rows[j + PREFETCH_VAR], false);
+      if (j + PREFETCH_VAR / 2 < m)
+        hudi_arrow_view_prefetch(views[j + PREFETCH_VAR / 2], rows[j + PREFETCH_VAR / 2], true);
+      HUDI_TRY(gather_var_one(b, views[j], rows[j], base + (int64_t)j, &nulls, err));
+    }
   }
   b->length += (int64_t)m;
   b->null_count += nulls;
@@ -531,25 +651,27 @@ static hudi_status range_fixed(hudi_arrow_builder *b, const hudi_arrow_view *v, 
                                hudi_error *err) {
   size_t w = (size_t)b->byte_width, m = (size_t)n;
   HUDI_TRY(check_length(b, m, err));
+  HUDI_TRY(hudi_buf_reserve(&b->values, hudi_mul_size(m, w), err));
+  HUDI_TRY(extend_bits(b, m, err));
+  b->null_count += copy_fixed_run(v, start, m, w, b->values.data + b->values.len, b->validity.data, b->length);
+  b->values.len += m * w;
+  b->length += n;
+  return HUDI_OK;
+}
+
+/* n contiguous string/binary elements: one copy of their bytes when
+ * var_block_ok, else element by element. */
+static hudi_status range_var(hudi_arrow_builder *b, const hudi_arrow_view *v, int64_t start, int64_t n,
+                             hudi_error *err) {
+  size_t m = (size_t)n;
+  HUDI_TRY(check_length(b, m, err));
+  HUDI_TRY(seed_offsets(b, err));
+  HUDI_TRY(hudi_buf_reserve(&b->values, hudi_mul_size(m, b->large ? 8 : 4), err));
   HUDI_TRY(extend_bits(b, m, err));
   int64_t base = b->length, nulls = 0;
-  if (!v->validity) {
-    for (size_t j = 0; j < m; j++) set_bit(b->validity.data, base + (int64_t)j);
-    HUDI_TRY(hudi_buf_append(&b->values, hudi_arrow_view_fixed(v, start), hudi_mul_size(m, w), err));
-  } else {
-    HUDI_TRY(hudi_buf_reserve(&b->values, hudi_mul_size(m, w), err));
-    uint8_t *dst = b->values.data + b->values.len;
-    for (size_t j = 0; j < m; j++, dst += w) {
-      if (hudi_arrow_bit(v->validity, v->offset + start + (int64_t)j)) {
-        memcpy(dst, hudi_arrow_view_fixed(v, start + (int64_t)j), w);
-        set_bit(b->validity.data, base + (int64_t)j);
-      } else {
-        memset(dst, 0, w);
-        nulls++;
-      }
-    }
-    b->values.len += m * w;
-  }
+  if (var_block_ok(b, v, start, m)) HUDI_TRY(copy_var_run(b, v, start, m, base, err));
+  else
+    for (size_t j = 0; j < m; j++) HUDI_TRY(gather_var_one(b, v, start + (int64_t)j, base + (int64_t)j, &nulls, err));
   b->length += n;
   b->null_count += nulls;
   return HUDI_OK;
@@ -560,7 +682,9 @@ hudi_status hudi_arrow_builder_append_view_range(hudi_arrow_builder *b, const hu
   if (start < 0 || n < 0 || start > v->length || n > v->length - start)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column '%s': rows [%lld, +%lld) outside a view of %lld",
                         col(b), (long long)start, (long long)n, (long long)v->length);
-  if (n > 0 && bulk_kind_of(b, v) == BULK_FIXED) return range_fixed(b, v, start, n, err);
+  bulk_kind kind = n > 0 ? bulk_kind_of(b, v) : BULK_NONE;
+  if (kind == BULK_FIXED) return range_fixed(b, v, start, n, err);
+  if (kind == BULK_VAR) return range_var(b, v, start, n, err);
   for (int64_t i = start; i < start + n; i++) HUDI_TRY(hudi_arrow_builder_append_view(b, v, i, err));
   return HUDI_OK;
 }
@@ -678,15 +802,21 @@ static int n_buffers_of(hudi_arrow_type_id id) {
   }
 }
 
+/* Storage for a buffer that has none: a full buffer is left as it is (a
+ * reserve of one byte more would copy it into one twice the size). */
+static hudi_status give_storage(hudi_buf *buf, hudi_error *err) {
+  return buf->data ? HUDI_OK : hudi_buf_reserve(buf, 1, err);
+}
+
 /* Phase 1 of finish: everything that can fail (allocations), with the
  * builder unchanged except for capacity. Gives every exported buffer
  * storage so no buffer pointer is NULL. */
 static hudi_status prepare(hudi_arrow_builder *b, struct ArrowArray *out, hudi_error *err) {
   memset(out, 0, sizeof *out);
   if (has_offsets(b->field->type.id)) HUDI_TRY(seed_offsets(b, err));
-  HUDI_TRY(hudi_buf_reserve(&b->validity, 1, err));
-  HUDI_TRY(hudi_buf_reserve(&b->values, 1, err));
-  HUDI_TRY(hudi_buf_reserve(&b->data, 1, err));
+  HUDI_TRY(give_storage(&b->validity, err));
+  HUDI_TRY(give_storage(&b->values, err));
+  HUDI_TRY(give_storage(&b->data, err));
   array_priv *p = hudi_calloc(1, sizeof *p);
   if (!p) return nomem(err);
   out->private_data = p;

@@ -277,6 +277,7 @@ typedef struct chunk_src {
   const char **seqs;             /* CHUNK_ROWS: the chunk's _hoodie_commit_seqno values, in seq_text */
   size_t *seq_lens;
   char *seq_text;                /* CHUNK_ROWS * SEQNO_MAX */
+  size_t *run_at;                /* CHUNK_ROWS + 1: where each run of consecutive rows of one batch starts */
 } chunk_src;
 
 /* Room for one _hoodie_commit_seqno: <instant>_<task>_<row in file>. */
@@ -291,7 +292,9 @@ static hudi_status chunk_src_init(chunk_src *s, hudi_error *err) {
   s->seqs = hudi_malloc(CHUNK_ROWS * sizeof *s->seqs);
   s->seq_lens = hudi_malloc(CHUNK_ROWS * sizeof *s->seq_lens);
   s->seq_text = hudi_malloc(CHUNK_ROWS * SEQNO_MAX);
-  if (!s->views || !s->rows || !s->batch || !s->keys || !s->key_lens || !s->seqs || !s->seq_lens || !s->seq_text)
+  s->run_at = hudi_malloc((CHUNK_ROWS + 1) * sizeof *s->run_at);
+  if (!s->views || !s->rows || !s->batch || !s->keys || !s->key_lens || !s->seqs || !s->seq_lens || !s->seq_text ||
+      !s->run_at)
     return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   return HUDI_OK;
 }
@@ -305,6 +308,7 @@ static void chunk_src_free(chunk_src *s) {
   hudi_free(s->seqs);
   hudi_free(s->seq_lens);
   hudi_free(s->seq_text);
+  hudi_free(s->run_at);
 }
 
 
@@ -318,9 +322,26 @@ static size_t format_u64(char *out, uint64_t v) {
   return n;
 }
 
+/* A chunk whose runs of consecutive rows of one batch average at least
+ * this many rows (a bulk insert in input order: one run a chunk, or two at
+ * a batch's end) is copied run by run, each column's values in one block,
+ * instead of gathered row by row. */
+#define RUN_ROWS 32
+
+/* Fills s->run_at with where the runs of the chunk's m rows (s->batch,
+ * s->rows) start, then m; returns their count. */
+static size_t find_runs(chunk_src *s, size_t m) {
+  size_t n = 0;
+  for (size_t j = 0; j < m; j++)
+    if (j == 0 || s->batch[j] != s->batch[j - 1] || s->rows[j] != s->rows[j - 1] + 1) s->run_at[n++] = j;
+  s->run_at[n] = m;
+  return n;
+}
+
 /* Appends ordered rows [a, a + m) of the file starting at row `from`: the
- * five meta columns, then each data column over all m rows (one column's
- * gather at a time, prefetched ahead). */
+ * five meta columns, then each data column over all m rows (one column at a
+ * time: run by run when the rows come in runs, else gathered, prefetched
+ * ahead). */
 static hudi_status append_chunk(append_ctx *c, hudi_arrow_batch_builder *bb, chunk_src *s, size_t a, size_t m,
                                 size_t from, int task, const char *partition, const char *file_name,
                                 hudi_error *err) {
@@ -352,10 +373,19 @@ static hudi_status append_chunk(append_ctx *c, hudi_arrow_batch_builder *bb, chu
     s->batch[j] = &r->batches[row->batch].view;
     s->rows[j] = hudi_arrow_view_struct_row(s->batch[j], row->row);
   }
+  size_t runs = find_runs(s, m);
   int64_t n_cols = r->stored.n_children;
   for (int64_t k = 0; k < n_cols; k++) {
-    for (size_t j = 0; j < m; j++) s->views[j] = &s->batch[j]->children[k];
     hudi_arrow_builder *cb = hudi_arrow_batch_builder_column(bb, HUDI_AVRO_N_META_FIELDS + k);
+    if (c->same[k] && runs * RUN_ROWS <= m) {
+      for (size_t i = 0; i < runs; i++) {
+        size_t j = s->run_at[i];
+        HUDI_TRY(hudi_arrow_builder_append_view_range(cb, &s->batch[j]->children[k], s->rows[j],
+                                                      (int64_t)(s->run_at[i + 1] - j), err));
+      }
+      continue;
+    }
+    for (size_t j = 0; j < m; j++) s->views[j] = &s->batch[j]->children[k];
     if (c->same[k]) {
       HUDI_TRY(hudi_arrow_builder_append_gather(cb, s->views, s->rows, m, err));
       continue;

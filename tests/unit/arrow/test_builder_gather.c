@@ -306,9 +306,121 @@ static void bulk_bytes(void **state) {
   hudi_arrow_field_clear(&f);
 }
 
+/* Rows as runs of consecutive elements of one view (a bulk insert in input
+ * order gives one run per chunk), of lengths around the block-copy
+ * threshold, alternating views, starting at every bit position: the block
+ * copies must give what the per-element path gives. Views with and without
+ * validity bits and an array offset; int32 and int64; strings, large
+ * strings, and large strings into a 32-bit string builder. append_view_range
+ * over the same views, against append_view per element. */
+static size_t run_rows(hudi_arrow_view **views, int64_t *rows, hudi_arrow_view *a, int64_t a_len,
+                       hudi_arrow_view *b, int64_t b_len) {
+  static const int lens[] = {1, 15, 16, 17, 3, 40, 64, 2, 31, 100};
+  size_t m = 0;
+  int64_t ia = 0, ib = 5;
+  for (size_t r = 0; r < 30; r++) {
+    int n = lens[r % 10];
+    bool use_a = r % 3 != 1;
+    hudi_arrow_view *v = use_a ? a : b;
+    int64_t len = use_a ? a_len : b_len, *at = use_a ? &ia : &ib;
+    for (int k = 0; k < n; k++, m++) {
+      if (*at >= len) *at = (*at * 7) % 13 % len;
+      views[m] = v;
+      rows[m] = (*at)++;
+    }
+  }
+  return m;
+}
+
+/* append_view_range of [start, start + n) against append_view per element. */
+static void check_range(const char *format, hudi_arrow_view *v, int64_t start, int64_t n, int n_buffers,
+                        size_t width) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_arrow_field f;
+  assert_int_equal(hudi_arrow_field_init(&f, "c", format, ARROW_FLAG_NULLABLE, &err), HUDI_OK);
+  hudi_arrow_builder *got, *want;
+  assert_int_equal(hudi_arrow_builder_create(&got, &f, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_builder_create(&want, &f, &err), HUDI_OK);
+  for (int k = 0; k < 3; k++) { /* ends mid-byte, and a second range after the first */
+    assert_int_equal(hudi_arrow_builder_append_null(got, &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_builder_append_null(want, &err), HUDI_OK);
+    assert_int_equal(hudi_arrow_builder_append_view_range(got, v, start + k, n - 2 * k, &err), HUDI_OK);
+    for (int64_t i = start + k; i < start + n - k; i++)
+      assert_int_equal(hudi_arrow_builder_append_view(want, v, i, &err), HUDI_OK);
+  }
+  assert_same_arrays(got, want, n_buffers, width);
+  hudi_arrow_builder_free(got);
+  hudi_arrow_builder_free(want);
+  hudi_arrow_field_clear(&f);
+}
+
+static void gather_runs(void **state) {
+  (void)state;
+  enum { N = 300 };
+  static int64_t l1[N], l2[N];
+  static int32_t i1[N];
+  static uint8_t valid[N / 8 + 1];
+  for (int i = 0; i < N; i++) l1[i] = 7 * i, l2[i] = -i, i1[i] = 3 * i + 1;
+  for (int i = 0; i < N / 8 + 1; i++) valid[i] = (uint8_t)(0xff ^ (1u << (i % 8)));
+  const void *bl1[2] = {NULL, l1}, *bl2[2] = {valid, l2}, *bi1[2] = {NULL, i1}, *bi2[2] = {valid, i1};
+  struct ArrowSchema sl = fx_schema("l", "c"), si = fx_schema("i", "c");
+  struct ArrowArray al1 = fx_array(N - 3, 3, 0, 2, bl1), al2 = fx_array(N - 5, 5, -1, 2, bl2);
+  struct ArrowArray ai1 = fx_array(N, 0, 0, 2, bi1), ai2 = fx_array(N - 1, 1, -1, 2, bi2);
+  hudi_arrow_view x, y;
+  static hudi_arrow_view *views[2000];
+  static int64_t rows[2000];
+  view_of(&x, &sl, &al1);
+  view_of(&y, &sl, &al2);
+  size_t m = run_rows(views, rows, &x, N - 3, &y, N - 5);
+  for (size_t from = 0; from < 9; from++) check_gather("l", views + from, rows + from, m - from, 2, 8);
+  check_range("l", &x, 5, 200, 2, 8);
+  check_range("l", &y, 1, 250, 2, 8);
+  hudi_arrow_view_clear(&x);
+  hudi_arrow_view_clear(&y);
+  view_of(&x, &si, &ai1);
+  view_of(&y, &si, &ai2);
+  m = run_rows(views, rows, &x, N, &y, N - 1);
+  check_gather("i", views, rows, m, 2, 4);
+  hudi_arrow_view_clear(&x);
+  hudi_arrow_view_clear(&y);
+
+  /* Strings: element i is i % 7 letters; from offset 4 on (nonzero first
+   * offsets), one array with nulls. */
+  static char chars[N * 7];
+  static int32_t off[N + 1];
+  static int64_t loff[N + 1];
+  size_t pos = 0;
+  for (int i = 0; i < N; i++) {
+    off[i] = (int32_t)pos, loff[i] = (int64_t)pos;
+    for (int k = 0; k < i % 7; k++) chars[pos++] = (char)('a' + (i + k) % 26);
+  }
+  off[N] = (int32_t)pos, loff[N] = (int64_t)pos;
+  const void *bs1[3] = {NULL, off, chars}, *bs2[3] = {valid, off, chars}, *bls[3] = {NULL, loff, chars};
+  struct ArrowSchema ss = fx_schema("u", "c"), sls = fx_schema("U", "c");
+  struct ArrowArray as1 = fx_array(N - 4, 4, 0, 3, bs1), as2 = fx_array(N, 0, -1, 3, bs2);
+  struct ArrowArray als = fx_array(N - 2, 2, 0, 3, bls);
+  hudi_arrow_view z;
+  view_of(&x, &ss, &as1);
+  view_of(&y, &ss, &as2);
+  view_of(&z, &sls, &als);
+  m = run_rows(views, rows, &x, N - 4, &y, N);
+  for (size_t from = 0; from < 9; from++) check_gather("u", views + from, rows + from, m - from, 3, 4);
+  check_range("u", &x, 3, 250, 3, 4);
+  check_range("u", &y, 0, 290, 3, 4);
+  check_range("u", &z, 7, 200, 3, 4);
+  check_range("U", &z, 7, 200, 3, 8);
+  m = run_rows(views, rows, &z, N - 2, &x, N - 4);
+  check_gather("u", views, rows, m, 3, 4);
+  m = run_rows(views, rows, &z, N - 2, &z, N - 2);
+  check_gather("U", views, rows, m, 3, 8);
+  hudi_arrow_view_clear(&x);
+  hudi_arrow_view_clear(&y);
+  hudi_arrow_view_clear(&z);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(gather_int64), cmocka_unit_test(gather_strings),
                                      cmocka_unit_test(gather_fallbacks), cmocka_unit_test(range_of_floats),
-                                     cmocka_unit_test(bulk_bytes)};
+                                     cmocka_unit_test(bulk_bytes), cmocka_unit_test(gather_runs)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
