@@ -532,15 +532,7 @@ static hudi_status put_offset(hudi_arrow_builder *b, int64_t v, hudi_error *err)
 /* Where element i of a (large) string/binary view v starts in v->data, or
  * (end) where it ends. */
 static inline int64_t var_offset(const hudi_arrow_view *v, int64_t i, bool end) {
-  int64_t j = v->offset + i + (end ? 1 : 0);
-  if (v->type.id == HUDI_ARROW_LARGE_STRING || v->type.id == HUDI_ARROW_LARGE_BINARY) {
-    int64_t o;
-    memcpy(&o, v->values + j * 8, 8);
-    return o;
-  }
-  int32_t o;
-  memcpy(&o, v->values + j * 4, 4);
-  return o;
+  return hudi_arrow_view_offset(v, v->offset + i + (end ? 1 : 0));
 }
 
 /* Whether elements [i, i + n) of v can be copied as one block: no

@@ -71,18 +71,6 @@ bool hudi_arrow_view_bool(const hudi_arrow_view *v, int64_t i) {
   return hudi_arrow_bit(v->values, v->offset + i);
 }
 
-static int64_t offset_at(const hudi_arrow_view *v, int64_t j) {
-  if (v->type.id == HUDI_ARROW_LARGE_STRING || v->type.id == HUDI_ARROW_LARGE_BINARY ||
-      v->type.id == HUDI_ARROW_LARGE_LIST) {
-    int64_t x;
-    memcpy(&x, v->values + j * 8, 8);
-    return x;
-  }
-  int32_t x;
-  memcpy(&x, v->values + j * 4, 4);
-  return x;
-}
-
 static const uint8_t k_empty[1] = {0};
 
 const uint8_t *hudi_arrow_view_bytes(const hudi_arrow_view *v, int64_t i, int64_t *len) {
@@ -107,7 +95,7 @@ const uint8_t *hudi_arrow_view_bytes(const hudi_arrow_view *v, int64_t i, int64_
         *len = 0;
         return k_empty;
       }
-      int64_t a = offset_at(v, j), b = offset_at(v, j + 1);
+      int64_t a = hudi_arrow_view_offset(v, j), b = hudi_arrow_view_offset(v, j + 1);
       *len = b - a;
       return v->data ? v->data + a : k_empty;
     }
@@ -122,8 +110,8 @@ void hudi_arrow_view_list_range(const hudi_arrow_view *v, int64_t i, int64_t *st
   } else if (!v->values) {
     *start = *end = 0;
   } else {
-    *start = offset_at(v, j);
-    *end = offset_at(v, j + 1);
+    *start = hudi_arrow_view_offset(v, j);
+    *end = hudi_arrow_view_offset(v, j + 1);
   }
 }
 
@@ -176,10 +164,10 @@ static hudi_status check_header(view_ctx *c, hudi_arrow_view *v, const struct Ar
 static hudi_status check_offsets(view_ctx *c, hudi_arrow_view *v, int64_t limit, hudi_error *err) {
   if (v->length == 0) return HUDI_OK;
   if (!v->values) return bad(c, err, HUDI_ERR_CORRUPT, "offsets buffer is NULL");
-  int64_t prev = offset_at(v, v->offset);
+  int64_t prev = hudi_arrow_view_offset(v, v->offset);
   if (prev < 0) return bad(c, err, HUDI_ERR_CORRUPT, "negative offset %lld", (long long)prev);
   for (int64_t j = v->offset + 1; j <= v->offset + v->length; j++) {
-    int64_t o = offset_at(v, j);
+    int64_t o = hudi_arrow_view_offset(v, j);
     if (o < prev)
       return bad(c, err, HUDI_ERR_CORRUPT, "offsets decrease at element %lld (%lld < %lld)",
                  (long long)(j - v->offset - 1), (long long)o, (long long)prev);

@@ -77,6 +77,21 @@ const uint8_t *hudi_arrow_view_bytes(const hudi_arrow_view *v, int64_t i, int64_
  * large_list, fixed_size_list, map), as logical indices of children[0]. */
 void hudi_arrow_view_list_range(const hudi_arrow_view *v, int64_t i, int64_t *start, int64_t *end);
 
+/* Entry j of v's offsets buffer (j counts from the buffer's start, so it
+ * includes v->offset): 64-bit for the large string, binary and list types,
+ * 32-bit for the others. */
+static inline int64_t hudi_arrow_view_offset(const hudi_arrow_view *v, int64_t j) {
+  if (v->type.id == HUDI_ARROW_LARGE_STRING || v->type.id == HUDI_ARROW_LARGE_BINARY ||
+      v->type.id == HUDI_ARROW_LARGE_LIST) {
+    int64_t x;
+    memcpy(&x, v->values + j * 8, 8);
+    return x;
+  }
+  int32_t x;
+  memcpy(&x, v->values + j * 4, 4);
+  return x;
+}
+
 /* The logical index in each struct child of struct element i. */
 static inline int64_t hudi_arrow_view_struct_row(const hudi_arrow_view *v, int64_t i) {
   return v->offset + i;
