@@ -174,13 +174,19 @@ static hudi_status levels_run(hudi_buf *out, uint32_t value, size_t n, int bw, h
   return hudi_buf_append(out, hdr, hn, err);
 }
 
-static hudi_status levels_encode(hudi_buf *out, const int16_t *v, size_t n, int16_t max_level, bool with_prefix,
-                                 hudi_error *err) {
+/* all_max: every level is max_level (a column without nulls in the page),
+ * known from the value count, so the levels need no scan. */
+static hudi_status levels_encode(hudi_buf *out, const int16_t *v, size_t n, int16_t max_level, bool all_max,
+                                 bool with_prefix, hudi_error *err) {
   if (max_level == 0) return HUDI_OK;
   int bw = hudi_pq_bit_width((uint64_t)max_level);
   size_t start = out->len;
   if (with_prefix) HUDI_TRY(hudi_buf_append_zeros(out, 4, err));
   size_t lit_start = 0, i = 0;
+  if (all_max && n >= 8) { /* one run, as the scan below finds it */
+    HUDI_TRY(levels_run(out, (uint16_t)max_level, n, bw, err));
+    i = lit_start = n;
+  }
   while (i < n) {
     size_t j = i + 1;
     while (j < n && v[j] == v[i]) j++;
@@ -212,9 +218,13 @@ hudi_status hudi_pq_data_page_build(hudi_pq_page_scratch *s, const hudi_pq_page_
   hudi_pq_page_header h;
   memset(&h, 0, sizeof h);
   bool with_prefix = !in->v2;
-  if (in->max_rep > 0) HUDI_TRY(levels_encode(body, in->rep_levels, in->num_levels, in->max_rep, with_prefix, err));
+  if (in->max_rep > 0)
+    HUDI_TRY(levels_encode(body, in->rep_levels, in->num_levels, in->max_rep, false, with_prefix, err));
   size_t rep_len = body->len;
-  if (in->max_def > 0) HUDI_TRY(levels_encode(body, in->def_levels, in->num_levels, in->max_def, with_prefix, err));
+  /* Without repetition each level is one value slot, defined iff max_def. */
+  bool all_max = in->max_rep == 0 && in->num_values == in->num_levels;
+  if (in->max_def > 0)
+    HUDI_TRY(levels_encode(body, in->def_levels, in->num_levels, in->max_def, all_max, with_prefix, err));
   size_t levels_len = body->len;
   HUDI_TRY(hudi_pq_values_encode(body, in->encoding, in->type, in->type_length, in->values, in->offsets,
                                  in->num_values, in->dict_size, err));

@@ -1,5 +1,8 @@
 /* The RLE / bit-packed hybrid encoding, levels and dictionary indices. */
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "base/alloc.h"
 #include "parquet/bitpack.h"
@@ -141,23 +144,57 @@ static hudi_status emit_run(hudi_buf *out, uint32_t value, size_t n, int bw, hud
   return hudi_buf_append(out, hdr, hn, err);
 }
 
+/* The first position at or after b, up to n, whose value is not x; four
+ * values per compare where SSE2 is there (near-constant columns make runs
+ * of thousands). */
+static size_t run_end(const uint32_t *v, size_t n, size_t b, uint32_t x) {
+#ifdef __SSE2__
+  __m128i want = _mm_set1_epi32((int)x);
+  for (; b + 4 <= n; b += 4) {
+    int eq = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)(v + b)), want)));
+    if (eq != 0xf) return b + (size_t)__builtin_ctz((unsigned)~eq & 0xf);
+  }
+#endif
+  while (b < n && v[b] == x) b++;
+  return b;
+}
+
+/* The next maximal run of 8 or more equal values starting at or after
+ * *from: true with it in [*s, *e). Only such runs change the encoding, and
+ * each holds a multiple of 8, so probing those positions finds them all
+ * with a compare or two per 8 values; the scan value by value it replaced
+ * was 3-4% of a bulk load's CPU (dictionary indices mostly change every
+ * value). Maximal runs never overlap, so probing on from *e is exact. */
+static bool next_long_run(const uint32_t *v, size_t n, size_t from, size_t *s, size_t *e) {
+  for (size_t k = (from + 7) / 8 * 8; k < n; k += 8) {
+    bool left = k > from && v[k - 1] == v[k], right = k + 1 < n && v[k + 1] == v[k];
+    if (!left && !right) continue;
+    size_t a = k, b = k + 1;
+    while (a > from && v[a - 1] == v[k]) a--;
+    b = run_end(v, n, b, v[k]);
+    if (b - a >= 8) {
+      *s = a;
+      *e = b;
+      return true;
+    }
+    k = (b + 7) / 8 * 8 - 8; /* the next probe is the first multiple of 8 at or after b */
+  }
+  return false;
+}
+
 hudi_status hudi_pq_rle_encode(hudi_buf *out, const uint32_t *v, size_t n, int bw, hudi_error *err) {
   if (bw < 0 || bw > 32) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "RLE bit width %d is out of range", bw);
-  size_t lit_start = 0, i = 0;
-  while (i < n) {
-    size_t j = i + 1;
-    while (j < n && v[j] == v[i]) j++;
+  size_t lit_start = 0, from = 0, i, j;
+  while (next_long_run(v, n, from, &i, &j)) {
     size_t run = j - i;
-    if (run >= 8) {
-      /* Literal runs hold whole groups of 8: borrow from this run to fill one. */
-      size_t borrow = (8 - (i - lit_start) % 8) % 8;
-      if (run - borrow >= 8) {
-        HUDI_TRY(emit_literal(out, v + lit_start, i + borrow - lit_start, bw, err));
-        HUDI_TRY(emit_run(out, v[i], run - borrow, bw, err));
-        lit_start = j;
-      }
+    /* Literal runs hold whole groups of 8: borrow from this run to fill one. */
+    size_t borrow = (8 - (i - lit_start) % 8) % 8;
+    if (run - borrow >= 8) {
+      HUDI_TRY(emit_literal(out, v + lit_start, i + borrow - lit_start, bw, err));
+      HUDI_TRY(emit_run(out, v[i], run - borrow, bw, err));
+      lit_start = j;
     }
-    i = j;
+    from = j;
   }
   /* The last literal run is padded with zeros up to a group of 8. */
   return emit_literal(out, v + lit_start, n - lit_start, bw, err);

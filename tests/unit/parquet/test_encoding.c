@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parquet/bitpack.h"
 #include "parquet/encoding.h"
 
 static uint64_t rng_state = 88172645463325252ull;
@@ -371,11 +372,98 @@ static void plain_fixed_and_bss(void **state) {
   free(back);
 }
 
+/* hudi_pq_pack32 against the definition, bit by bit: bit b of value i is
+ * bit i * bw + b of the output, LSB first. Widths 0..32, every count up to
+ * 70 (ends at every byte and word position), values with bits above the
+ * width set (they must be dropped), and a guard byte after the span. */
+static void pack32_matches_bit_definition(void **state) {
+  (void)state;
+  uint32_t v[70];
+  uint8_t got[70 * 4 + 1], want[70 * 4 + 1];
+  for (int bw = 0; bw <= 32; bw++) {
+    for (size_t n = 0; n <= 70; n++) {
+      for (size_t i = 0; i < n; i++) v[i] = (uint32_t)rnd();
+      size_t span = (n * (size_t)bw + 7) / 8;
+      memset(got, 0, sizeof got);
+      memset(want, 0, sizeof want);
+      got[span] = want[span] = 0xA5;
+      for (size_t i = 0; i < n; i++)
+        for (int b = 0; b < bw; b++) {
+          size_t bit = i * (size_t)bw + (size_t)b;
+          if (v[i] >> b & 1) want[bit / 8] |= (uint8_t)(1u << (bit % 8));
+        }
+      hudi_pq_pack32(got, v, n, bw);
+      assert_memory_equal(got, want, span + 1);
+    }
+  }
+}
+
+/* The hybrid's run choice, byte for byte, against the rule written out
+ * value by value: walk the maximal runs of equal values; one of 8 or more
+ * lends the pending literal values what they lack of a whole group of 8,
+ * and, if 8 or more are left, ends them and becomes an RLE run. Values are
+ * written as (groups << 1 | 1) then LSB-first bits, runs as (count << 1)
+ * then the value's ceil(bw / 8) bytes. */
+static void ref_literal(uint8_t *o, size_t *len, const uint32_t *v, size_t n, int bw) {
+  if (n == 0) return;
+  size_t groups = (n + 7) / 8;
+  *len += hudi_pq_write_uleb(o + *len, groups << 1 | 1);
+  size_t bytes = groups * (size_t)bw;
+  memset(o + *len, 0, bytes);
+  for (size_t i = 0; i < n; i++)
+    for (int b = 0; b < bw; b++)
+      if (v[i] >> b & 1) o[*len + (i * (size_t)bw + (size_t)b) / 8] |= (uint8_t)(1u << ((i * (size_t)bw + (size_t)b) % 8));
+  *len += bytes;
+}
+
+static size_t ref_rle(uint8_t *o, const uint32_t *v, size_t n, int bw) {
+  size_t len = 0, lit = 0;
+  for (size_t i = 0, j; i < n; i = j) {
+    for (j = i + 1; j < n && v[j] == v[i]; j++) {
+    }
+    size_t borrow = (8 - (i - lit) % 8) % 8;
+    if (j - i < 8 || j - i - borrow < 8) continue;
+    ref_literal(o, &len, v + lit, i + borrow - lit, bw);
+    len += hudi_pq_write_uleb(o + len, (uint64_t)(j - i - borrow) << 1);
+    for (int k = 0; k < (bw + 7) / 8; k++) o[len++] = (uint8_t)(v[i] >> (8 * k));
+    lit = j;
+  }
+  ref_literal(o, &len, v + lit, n - lit, bw);
+  return len;
+}
+
+static void rle_runs_match_the_rule(void **state) {
+  (void)state;
+  hudi_error err = HUDI_ERROR_INIT;
+  enum { N = 3000 };
+  static uint32_t v[N];
+  static uint8_t want[N * 5 + 64];
+  for (int round = 0; round < 400; round++) {
+    int bw = 1 + round % 12;
+    size_t n = (size_t)(rnd() % N);
+    /* Runs of 1 to 20 (every length around 8 and 16), from a few values. */
+    for (size_t i = 0; i < n;) {
+      uint32_t x = (uint32_t)(rnd() % 3) & ((1u << bw) - 1);
+      size_t len = 1 + (size_t)(rnd() % (round % 2 ? 20 : 9));
+      for (; len-- && i < n; i++) v[i] = x;
+    }
+    hudi_buf b;
+    hudi_buf_init(&b, 0);
+    assert_int_equal(hudi_pq_rle_encode(&b, v, n, bw, &err), HUDI_OK);
+    size_t wlen = ref_rle(want, v, n, bw);
+    assert_int_equal(b.len, wlen);
+    assert_memory_equal(b.data, want, wlen);
+    hudi_buf_free(&b);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(rle_spec_example),
       cmocka_unit_test(bit_packed_levels_spec_example),
       cmocka_unit_test(rle_round_trips),
+      cmocka_unit_test(pack32_matches_bit_definition),
+      cmocka_unit_test(rle_runs_match_the_rule),
       cmocka_unit_test(levels_round_trip_and_prefix),
       cmocka_unit_test(dict_indices),
       cmocka_unit_test(delta_spec_example),
