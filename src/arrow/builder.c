@@ -17,6 +17,11 @@ struct hudi_arrow_builder {
   bool large;                     /* 64-bit offsets */
   int64_t n_children;
   struct hudi_arrow_builder *children;
+  /* hudi_arrow_builder_lend_range: the lent view's buffers, and where in
+   * them the next array's lent_length elements start. */
+  bool lent;
+  const uint8_t *lent_buffers[3];
+  int64_t lent_offset, lent_length;
 };
 
 static const char *col(const hudi_arrow_builder *b) {
@@ -681,6 +686,35 @@ hudi_status hudi_arrow_builder_append_view_range(hudi_arrow_builder *b, const hu
   return HUDI_OK;
 }
 
+/* Unset bits of bits[from, from + n). */
+static int64_t unset_bits(const uint8_t *bits, int64_t from, int64_t n) {
+  int64_t set = 0, i = from, end = from + n;
+  for (; i < end && (i & 7); i++) set += bits[i >> 3] >> (i & 7) & 1;
+  for (; i + 64 <= end; i += 64) {
+    uint64_t w;
+    memcpy(&w, bits + (i >> 3), 8);
+    set += __builtin_popcountll(w); /* bit order within the word does not matter for a count */
+  }
+  for (; i < end; i++) set += bits[i >> 3] >> (i & 7) & 1;
+  return n - set;
+}
+
+bool hudi_arrow_builder_lend_range(hudi_arrow_builder *b, const hudi_arrow_view *v, int64_t start, int64_t n) {
+  if (b->lent || b->length != 0 || b->n_children != 0 || n <= 0 || start < 0 || start > v->length ||
+      n > v->length - start || v->type.id != b->field->type.id || !v->values)
+    return false;
+  bulk_kind kind = bulk_kind_of(b, v);
+  if (kind == BULK_NONE || (kind == BULK_VAR && !v->data)) return false;
+  b->lent = true;
+  b->lent_buffers[0] = v->validity;
+  b->lent_buffers[1] = v->values;
+  b->lent_buffers[2] = v->data;
+  b->lent_offset = v->offset + start;
+  b->lent_length = b->length = n;
+  b->null_count = v->validity ? unset_bits(v->validity, v->offset + start, n) : 0;
+  return true;
+}
+
 /* Checks that b takes string or binary values, for the bulk appends. */
 static hudi_status want_var(hudi_arrow_builder *b, hudi_error *err) {
   switch (b->field->type.id) {
@@ -805,10 +839,16 @@ static hudi_status give_storage(hudi_buf *buf, hudi_error *err) {
  * storage so no buffer pointer is NULL. */
 static hudi_status prepare(hudi_arrow_builder *b, struct ArrowArray *out, hudi_error *err) {
   memset(out, 0, sizeof *out);
-  if (has_offsets(b->field->type.id)) HUDI_TRY(seed_offsets(b, err));
-  HUDI_TRY(give_storage(&b->validity, err));
-  HUDI_TRY(give_storage(&b->values, err));
-  HUDI_TRY(give_storage(&b->data, err));
+  if (b->lent) {
+    if (b->length != b->lent_length)
+      return hudi_err_set(err, HUDI_ERR_INTERNAL, "column '%s': appended to after lending %lld rows", col(b),
+                          (long long)b->lent_length);
+  } else {
+    if (has_offsets(b->field->type.id)) HUDI_TRY(seed_offsets(b, err));
+    HUDI_TRY(give_storage(&b->validity, err));
+    HUDI_TRY(give_storage(&b->values, err));
+    HUDI_TRY(give_storage(&b->data, err));
+  }
   array_priv *p = hudi_calloc(1, sizeof *p);
   if (!p) return nomem(err);
   out->private_data = p;
@@ -833,7 +873,27 @@ static uint8_t *take(hudi_buf *buf) {
 }
 
 /* Phase 2: moves the buffers (cannot fail) and resets the builder. */
+/* Commit of a lent range: the view's own buffers, none owned. */
+static void commit_lent(hudi_arrow_builder *b, struct ArrowArray *out) {
+  array_priv *p = out->private_data;
+  out->length = b->length;
+  out->null_count = b->null_count;
+  out->offset = b->lent_offset;
+  out->n_buffers = n_buffers_of(b->field->type.id);
+  out->buffers = p->buffers;
+  out->children = p->children;
+  p->buffers[0] = b->null_count > 0 ? b->lent_buffers[0] : NULL;
+  p->buffers[1] = b->lent_buffers[1];
+  if (out->n_buffers > 2) p->buffers[2] = b->lent_buffers[2];
+  b->lent = false;
+  b->length = b->null_count = 0;
+}
+
 static void commit(hudi_arrow_builder *b, struct ArrowArray *out) {
+  if (b->lent) {
+    commit_lent(b, out);
+    return;
+  }
   array_priv *p = out->private_data;
   out->length = b->length;
   out->null_count = b->field->type.id == HUDI_ARROW_NA ? b->length : b->null_count;

@@ -340,8 +340,8 @@ static size_t find_runs(chunk_src *s, size_t m) {
 
 /* Appends ordered rows [a, a + m) of the file starting at row `from`: the
  * five meta columns, then each data column over all m rows (one column at a
- * time: run by run when the rows come in runs, else gathered, prefetched
- * ahead). */
+ * time: lent when the rows are one run of one batch, run by run when they
+ * come in runs, else gathered, prefetched ahead). */
 static hudi_status append_chunk(append_ctx *c, hudi_arrow_batch_builder *bb, chunk_src *s, size_t a, size_t m,
                                 size_t from, int task, const char *partition, const char *file_name,
                                 hudi_error *err) {
@@ -378,6 +378,9 @@ static hudi_status append_chunk(append_ctx *c, hudi_arrow_batch_builder *bb, chu
   for (int64_t k = 0; k < n_cols; k++) {
     hudi_arrow_builder *cb = hudi_arrow_batch_builder_column(bb, HUDI_AVRO_N_META_FIELDS + k);
     if (c->same[k] && runs * RUN_ROWS <= m) {
+      /* One run: the input's own buffers, lent (the batches outlive the
+       * writer, its feed thread included: encode_rows joins it). */
+      if (runs == 1 && hudi_arrow_builder_lend_range(cb, &s->batch[0]->children[k], s->rows[0], (int64_t)m)) continue;
       for (size_t i = 0; i < runs; i++) {
         size_t j = s->run_at[i];
         HUDI_TRY(hudi_arrow_builder_append_view_range(cb, &s->batch[j]->children[k], s->rows[j],

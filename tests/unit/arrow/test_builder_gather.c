@@ -418,9 +418,134 @@ static void gather_runs(void **state) {
   hudi_arrow_view_clear(&z);
 }
 
+/* hudi_arrow_builder_lend_range: the exported array must read, element
+ * by element through a view of its own, as elements [start, start + n) of
+ * the source (nulls in the same places, the same values), point into the
+ * source's buffers instead of copies, and count its nulls exactly. */
+static void check_lend(const char *format, struct ArrowSchema *s, hudi_arrow_view *v, int64_t start, int64_t n) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_arrow_field f;
+  assert_int_equal(hudi_arrow_field_init(&f, "c", format, ARROW_FLAG_NULLABLE, &err), HUDI_OK);
+  hudi_arrow_builder *b;
+  assert_int_equal(hudi_arrow_builder_create(&b, &f, &err), HUDI_OK);
+  for (int round = 0; round < 2; round++) { /* the builder is reusable after a finish */
+    assert_true(hudi_arrow_builder_lend_range(b, v, start + round, n - round));
+    assert_false(hudi_arrow_builder_lend_range(b, v, start, n)); /* not empty any more */
+    struct ArrowArray a;
+    assert_int_equal(hudi_arrow_builder_finish(b, &a, &err), HUDI_OK);
+    assert_ptr_equal(a.buffers[1], v->values);
+    hudi_arrow_view got;
+    view_of(&got, s, &a);
+    assert_int_equal(got.length, n - round);
+    int64_t nulls = 0;
+    for (int64_t i = 0; i < n - round; i++) {
+      bool null = hudi_arrow_view_is_null(v, start + round + i);
+      nulls += null;
+      assert_int_equal(hudi_arrow_view_is_null(&got, i), null);
+      if (null) continue;
+      if (v->byte_width > 0) {
+        assert_memory_equal(got.values + (got.offset + i) * got.byte_width,
+                            v->values + (v->offset + start + round + i) * v->byte_width, (size_t)v->byte_width);
+      } else {
+        int64_t lg, lw;
+        const uint8_t *pg = hudi_arrow_view_bytes(&got, i, &lg), *pw = hudi_arrow_view_bytes(v, start + round + i, &lw);
+        assert_int_equal(lg, lw);
+        if (lg) assert_memory_equal(pg, pw, (size_t)lg);
+      }
+    }
+    assert_int_equal(a.null_count, nulls);
+    if (nulls == 0) assert_null(a.buffers[0]);
+    hudi_arrow_view_clear(&got);
+    a.release(&a);
+  }
+  /* Appending to a lent builder fails its finish; nothing is exported. */
+  assert_true(hudi_arrow_builder_lend_range(b, v, start, n));
+  assert_int_equal(hudi_arrow_builder_append_null(b, &err), HUDI_OK);
+  struct ArrowArray a;
+  assert_int_equal(hudi_arrow_builder_finish(b, &a, &err), HUDI_ERR_INTERNAL);
+  assert_non_null(strstr(err.message, "'c'"));
+  hudi_arrow_builder_free(b);
+  hudi_arrow_field_clear(&f);
+}
+
+/* What lend_range refuses, leaving the builder as it was. */
+static void check_no_lend(const char *format, hudi_arrow_view *v, int64_t start, int64_t n) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_arrow_field f;
+  assert_int_equal(hudi_arrow_field_init(&f, "c", format, ARROW_FLAG_NULLABLE, &err), HUDI_OK);
+  hudi_arrow_builder *b;
+  assert_int_equal(hudi_arrow_builder_create(&b, &f, &err), HUDI_OK);
+  assert_false(hudi_arrow_builder_lend_range(b, v, start, n));
+  assert_int_equal(hudi_arrow_builder_length(b), 0);
+  hudi_arrow_builder_free(b);
+  hudi_arrow_field_clear(&f);
+}
+
+static void lend_ranges(void **state) {
+  (void)state;
+  enum { N = 300 };
+  static int64_t l1[N];
+  static uint8_t valid[N / 8 + 1];
+  for (int i = 0; i < N; i++) l1[i] = 7 * i - 1000;
+  for (int i = 0; i < N / 8 + 1; i++) valid[i] = (uint8_t)(0xff ^ (1u << (i % 8)) ^ (i % 5 ? 0 : 0x40));
+  const void *bl1[2] = {NULL, l1}, *bl2[2] = {valid, l1};
+  struct ArrowSchema sl = fx_schema("l", "c");
+  struct ArrowArray al1 = fx_array(N - 3, 3, 0, 2, bl1), al2 = fx_array(N - 5, 5, -1, 2, bl2);
+  hudi_arrow_view x, y;
+  view_of(&x, &sl, &al1);
+  view_of(&y, &sl, &al2);
+  check_lend("l", &sl, &x, 0, N - 3);
+  for (int64_t start = 0; start < 9; start++) check_lend("l", &sl, &y, start, 200 + start); /* every bit position */
+  check_no_lend("i", &x, 0, 10);   /* another width */
+  check_no_lend("l", &x, 0, 0);    /* nothing to lend */
+  check_no_lend("l", &x, 5, N - 3); /* past the end */
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_arrow_field f;
+  assert_int_equal(hudi_arrow_field_init(&f, "c", "l", ARROW_FLAG_NULLABLE, &err), HUDI_OK);
+  hudi_arrow_builder *b;
+  assert_int_equal(hudi_arrow_builder_create(&b, &f, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_builder_append_null(b, &err), HUDI_OK);
+  assert_false(hudi_arrow_builder_lend_range(b, &x, 0, 10)); /* a builder with values */
+  assert_int_equal(hudi_arrow_builder_length(b), 1);
+  hudi_arrow_builder_free(b);
+  hudi_arrow_field_clear(&f);
+  hudi_arrow_view_clear(&x);
+  hudi_arrow_view_clear(&y);
+
+  static char chars[N * 7];
+  static int32_t off[N + 1];
+  static int64_t loff[N + 1];
+  size_t pos = 0;
+  for (int i = 0; i < N; i++) {
+    off[i] = (int32_t)pos, loff[i] = (int64_t)pos;
+    for (int k = 0; k < i % 7; k++) chars[pos++] = (char)('a' + (i + k) % 26);
+  }
+  off[N] = (int32_t)pos, loff[N] = (int64_t)pos;
+  const void *bs[3] = {valid, off, chars}, *bls[3] = {NULL, loff, chars};
+  struct ArrowSchema ss = fx_schema("u", "c"), sls = fx_schema("U", "c");
+  struct ArrowArray as = fx_array(N - 4, 4, -1, 3, bs), als = fx_array(N - 2, 2, 0, 3, bls);
+  view_of(&x, &ss, &as);
+  view_of(&y, &sls, &als);
+  for (int64_t start = 0; start < 9; start++) check_lend("u", &ss, &x, start, 250);
+  check_lend("U", &sls, &y, 7, 200);
+  check_no_lend("u", &y, 0, 10); /* large strings into 32-bit offsets: copied */
+  check_no_lend("z", &x, 0, 10); /* string into binary */
+  hudi_arrow_view_clear(&x);
+  hudi_arrow_view_clear(&y);
+
+  uint8_t bits[1] = {0x35};
+  const void *bb[2] = {NULL, bits};
+  struct ArrowSchema sb = fx_schema("b", "c");
+  struct ArrowArray ab = fx_array(8, 0, 0, 2, bb);
+  view_of(&x, &sb, &ab);
+  check_no_lend("b", &x, 0, 8); /* bits: copied */
+  hudi_arrow_view_clear(&x);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(gather_int64), cmocka_unit_test(gather_strings),
                                      cmocka_unit_test(gather_fallbacks), cmocka_unit_test(range_of_floats),
-                                     cmocka_unit_test(bulk_bytes), cmocka_unit_test(gather_runs)};
+                                     cmocka_unit_test(bulk_bytes), cmocka_unit_test(gather_runs),
+                                     cmocka_unit_test(lend_ranges)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
