@@ -872,8 +872,7 @@ static uint8_t *take(hudi_buf *buf) {
   return d;
 }
 
-/* Phase 2: moves the buffers (cannot fail) and resets the builder. */
-/* Commit of a lent range: the view's own buffers, none owned. */
+/* Phase 2 of a lent range: the view's own buffers, none owned. */
 static void commit_lent(hudi_arrow_builder *b, struct ArrowArray *out) {
   array_priv *p = out->private_data;
   out->length = b->length;
@@ -889,6 +888,7 @@ static void commit_lent(hudi_arrow_builder *b, struct ArrowArray *out) {
   b->length = b->null_count = 0;
 }
 
+/* Phase 2: moves the buffers (cannot fail) and resets the builder. */
 static void commit(hudi_arrow_builder *b, struct ArrowArray *out) {
   if (b->lent) {
     commit_lent(b, out);

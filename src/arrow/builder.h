@@ -86,11 +86,10 @@ HUDI_NODISCARD hudi_status hudi_arrow_builder_append_view_range(hudi_arrow_build
 /* Makes elements [start, start + n) of v (n > 0) this builder's whole next
  * array without copying them: the array finish exports points into v's
  * buffers (owning none of them), so those buffers (not v itself) must
- * outlive that array. Only on
- * an empty builder of a flat fixed-width, string or binary type that v has
- * exactly; returns false, changing nothing, when that does not hold (the
- * caller copies instead). Appending to the builder before it is finished
- * makes finish fail. */
+ * outlive that array. Only on an empty builder of a flat fixed-width,
+ * string or binary type that v has exactly; returns false, changing
+ * nothing, when that does not hold (the caller copies instead). Appending
+ * to the builder before it is finished makes finish fail. */
 bool hudi_arrow_builder_lend_range(hudi_arrow_builder *b, const hudi_arrow_view *v, int64_t start, int64_t n);
 /* Element rows[j] of views[j], for j in [0, m): a gather, each element
  * possibly from a different view (rows in another order than stored, e.g.

@@ -70,10 +70,7 @@ static inline void hudi_pq_pack64(uint8_t *out, const uint64_t *v, size_t n, int
   }
 }
 
-/* ORs n values of bw bits (0..32) into zeroed bytes at out, LSB first, and
- * touches only the ceil(n * bw / 8) bytes they span. The values gather in
- * a 64-bit word written four bytes at a time: the byte-at-a-time loop this
- * replaced was 5% of a bulk load's CPU (every dictionary index goes here). */
+/* ORs w into the four bytes at out, least significant byte first. */
 static inline void hudi_pq_or32le(uint8_t *out, uint32_t w) {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   uint32_t cur;
@@ -85,6 +82,10 @@ static inline void hudi_pq_or32le(uint8_t *out, uint32_t w) {
 #endif
 }
 
+/* ORs n values of bw bits (0..32) into zeroed bytes at out, LSB first, and
+ * touches only the ceil(n * bw / 8) bytes they span. The values gather in
+ * a 64-bit word written four bytes at a time: the byte-at-a-time loop this
+ * replaced was 5% of a bulk load's CPU (every dictionary index goes here). */
 static inline void hudi_pq_pack32(uint8_t *out, const uint32_t *v, size_t n, int bw) {
   if (bw <= 0) return;
   uint64_t mask = bw >= 32 ? 0xffffffffu : (((uint64_t)1 << bw) - 1);

@@ -151,7 +151,8 @@ static size_t run_end(const uint32_t *v, size_t n, size_t b, uint32_t x) {
 #ifdef __SSE2__
   __m128i want = _mm_set1_epi32((int)x);
   for (; b + 4 <= n; b += 4) {
-    int eq = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)(v + b)), want)));
+    __m128i got = _mm_loadu_si128((const __m128i *)(const void *)(v + b));
+    int eq = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(got, want)));
     if (eq != 0xf) return b + (size_t)__builtin_ctz((unsigned)~eq & 0xf);
   }
 #endif

@@ -380,7 +380,8 @@ static hudi_status append_chunk(append_ctx *c, hudi_arrow_batch_builder *bb, chu
     if (c->same[k] && runs * RUN_ROWS <= m) {
       /* One run: the input's own buffers, lent (the batches outlive the
        * writer, its feed thread included: encode_rows joins it). */
-      if (runs == 1 && hudi_arrow_builder_lend_range(cb, &s->batch[0]->children[k], s->rows[0], (int64_t)m)) continue;
+      if (runs == 1 && hudi_arrow_builder_lend_range(cb, &s->batch[0]->children[k], s->rows[0], (int64_t)m))
+        continue;
       for (size_t i = 0; i < runs; i++) {
         size_t j = s->run_at[i];
         HUDI_TRY(hudi_arrow_builder_append_view_range(cb, &s->batch[j]->children[k], s->rows[j],

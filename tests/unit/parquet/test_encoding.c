@@ -412,7 +412,10 @@ static void ref_literal(uint8_t *o, size_t *len, const uint32_t *v, size_t n, in
   memset(o + *len, 0, bytes);
   for (size_t i = 0; i < n; i++)
     for (int b = 0; b < bw; b++)
-      if (v[i] >> b & 1) o[*len + (i * (size_t)bw + (size_t)b) / 8] |= (uint8_t)(1u << ((i * (size_t)bw + (size_t)b) % 8));
+      if (v[i] >> b & 1) {
+        size_t bit = i * (size_t)bw + (size_t)b;
+        o[*len + bit / 8] |= (uint8_t)(1u << (bit % 8));
+      }
   *len += bytes;
 }
 
