@@ -354,6 +354,17 @@ static void check_range(const char *format, hudi_arrow_view *v, int64_t start, i
   hudi_arrow_field_clear(&f);
 }
 
+/* n strings for the run tests: element i is i % 7 letters, with 32- and
+ * 64-bit offsets into chars (room for 7 n). */
+static void fill_strings(char *chars, int32_t *off, int64_t *loff, int n) {
+  size_t pos = 0;
+  for (int i = 0; i < n; i++) {
+    off[i] = (int32_t)pos, loff[i] = (int64_t)pos;
+    for (int k = 0; k < i % 7; k++) chars[pos++] = (char)('a' + (i + k) % 26);
+  }
+  off[n] = (int32_t)pos, loff[n] = (int64_t)pos;
+}
+
 static void gather_runs(void **state) {
   (void)state;
   enum { N = 300 };
@@ -389,12 +400,7 @@ static void gather_runs(void **state) {
   static char chars[N * 7];
   static int32_t off[N + 1];
   static int64_t loff[N + 1];
-  size_t pos = 0;
-  for (int i = 0; i < N; i++) {
-    off[i] = (int32_t)pos, loff[i] = (int64_t)pos;
-    for (int k = 0; k < i % 7; k++) chars[pos++] = (char)('a' + (i + k) % 26);
-  }
-  off[N] = (int32_t)pos, loff[N] = (int64_t)pos;
+  fill_strings(chars, off, loff, N);
   const void *bs1[3] = {NULL, off, chars}, *bs2[3] = {valid, off, chars}, *bls[3] = {NULL, loff, chars};
   struct ArrowSchema ss = fx_schema("u", "c"), sls = fx_schema("U", "c");
   struct ArrowArray as1 = fx_array(N - 4, 4, 0, 3, bs1), as2 = fx_array(N, 0, -1, 3, bs2);
@@ -515,12 +521,7 @@ static void lend_ranges(void **state) {
   static char chars[N * 7];
   static int32_t off[N + 1];
   static int64_t loff[N + 1];
-  size_t pos = 0;
-  for (int i = 0; i < N; i++) {
-    off[i] = (int32_t)pos, loff[i] = (int64_t)pos;
-    for (int k = 0; k < i % 7; k++) chars[pos++] = (char)('a' + (i + k) % 26);
-  }
-  off[N] = (int32_t)pos, loff[N] = (int64_t)pos;
+  fill_strings(chars, off, loff, N);
   const void *bs[3] = {valid, off, chars}, *bls[3] = {NULL, loff, chars};
   struct ArrowSchema ss = fx_schema("u", "c"), sls = fx_schema("U", "c");
   struct ArrowArray as = fx_array(N - 4, 4, -1, 3, bs), als = fx_array(N - 2, 2, 0, 3, bls);
