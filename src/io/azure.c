@@ -796,6 +796,7 @@ static const hudi_storage_vtable k_az_vtable = {
     NULL,    NULL,    NULL, /* no held files: each read is a ranged GET */
     NULL,                   /* a PUT is durable when it returns */
     NULL,                   /* no directories */
+    NULL,                   /* the server stamps an object's Last-Modified */
 };
 
 /* A parsed connection string; values point into a copy owned by buf. */

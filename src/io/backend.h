@@ -58,6 +58,9 @@ typedef struct hudi_storage_vtable {
   /* Optional (NULL: no directories to make): makes path's missing parent
    * directories as a write into path would. */
   hudi_status (*make_parents)(hudi_storage *s, const char *path, hudi_error *err);
+  /* Optional (NULL: the store keeps its own modification times, as object
+   * stores do): sets path's modification time to mtime_ms. */
+  hudi_status (*set_mtime)(hudi_storage *s, const char *path, int64_t mtime_ms, hudi_error *err);
 } hudi_storage_vtable;
 
 /* Write flag storage.c passes to a backend with sync for a grouped write

@@ -181,6 +181,12 @@ static hudi_status faulty_remove(hudi_storage *s, const char *path, unsigned fla
   return hudi_storage_delete(f->inner, path, flags, err);
 }
 
+/* Not a counted operation: the crash tests' numbering of storage calls
+ * stays what it was. */
+static hudi_status faulty_set_mtime(hudi_storage *s, const char *path, int64_t mtime_ms, hudi_error *err) {
+  return hudi_storage_set_mtime(as_faulty(s)->inner, path, mtime_ms, err);
+}
+
 static void faulty_destroy(hudi_storage *s) {
   faulty_storage *f = as_faulty(s);
   if (f->owns_inner) hudi_storage_free(f->inner);
@@ -195,6 +201,7 @@ static const hudi_storage_vtable faulty_vtable = {
     NULL, NULL, NULL, /* held files read through faulty_read, where faults are injected */
     NULL,             /* no write groups: every write is synced as it is made, where faults apply */
     NULL,             /* the Parquet writer streams to memory here: no directories to make */
+    faulty_set_mtime,
 };
 
 hudi_status hudi_faulty_storage_wrap(hudi_storage **out, hudi_storage *inner, bool owns_inner,

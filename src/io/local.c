@@ -683,6 +683,17 @@ static hudi_status local_make_parents(hudi_storage *s, const char *path, hudi_er
   return st;
 }
 
+static hudi_status local_set_mtime(hudi_storage *s, const char *path, int64_t mtime_ms, hudi_error *err) {
+  char *full;
+  HUDI_TRY(full_path(&full, as_local(s), path, err));
+  /* floor division: a time before 1970 still gets nanoseconds in [0, 1e9) */
+  int64_t sec = mtime_ms / 1000 - (mtime_ms % 1000 < 0);
+  struct timespec ts[2] = {{0, UTIME_OMIT}, {(time_t)sec, (long)(mtime_ms - sec * 1000) * 1000000L}};
+  hudi_status st = utimensat(AT_FDCWD, full, ts, 0) == 0 ? HUDI_OK : sys_err(err, errno, "set the mtime of", full);
+  hudi_free(full);
+  return st;
+}
+
 uint64_t hudi_local_storage_fsyncs(const hudi_storage *s) {
   if (!s || s->vtable->sync != local_sync) return 0;
   return atomic_load_explicit(&((const local_storage *)s)->fsyncs, memory_order_relaxed);
@@ -698,6 +709,7 @@ static void local_destroy(hudi_storage *s) {
 static const hudi_storage_vtable local_vtable = {
     "local",      local_read,   local_read_all, local_stat, local_write, local_rename, local_list,
     local_remove, local_destroy, local_hold,     local_held_read, local_release, local_sync, local_make_parents,
+    local_set_mtime,
 };
 
 static int hex_value(char c) {

@@ -866,10 +866,11 @@ static const hudi_storage_vtable k_s3_vtable = {
     NULL, NULL,    NULL, /* no held files: each read is a ranged GET */
     NULL,                /* a PUT is durable when it returns */
     NULL,                /* no directories */
+    NULL,                /* the server stamps an object's Last-Modified */
 };
 static const hudi_storage_vtable k_gcs_vtable = {
     "gcs", s3_read, s3_read_all, s3_stat, s3_write, s3_rename, s3_list, s3_remove, s3_destroy,
-    NULL,  NULL,    NULL, NULL, NULL,
+    NULL,  NULL,    NULL, NULL, NULL, NULL,
 };
 
 static hudi_status dup_setting(char **dst, const char *v, hudi_error *err) {

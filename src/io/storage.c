@@ -355,6 +355,17 @@ hudi_status hudi_storage_make_parents(hudi_storage *s, const char *path, hudi_er
   return st;
 }
 
+hudi_status hudi_storage_set_mtime(hudi_storage *s, const char *path, int64_t mtime_ms, hudi_error *err) {
+  if (!s->vtable->set_mtime)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "the %s backend cannot set a modification time", s->vtable->name);
+  char *p;
+  HUDI_TRY(normalize(&p, "set the modification time of", path, err));
+  hudi_status st = s->vtable->set_mtime(s, p, mtime_ms, err);
+  forget_cached(s, p);
+  hudi_free(p);
+  return st;
+}
+
 hudi_status hudi_storage_publish(hudi_storage *s, const char *tmp, const char *path, hudi_error *err) {
   if (!s->vtable->sync) return hudi_storage_rename(s, tmp, path, 0, err);
   char *p;

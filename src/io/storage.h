@@ -226,6 +226,14 @@ HUDI_NODISCARD hudi_status hudi_storage_make_parents(hudi_storage *s, const char
 HUDI_NODISCARD hudi_status hudi_storage_publish(hudi_storage *s, const char *tmp, const char *path,
                                                 hudi_error *err);
 
+/* Sets path's modification time to mtime_ms (milliseconds since the Unix
+ * epoch) where the backend lets a client choose it (the local file system);
+ * HUDI_ERR_UNSUPPORTED on object stores, whose servers stamp objects
+ * themselves. For the completed instant files of a version-6 timeline,
+ * whose modification time Java reads as the completion time. */
+HUDI_NODISCARD hudi_status hudi_storage_set_mtime(hudi_storage *s, const char *path, int64_t mtime_ms,
+                                                  hudi_error *err);
+
 enum {
   /* A missing path is success, not HUDI_ERR_NOT_FOUND. */
   HUDI_DELETE_MISSING_OK = 1u << 0,

@@ -748,6 +748,26 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
   return st;
 }
 
+/* A layout-1 name has no completion time: Java 1.x reads the completed
+ * file's modification time as one (hudi-format-v6-and-archive.md A1), and
+ * assigns a log file to the file slice whose base instant is the latest at
+ * or before the completion of the log's base instant. The kernel stamps
+ * files from a clock that lags the wall clock by up to a tick, so a commit
+ * done within a few milliseconds could look completed before it was
+ * requested, and Spark would attach the next log files to the slice
+ * before it (rows deleted there reappear). Hence the mtime is set to the
+ * completion time we generated, as Hudi's EightToSevenDowngradeHandler
+ * does. Object stores stamp objects themselves: nothing to set there.
+ * Best effort: the instant has completed when this runs, so a failure
+ * here must not report the commit as failed. */
+static void stamp_completion(hudi_table *t, const char *path, const char *completion) {
+  int64_t ms;
+  hudi_error e2 = HUDI_ERROR_INIT;
+  if (hudi_instant_time_to_millis(&ms, completion, strlen(completion), &e2) != HUDI_OK) return;
+  ms -= (int64_t)hudi_table_timeline_offset_minutes(t) * 60000;
+  if (hudi_storage_set_mtime(t->storage, path, ms, &e2) != HUDI_OK) return; /* left as the store stamped it */
+}
+
 hudi_status hudi_write_instant_file(hudi_table *t, const char *instant, const char *action, const char *completion,
                                     hudi_instant_state state, const void *data, size_t len, hudi_error *err) {
   char name[128], path[200];
@@ -768,6 +788,7 @@ hudi_status hudi_write_instant_file(hudi_table *t, const char *instant, const ch
   if (st == HUDI_ERR_EXISTS)
     return hudi_err_set(err, HUDI_ERR_CONFLICT, "timeline file %s already exists: another writer used instant %s",
                         path, instant);
+  if (st == HUDI_OK && layout == 1 && state == HUDI_INSTANT_COMPLETED) stamp_completion(t, path, completion);
   if (st == HUDI_OK && state == HUDI_INSTANT_COMPLETED) hudi_heartbeat_stop(t, instant);
   return st;
 }

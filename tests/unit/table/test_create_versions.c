@@ -17,6 +17,7 @@
 #include "arrow/builder.h"
 #include "arrow/stream.h"
 #include "base/alloc.h"
+#include "base/instant.h"
 #include "hudi/write.h"
 #include "table/commit_metadata.h"
 #include "table/log_file_name.h"
@@ -356,10 +357,39 @@ static uint8_t *slurp(const char *path, size_t *len) {
   return buf;
 }
 
+/* The process-wide instant generator hands out max(clock, last + 1) ms:
+ * drawing many times in a burst moves it ahead of the wall clock, so the
+ * next commit's requested and completion times lie in the future (as they
+ * do for a fast commit whose file the kernel stamps with a lagging clock). */
+static int64_t lead_instant_clock(int n) {
+  char t[HUDI_INSTANT_TIME_BUF];
+  int64_t ms = 0;
+  hudi_error err = HUDI_ERROR_INIT;
+  for (int i = 0; i < n; i++)
+    if (hudi_instant_time_now(t, &ms, &err) != HUDI_OK) fail_msg("%s", err.message);
+  return ms - hudi_clock_realtime_ms(NULL);
+}
+
+/* Java reads a layout-1 completed file's mtime as the instant's completion
+ * time: it must be the completion time the writer reported, never earlier
+ * than the requested time. */
+static void check_completion_mtime(const char *path, const hudi_write_result *r) {
+  struct stat sb;
+  assert_int_equal(stat(path, &sb), 0);
+  int64_t mtime = (int64_t)sb.st_mtim.tv_sec * 1000 + sb.st_mtim.tv_nsec / 1000000, done, req;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_instant_time_to_millis(&done, r->completion_time, 17, &err), HUDI_OK);
+  assert_int_equal(hudi_instant_time_to_millis(&req, r->requested_time, 17, &err), HUDI_OK);
+  assert_true(done > req);
+  if (mtime != done) fail_msg("%s: mtime %lld ms, completion time %s (%lld ms)", path, (long long)mtime,
+                              r->completion_time, (long long)done);
+}
+
 /* A version-6 MOR table written through the C API: layout-1 timeline files
  * in .hoodie/ holding JSON commit metadata (the JSON reader parses them
- * back to the counts written), and the upserts' log files named by the base
- * file's instant with versions 1 and 2. */
+ * back to the counts written), with the completion time as the completed
+ * file's mtime, and the upserts' log files named by the base file's instant
+ * with versions 1 and 2. */
 static void version_6_writes(void **state) {
   (void)state;
   char base[600], p[900];
@@ -383,6 +413,7 @@ static void version_6_writes(void **state) {
   hudi_write_result r0, r1, r2;
   if (hudi_table_append(&r0, t, &s, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
   make_stream(&s, ids, cities, ts2, 1);
+  assert_true(lead_instant_clock(20000) > 2000); /* the next two commits are >= 2 s "in the future" */
   if (hudi_table_upsert(&r1, t, &s, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
   make_stream(&s, ids, cities, ts2, 2);
   if (hudi_table_upsert(&r2, t, &s, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
@@ -401,6 +432,7 @@ static void version_6_writes(void **state) {
     uint8_t *d = slurp(p, &len);
     assert_true(len > 0 && d[0] == '{');
     snprintf(p, sizeof p, "%s/.hoodie/%s.deltacommit", base, rs[i]->requested_time);
+    check_completion_mtime(p, rs[i]);
     d = slurp(p, &len);
     assert_true(len > 0 && d[0] == '{' && d[len - 1] == '}');
     hudi_commit_metadata *m = NULL;

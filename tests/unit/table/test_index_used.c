@@ -118,7 +118,7 @@ static void rec_destroy(hudi_storage *s) {
 }
 
 static const hudi_storage_vtable rec_vtable = {"recorder", rec_read, rec_read_all, rec_stat, rec_write,
-                                               rec_rename, rec_list, rec_remove, rec_destroy, NULL, NULL, NULL, NULL, NULL};
+                                               rec_rename, rec_list, rec_remove, rec_destroy, NULL, NULL, NULL, NULL, NULL, NULL};
 
 static recorder *wrap(hudi_table *t) {
   recorder *r = hudi_calloc(1, sizeof *r);
