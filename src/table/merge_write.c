@@ -16,6 +16,7 @@
 
 #include "arrow/builder.h"
 #include "arrow/field.h"
+#include "arrow/stream_readahead.h"
 #include "arrow/view.h"
 #include "avro/arrow_encode.h"
 #include "avro/arrow_schema.h"
@@ -24,6 +25,7 @@
 #include "base/buf.h"
 #include "base/hashmap.h"
 #include "base/instant.h"
+#include "base/threadpool.h"
 #include "expr/value.h"
 #include "hudi/read.h"
 #include "parquet/writer.h"
@@ -651,6 +653,14 @@ static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
   hudi_arrow_field vf;
   memset(&vf, 0, sizeof vf);
   if (st == HUDI_OK) st = hudi_table_read_file_slice(&in, c->t, c->full, s, err);
+  /* This thread merges and builds the new file's batches, and its columns
+   * are encoded here and on one helper: the slice is decoded on a thread
+   * of its own, two batches ahead (on one core: in turn, as before). */
+  if (st == HUDI_OK && hudi_cpu_count() > 1) {
+    struct ArrowArrayStream direct = in;
+    memset(&in, 0, sizeof in);
+    st = hudi_arrow_stream_readahead(&in, &direct, 2, err);
+  }
   if (st == HUDI_OK && in.get_schema(&in, &schema) != 0)
     st = hudi_err_set(err, HUDI_ERR_IO, "reading the schema of file group %s", info.file_id);
   if (st == HUDI_OK) st = hudi_arrow_field_from_schema(&vf, &schema, true, err);
