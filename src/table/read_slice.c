@@ -972,7 +972,7 @@ static hudi_status fold_key(int64_t *win, const hudi_read_plan *p, const merge_s
 }
 
 /* How far ahead of its check a row's slot of the duplicate check's table
- * (two bytes of it per base row: far larger than the caches) is fetched. */
+ * (two 8-byte slots per base row: far larger than the caches) is fetched. */
 #define SEEN_AHEAD 16
 
 /* Drops base rows that lose, or that a delete removes; marks the log
