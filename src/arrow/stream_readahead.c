@@ -110,6 +110,21 @@ static void ra_release(struct ArrowArrayStream *s) {
   s->private_data = NULL;
 }
 
+/* The lock, its condition and the thread; on failure none of them. */
+static hudi_status start(readahead *ra, hudi_error *err) {
+  if (pthread_mutex_init(&ra->mu, NULL) != 0) return hudi_err_set(err, HUDI_ERR_INTERNAL, "read-ahead: no mutex");
+  if (pthread_cond_init(&ra->cv, NULL) != 0) {
+    pthread_mutex_destroy(&ra->mu);
+    return hudi_err_set(err, HUDI_ERR_INTERNAL, "read-ahead: no condition variable");
+  }
+  if (pthread_create(&ra->thread, NULL, reader_main, ra) != 0) {
+    pthread_cond_destroy(&ra->cv);
+    pthread_mutex_destroy(&ra->mu);
+    return hudi_err_set(err, HUDI_ERR_INTERNAL, "read-ahead: cannot start a thread");
+  }
+  return HUDI_OK;
+}
+
 hudi_status hudi_arrow_stream_readahead(struct ArrowArrayStream *out, struct ArrowArrayStream *in, int depth,
                                         hudi_error *err) {
   if (depth < 1 || depth > HUDI_STREAM_READAHEAD_MAX_DEPTH) {
@@ -134,20 +149,7 @@ hudi_status hudi_arrow_stream_readahead(struct ArrowArrayStream *out, struct Arr
   }
   if (st == HUDI_OK) st = hudi_arrow_field_from_schema(&ra->schema, &schema, false, err);
   if (schema.release) schema.release(&schema);
-  bool locks = false;
-  if (st == HUDI_OK) {
-    locks = pthread_mutex_init(&ra->mu, NULL) == 0;
-    if (locks && pthread_cond_init(&ra->cv, NULL) != 0) {
-      pthread_mutex_destroy(&ra->mu);
-      locks = false;
-    }
-    if (!locks) st = hudi_err_set(err, HUDI_ERR_INTERNAL, "read-ahead: no mutex");
-  }
-  if (st == HUDI_OK && pthread_create(&ra->thread, NULL, reader_main, ra) != 0) {
-    pthread_cond_destroy(&ra->cv);
-    pthread_mutex_destroy(&ra->mu);
-    st = hudi_err_set(err, HUDI_ERR_INTERNAL, "read-ahead: cannot start a thread");
-  }
+  if (st == HUDI_OK) st = start(ra, err);
   if (st != HUDI_OK) {
     hudi_arrow_field_clear(&ra->schema);
     if (ra->in.release) ra->in.release(&ra->in);
