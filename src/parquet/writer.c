@@ -284,15 +284,15 @@ static int64_t buffered(const hudi_pq_writer *w) {
   return b;
 }
 
-/* Rows [r, r + n) of batch view bv into the open row group. With
+/* Rows of runs[0..n_runs) into the open row group, in turn. With
  * `closes`, these rows end the row group and nothing is pending: each
  * column streams its pages to the output as it encodes them (only pages
  * behind a still-open dictionary are held), so the file is written in one
  * pass without holding a whole column chunk. */
 typedef struct columns_run {
   hudi_pq_writer *w;
-  const hudi_arrow_view *bv;
-  int64_t r, n;
+  const hudi_pq_run *runs;
+  size_t n_runs;
 } columns_run;
 
 static bool is_byte_array(const hudi_arrow_view *v) {
@@ -361,48 +361,65 @@ bool hudi_pq_writer_twin(hudi_pq_writer *w, uint32_t column, uint32_t source) {
 }
 
 /* A twin's rows are not encoded, only checked against its source's. */
-static hudi_status twin_check(const hudi_pq_writer *w, uint32_t i, const hudi_arrow_view *bv, int64_t r, int64_t n,
+/* `before`: rows of the open row group ahead of run's, for the message. */
+static hudi_status twin_check(const hudi_pq_writer *w, uint32_t i, const hudi_pq_run *run, int64_t before,
                               hudi_error *err) {
   const hudi_pq_leaf_plan *p = &w->ws.leaves[i], *q = &w->ws.leaves[w->twin_of[i]];
-  int64_t row = hudi_arrow_view_struct_row(bv, r), bad;
-  if (same_bytes(&bv->children[p->top], &bv->children[q->top], row, n, &bad)) return HUDI_OK;
+  const hudi_arrow_view *bv = run->view;
+  int64_t row = hudi_arrow_view_struct_row(bv, run->row), bad;
+  if (same_bytes(&bv->children[p->top], &bv->children[q->top], row, run->n, &bad)) return HUDI_OK;
   return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
                       "column '%s' was declared equal to column '%s' but differs from it in row %" PRId64, p->name,
-                      q->name, w->total_rows + w->rg_rows + bad);
+                      q->name, w->total_rows + w->rg_rows + before + bad);
+}
+
+/* Leaf i's values of every run (a twin: only checked). */
+static hudi_status column_runs(hudi_pq_writer *w, uint32_t i, const hudi_pq_run *runs, size_t n_runs, bool check_only,
+                               hudi_error *err) {
+  const hudi_pq_leaf_plan *p = &w->ws.leaves[i];
+  int64_t before = 0;
+  for (size_t j = 0; j < n_runs; before += runs[j].n, j++) {
+    const hudi_arrow_view *bv = runs[j].view;
+    if (check_only) {
+      HUDI_TRY(twin_check(w, i, &runs[j], before, err));
+      continue;
+    }
+    HUDI_TRY(hudi_pq_colw_write(&w->cols[i], &bv->children[p->top], hudi_arrow_view_struct_row(bv, runs[j].row),
+                                runs[j].n, err));
+  }
+  return HUDI_OK;
 }
 
 static hudi_status column_task(void *ctx, size_t i, hudi_error *err) {
   const columns_run *cr = ctx;
-  hudi_pq_writer *w = cr->w;
-  const hudi_pq_leaf_plan *p = &w->ws.leaves[i];
-  if (w->twin_of[i] >= 0) return twin_check(w, (uint32_t)i, cr->bv, cr->r, cr->n, err);
-  return hudi_pq_colw_write(&w->cols[i], &cr->bv->children[p->top], hudi_arrow_view_struct_row(cr->bv, cr->r), cr->n,
-                            err);
+  return column_runs(cr->w, (uint32_t)i, cr->runs, cr->n_runs, cr->w->twin_of[i] >= 0, err);
 }
 
-static hudi_status write_rows(hudi_pq_writer *w, const hudi_arrow_view *bv, int64_t r, int64_t n, bool closes,
+/* n: the runs' rows together. */
+static hudi_status write_rows(hudi_pq_writer *w, const hudi_pq_run *runs, size_t n_runs, int64_t n, bool closes,
                               hudi_error *err) {
   /* Each column writer is on its own until the row group closes: with
-   * helpers, the columns go to whichever thread is free. (A closing batch
-   * streams each column to the file as it is encoded: in order, here.) */
+   * helpers, the columns go to whichever thread is free, each taking all
+   * the runs (one hand-off per call, however short the runs). (A closing
+   * batch streams each column to the file as it is encoded: in order,
+   * here.) */
   if (w->pool && !closes) {
-    columns_run cr = {w, bv, r, n};
+    columns_run cr = {w, runs, n_runs};
     HUDI_TRY(hudi_parallel_for(w->pool, w->ws.n_leaves, column_task, &cr, err));
     w->rg_rows += n;
     return HUDI_OK;
   }
   for (uint32_t i = 0; i < w->ws.n_leaves; i++) {
-    const hudi_pq_leaf_plan *p = &w->ws.leaves[i];
     /* A row group written column by column streams each column's pages
      * out as they come, so a twin is encoded like any column there
      * (and still checked). */
     if (w->twin_of[i] >= 0) {
-      HUDI_TRY(twin_check(w, i, bv, r, n, err));
+      HUDI_TRY(column_runs(w, i, runs, n_runs, true, err));
       if (!closes) continue;
     }
     int64_t offset = (int64_t)w->pos;
     if (closes) hudi_pq_colw_set_sink(&w->cols[i], column_sink, w);
-    HUDI_TRY(hudi_pq_colw_write(&w->cols[i], &bv->children[p->top], hudi_arrow_view_struct_row(bv, r), n, err));
+    HUDI_TRY(column_runs(w, i, runs, n_runs, false, err));
     if (closes) {
       HUDI_TRY(flush_column(w, i, offset, false, err));
       w->n_flushed = i + 1;
@@ -412,23 +429,50 @@ static hudi_status write_rows(hudi_pq_writer *w, const hudi_arrow_view *bv, int6
   return HUDI_OK;
 }
 
-/* Rows [r, rows) of bv. */
-static hudi_status write_view(hudi_pq_writer *w, const hudi_arrow_view *bv, int64_t r, int64_t rows, bool last,
-                              hudi_error *err) {
+/* The next `take` rows of runs from (*i, *done) into win (room for every
+ * run); returns how many runs win got. */
+static size_t window(const hudi_pq_run *runs, size_t *i, int64_t *done, int64_t take, hudi_pq_run *win) {
+  size_t m = 0;
+  while (take > 0) {
+    const hudi_pq_run *r = &runs[*i];
+    int64_t k = r->n - *done < take ? r->n - *done : take;
+    if (k > 0) win[m++] = (hudi_pq_run){r->view, r->row + *done, k};
+    take -= k;
+    *done += k;
+    if (*done == r->n) {
+      (*i)++;
+      *done = 0;
+    }
+  }
+  return m;
+}
+
+/* Every run's rows in turn, in row groups; `last`: no rows follow. */
+static hudi_status write_runs(hudi_pq_writer *w, const hudi_pq_run *runs, size_t n_runs, bool last, hudi_error *err) {
+  int64_t left = 0;
+  for (size_t j = 0; j < n_runs; j++) left += runs[j].n;
+  hudi_pq_run one[4], *win = one;
+  if (n_runs > 4 && !(win = hudi_malloc(hudi_mul_size(n_runs, sizeof *win)))) return nomem(err);
   int64_t rg = w->opts.row_group_rows;
   /* With a byte limit, rows go in steps small enough to notice it. */
   int64_t step = w->opts.row_group_bytes > 0 ? 16384 : rg;
-  while (r < rows) {
+  size_t i = 0;
+  int64_t done = 0;
+  hudi_status st = HUDI_OK;
+  while (st == HUDI_OK && left > 0) {
     int64_t room = rg - w->rg_rows;
-    int64_t take = rows - r < room ? rows - r : room;
-    bool whole = w->rg_rows == 0 && (take == rg || (last && r + take == rows)) && w->opts.row_group_bytes <= 0;
+    int64_t take = left < room ? left : room;
+    bool whole = w->rg_rows == 0 && (take == rg || (last && take == left)) && w->opts.row_group_bytes <= 0;
     if (!whole && take > step) take = step;
-    HUDI_TRY(write_rows(w, bv, r, take, whole, err));
-    r += take;
-    if (w->rg_rows >= rg || whole || (w->opts.row_group_bytes > 0 && buffered(w) >= w->opts.row_group_bytes))
-      HUDI_TRY(close_row_group(w, err));
+    size_t m = window(runs, &i, &done, take, win);
+    st = write_rows(w, win, m, take, whole, err);
+    left -= take;
+    if (st == HUDI_OK &&
+        (w->rg_rows >= rg || whole || (w->opts.row_group_bytes > 0 && buffered(w) >= w->opts.row_group_bytes)))
+      st = close_row_group(w, err);
   }
-  return HUDI_OK;
+  if (win != one) hudi_free(win);
+  return st;
 }
 
 static hudi_status usable(hudi_pq_writer *w, hudi_error *err) {
@@ -443,21 +487,26 @@ hudi_status hudi_pq_writer_write_batch(hudi_pq_writer *w, const struct ArrowArra
   hudi_arrow_view bv;
   hudi_status st = hudi_arrow_view_init(&bv, &w->schema, batch, err);
   if (st == HUDI_OK) {
-    st = write_view(w, &bv, 0, bv.length, (flags & HUDI_PQ_WRITE_LAST) != 0, err);
+    hudi_pq_run run = {&bv, 0, bv.length};
+    st = write_runs(w, &run, 1, (flags & HUDI_PQ_WRITE_LAST) != 0, err);
     hudi_arrow_view_clear(&bv);
   }
   if (st != HUDI_OK) w->failed = true;
   return st;
 }
 
-hudi_status hudi_pq_writer_write_view(hudi_pq_writer *w, const hudi_arrow_view *bv, int64_t row, int64_t n,
-                                      hudi_error *err) {
+hudi_status hudi_pq_writer_write_runs(hudi_pq_writer *w, const hudi_pq_run *runs, size_t n, hudi_error *err) {
   HUDI_TRY(usable(w, err));
-  if (bv->n_children != w->field.n_children || row < 0 || n < 0 || row > bv->length - n)
-    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "rows [%" PRId64 ", +%" PRId64 ") of a view of %" PRId64
-                        " rows and %" PRId64 " columns (the writer's schema has %" PRId64 ")",
-                        row, n, bv->length, bv->n_children, w->field.n_children);
-  hudi_status st = write_view(w, bv, row, row + n, false, err);
+  for (size_t j = 0; j < n; j++) {
+    const hudi_arrow_view *bv = runs[j].view;
+    if (bv->n_children != w->field.n_children || runs[j].row < 0 || runs[j].n < 0 ||
+        runs[j].row > bv->length - runs[j].n)
+      return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                          "run %zu: rows [%" PRId64 ", +%" PRId64 ") of a view of %" PRId64 " rows and %" PRId64
+                          " columns (the writer's schema has %" PRId64 ")",
+                          j, runs[j].row, runs[j].n, bv->length, bv->n_children, w->field.n_children);
+  }
+  hudi_status st = write_runs(w, runs, n, false, err);
   if (st != HUDI_OK) w->failed = true;
   return st;
 }

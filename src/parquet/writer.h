@@ -112,14 +112,22 @@ enum {
  * is unusable (close fails; free it). */
 HUDI_NODISCARD hudi_status hudi_pq_writer_write_batch(hudi_pq_writer *w, const struct ArrowArray *batch,
                                                       unsigned flags, hudi_error *err);
-/* Writes rows [row, row + n) of a struct view whose columns have the
- * writer's schema, format for format and nullability for nullability (the
- * caller vouches for that; only the column count is checked). Lets a
- * caller put together one batch from columns of several arrays (a base
- * file rewrite: stored columns plus a new file-name column) without
- * copying values into a new array. Never the last rows of a file. */
-HUDI_NODISCARD hudi_status hudi_pq_writer_write_view(hudi_pq_writer *w, const hudi_arrow_view *bv, int64_t row,
-                                                     int64_t n, hudi_error *err);
+/* Rows [row, row + n) of a struct view. */
+typedef struct hudi_pq_run {
+  const hudi_arrow_view *view;
+  int64_t row, n;
+} hudi_pq_run;
+
+/* Writes the rows of runs[0..n) in turn, as if they were one batch: each
+ * run's view is a struct whose columns have the writer's schema, format
+ * for format and nullability for nullability (the caller vouches for
+ * that; only the column count is checked). Lets a caller put together a
+ * batch from rows of several arrays (a base file rewrite: runs of stored
+ * rows, with a new file-name column, between updated rows) without
+ * copying values into a new array; the columns are handed to the helpers
+ * once per call, not once per run. Never the last rows of a file. */
+HUDI_NODISCARD hudi_status hudi_pq_writer_write_runs(hudi_pq_writer *w, const hudi_pq_run *runs, size_t n,
+                                                     hudi_error *err);
 /* Writes every batch of a stream (whose schema must match the writer's
  * field for field) and releases the stream. The stream's last batch is
  * written as HUDI_PQ_WRITE_LAST (the stream is read one batch ahead): write

@@ -14,6 +14,8 @@ struct hudi_pq_feed {
   pthread_cond_t changed; /* an item was queued or taken, or the feed closed */
   struct ArrowArray queue[HUDI_PQ_FEED_DEPTH];
   unsigned flags[HUDI_PQ_FEED_DEPTH];
+  hudi_pq_feed_task task[HUDI_PQ_FEED_DEPTH]; /* NULL: write queue[i] */
+  void *ctx[HUDI_PQ_FEED_DEPTH];
   size_t head, count;
   bool closed;        /* no more pushes */
   hudi_status status; /* first failed write */
@@ -33,12 +35,17 @@ static void *run(void *arg) {
     if (f->count == 0) break; /* closed and drained */
     struct ArrowArray a = f->queue[f->head];
     unsigned flags = f->flags[f->head];
+    hudi_pq_feed_task task = f->task[f->head];
+    void *ctx = f->ctx[f->head];
     memset(&f->queue[f->head], 0, sizeof f->queue[f->head]);
     bool failed = f->status != HUDI_OK;
     pthread_mutex_unlock(&f->mu);
-    /* After a failure the writer is unusable: later batches are dropped. */
+    /* After a failure the writer is unusable: later items are dropped (a
+     * task is still called, with failed set, to free what it holds). */
     hudi_error e = HUDI_ERROR_INIT;
-    hudi_status st = failed ? HUDI_OK : hudi_pq_writer_write_batch(f->w, &a, flags, &e);
+    hudi_status st = HUDI_OK;
+    if (task) st = task(ctx, f->w, failed, &e);
+    else if (!failed) st = hudi_pq_writer_write_batch(f->w, &a, flags, &e);
     release(&a);
     pthread_mutex_lock(&f->mu);
     if (st != HUDI_OK && f->status == HUDI_OK) {
@@ -82,24 +89,52 @@ static hudi_status failure(hudi_pq_feed *f, hudi_error *err) {
   return f->status;
 }
 
-hudi_status hudi_pq_feed_push(hudi_pq_feed *f, struct ArrowArray *batch, unsigned flags, hudi_error *err) {
+/* Queues a batch (task NULL) or a task; on a failure already recorded,
+ * drops it (the batch released, the task called with failed set). */
+static hudi_status push(hudi_pq_feed *f, struct ArrowArray *batch, unsigned flags, hudi_pq_feed_task task, void *ctx,
+                        hudi_error *err) {
   pthread_mutex_lock(&f->mu);
   while (f->count == HUDI_PQ_FEED_DEPTH && f->status == HUDI_OK) pthread_cond_wait(&f->changed, &f->mu);
   hudi_status st = f->status;
   if (st != HUDI_OK) {
     st = failure(f, err);
     pthread_mutex_unlock(&f->mu);
-    release(batch);
+    if (batch) release(batch);
+    if (task) {
+      hudi_error ignored = HUDI_ERROR_INIT;
+      hudi_status unused = task(ctx, f->w, true, &ignored);
+      (void)unused;
+    }
     return st;
   }
   size_t slot = (f->head + f->count) % HUDI_PQ_FEED_DEPTH;
-  f->queue[slot] = *batch;
+  if (batch) {
+    f->queue[slot] = *batch;
+    memset(batch, 0, sizeof *batch);
+  }
   f->flags[slot] = flags;
-  memset(batch, 0, sizeof *batch);
+  f->task[slot] = task;
+  f->ctx[slot] = ctx;
   f->count++;
   pthread_cond_broadcast(&f->changed);
   pthread_mutex_unlock(&f->mu);
   return HUDI_OK;
+}
+
+hudi_status hudi_pq_feed_push(hudi_pq_feed *f, struct ArrowArray *batch, unsigned flags, hudi_error *err) {
+  return push(f, batch, flags, NULL, NULL, err);
+}
+
+hudi_status hudi_pq_feed_push_task(hudi_pq_feed *f, hudi_pq_feed_task task, void *ctx, hudi_error *err) {
+  return push(f, NULL, 0, task, ctx, err);
+}
+
+hudi_status hudi_pq_feed_sync(hudi_pq_feed *f, hudi_error *err) {
+  pthread_mutex_lock(&f->mu);
+  while (f->count > 0 && f->status == HUDI_OK) pthread_cond_wait(&f->changed, &f->mu);
+  hudi_status st = f->status == HUDI_OK ? HUDI_OK : failure(f, err);
+  pthread_mutex_unlock(&f->mu);
+  return st;
 }
 
 hudi_status hudi_pq_feed_finish(hudi_pq_feed *f, hudi_error *err) {

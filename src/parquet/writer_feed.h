@@ -14,6 +14,8 @@
 #ifndef HUDI_PARQUET_WRITER_FEED_H
 #define HUDI_PARQUET_WRITER_FEED_H
 
+#include <stdbool.h>
+
 #include "base/error.h"
 #include "parquet/writer.h"
 
@@ -28,6 +30,21 @@ HUDI_NODISCARD hudi_status hudi_pq_feed_start(hudi_pq_feed **out, hudi_pq_writer
  * Once a write has failed, returns that failure (and drops the batch). */
 HUDI_NODISCARD hudi_status hudi_pq_feed_push(hudi_pq_feed *f, struct ArrowArray *batch, unsigned flags,
                                              hudi_error *err);
+
+/* Work for the feed's thread in the writer's order: task(ctx, w, failed,
+ * err) writes to w (hudi_pq_writer_write_runs, say) and frees ctx. With
+ * `failed` a write before it has failed: it must only free ctx. */
+typedef hudi_status (*hudi_pq_feed_task)(void *ctx, hudi_pq_writer *w, bool failed, hudi_error *err);
+
+/* Queues a task (ctx moves to it: it is freed by the task in every case,
+ * on this thread when the feed has already failed). */
+HUDI_NODISCARD hudi_status hudi_pq_feed_push_task(hudi_pq_feed *f, hudi_pq_feed_task task, void *ctx,
+                                                  hudi_error *err);
+
+/* Waits until everything queued is written (the thread idle): what a
+ * caller needs before it changes memory a queued item points to. Returns
+ * the first failure of any write. */
+HUDI_NODISCARD hudi_status hudi_pq_feed_sync(hudi_pq_feed *f, hudi_error *err);
 
 /* Waits until every queued batch is written, stops the thread and frees f;
  * returns the first failure of any write. NULL is a no-op. */

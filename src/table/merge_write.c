@@ -29,6 +29,7 @@
 #include "expr/value.h"
 #include "hudi/read.h"
 #include "parquet/writer.h"
+#include "parquet/writer_feed.h"
 #include "table/base_file.h"
 #include "table/base_footer.h"
 #include "table/bloom.h"
@@ -331,6 +332,9 @@ typedef struct bw {
   hudi_buf path;
   hudi_arrow_batch_builder *bb;
   hudi_pq_writer *w;
+  /* On 2+ cores w is written by a feed thread (and its helper), so this
+   * thread merges and builds the next batch meanwhile. NULL: written here. */
+  hudi_pq_feed *feed;
   hudi_bloom bloom;
   hudi_buf seq, min_key, max_key;
   int64_t n, n_new;
@@ -347,11 +351,21 @@ typedef struct bw {
   int direct;
   hudi_buf name_offs, name_data;
   int64_t name_rows;
-  hudi_arrow_view *kids; /* the run's columns: the stored ones, then `name` at 4 */
+  /* Direct: the current stored batch's runs, in file order; a run whose
+   * view is NULL is rows of bb (the batch's updated rows). While `hold`,
+   * bb is not written however many rows it has. */
+  hudi_pq_run *runs;
+  size_t n_runs, cap_runs;
+  bool hold;
+  struct ArrowSchema bb_schema; /* bb's, for views of its batches */
   const char *stat_fid; /* after bw_close: the file id in meta's arena */
 } bw;
 
 static void bw_free(bw *b) {
+  /* A file given up on: its feed is stopped, its writer freed below. */
+  hudi_error ignored = HUDI_ERROR_INIT;
+  hudi_status unused = hudi_pq_feed_finish(b->feed, &ignored);
+  (void)unused;
   hudi_pq_writer_free(b->w);
   hudi_arrow_batch_builder_free(b->bb);
   hudi_bloom_free(&b->bloom);
@@ -363,7 +377,8 @@ static void bw_free(bw *b) {
   hudi_free(b->stored_col);
   hudi_buf_free(&b->name_offs);
   hudi_buf_free(&b->name_data);
-  hudi_free(b->kids);
+  hudi_free(b->runs);
+  if (b->bb_schema.release) b->bb_schema.release(&b->bb_schema);
   memset(b, 0, sizeof *b);
 }
 
@@ -403,6 +418,7 @@ static hudi_status bw_open(bw *b, mw *c, const char *partition, const char *file
   if (st == HUDI_OK)
     st = hudi_pq_writer_open_storage(&b->w, &pq_schema, &o, c->t->storage, (const char *)b->path.data, err);
   if (pq_schema.release) pq_schema.release(&pq_schema);
+  if (st == HUDI_OK && hudi_cpu_count() > 1) st = hudi_pq_feed_start(&b->feed, b->w, err);
   return st;
 }
 
@@ -410,10 +426,12 @@ static hudi_status bw_open(bw *b, mw *c, const char *partition, const char *file
  * them; `last`: bw_close's flush, no rows follow. */
 static hudi_status bw_write_built(bw *b, bool force, bool last, hudi_error *err) {
   int64_t n = hudi_arrow_batch_builder_n_rows(b->bb);
-  if (n == 0 || (!force && n < 8192)) return HUDI_OK;
+  if (n == 0 || b->hold || (!force && n < 8192)) return HUDI_OK;
   struct ArrowArray arr;
   HUDI_TRY(hudi_arrow_batch_builder_finish(b->bb, &arr, err));
-  hudi_status st = hudi_pq_writer_write_batch(b->w, &arr, last ? HUDI_PQ_WRITE_LAST : 0, err);
+  unsigned flags = last ? HUDI_PQ_WRITE_LAST : 0;
+  if (b->feed) return hudi_pq_feed_push(b->feed, &arr, flags, err);
+  hudi_status st = hudi_pq_writer_write_batch(b->w, &arr, flags, err);
   arr.release(&arr);
   return st;
 }
@@ -539,19 +557,19 @@ static hudi_status bw_direct_check(bw *b, const hudi_arrow_field *vf, hudi_error
   const hudi_arrow_field *o = &b->c->out_schema;
   bool ok = vf->n_children == o->n_children;
   for (int64_t k = 0; ok && k < o->n_children; k++) ok = same_layout(&vf->children[k], &o->children[k]);
-  if (ok) {
-    b->kids = hudi_calloc((size_t)o->n_children, sizeof *b->kids);
-    if (!b->kids) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-  }
   b->direct = ok;
+  if (ok) HUDI_TRY(hudi_arrow_batch_builder_export_schema(b->bb, &b->bb_schema, err));
   return HUDI_OK;
 }
 
-/* The file-name column: at least `rows` copies of this file's name. */
+/* The file-name column: at least `rows` copies of this file's name. Its
+ * buffers only grow once the feed has written every job that points to
+ * them. */
 static hudi_status bw_name_rows(bw *b, int64_t rows, hudi_error *err) {
   size_t len = strlen(b->file_name);
   if (rows <= b->name_rows) return HUDI_OK;
   if ((uint64_t)rows * len > INT32_MAX) return hudi_err_set(err, HUDI_ERR_LIMIT, "stored batch of %" PRId64 " rows", rows);
+  if (b->feed) HUDI_TRY(hudi_pq_feed_sync(b->feed, err));
   if (b->name_offs.len == 0) {
     int32_t zero = 0;
     HUDI_TRY(hudi_buf_append(&b->name_offs, &zero, sizeof zero, err));
@@ -567,25 +585,33 @@ static hudi_status bw_name_rows(bw *b, int64_t rows, hudi_error *err) {
   return HUDI_OK;
 }
 
-/* Writes stored rows [start, start + n) of v (unchanged, not replaced)
- * straight to the file: the rows bb holds go first, so the file keeps the
- * stored order; then the run, its file name replaced. */
-static hudi_status bw_write_run(bw *b, const hudi_arrow_view *v, int64_t start, int64_t n, hudi_error *err) {
+/* Adds rows [start, start + n) of `view` (NULL: of bb) to the batch's
+ * runs, joining the previous run when they follow on from it. */
+static hudi_status bw_add_run(bw *b, const hudi_arrow_view *view, int64_t start, int64_t n, hudi_error *err) {
   if (n <= 0) return HUDI_OK;
-  HUDI_TRY(bw_write_built(b, true, false, err));
-  int64_t rows = v->offset + v->length;
-  HUDI_TRY(bw_name_rows(b, rows, err));
-  for (int64_t k = 0; k < v->n_children; k++) b->kids[k] = v->children[k];
-  hudi_arrow_view *name = &b->kids[4];
-  name->length = rows;
-  name->offset = 0;
-  name->null_count = 0;
-  name->validity = NULL;
-  name->values = b->name_offs.data;
-  name->data = b->name_data.data;
-  hudi_arrow_view sv = *v;
-  sv.children = b->kids;
-  HUDI_TRY(hudi_pq_writer_write_view(b->w, &sv, start, n, err));
+  if (b->n_runs) {
+    hudi_pq_run *r = &b->runs[b->n_runs - 1];
+    if (r->view == view && r->row + r->n == start) {
+      r->n += n;
+      return HUDI_OK;
+    }
+  }
+  if (b->n_runs == b->cap_runs) {
+    size_t cap = b->cap_runs ? b->cap_runs * 2 : 64;
+    hudi_pq_run *p = hudi_realloc(b->runs, hudi_mul_size(cap, sizeof *p));
+    if (!p) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    b->runs = p;
+    b->cap_runs = cap;
+  }
+  b->runs[b->n_runs++] = (hudi_pq_run){view, start, n};
+  return HUDI_OK;
+}
+
+/* Stored rows [start, start + n) of v (unchanged, or kept against a
+ * losing update) as a run, and their keys into the filter. */
+static hudi_status bw_stored_run(bw *b, const hudi_arrow_view *v, int64_t start, int64_t n, hudi_error *err) {
+  if (n <= 0) return HUDI_OK;
+  HUDI_TRY(bw_add_run(b, v, start, n, err));
   for (int64_t i = start; i < start + n; i++) {
     int64_t kl = 0;
     const char *key = (const char *)hudi_arrow_view_bytes(&v->children[2], hudi_arrow_view_struct_row(v, i), &kl);
@@ -594,11 +620,85 @@ static hudi_status bw_write_run(bw *b, const hudi_arrow_view *v, int64_t start, 
   return HUDI_OK;
 }
 
+/* One stored batch's rows in the new file: the stored array (its view's
+ * file-name column replaced), the batch of its updated rows and the runs
+ * through both, owned by whichever thread writes them. */
+typedef struct rw_job {
+  struct ArrowArray stored, upd;
+  hudi_arrow_view v;      /* of stored, as read */
+  hudi_arrow_view sv, uv; /* sv: v with children `kids`; uv: of upd */
+  hudi_arrow_view *kids;
+  hudi_pq_run *runs;
+  size_t n_runs;
+} rw_job;
+
+static void rw_job_free(rw_job *j) {
+  hudi_arrow_view_clear(&j->uv);
+  hudi_arrow_view_clear(&j->v);
+  if (j->upd.release) j->upd.release(&j->upd);
+  if (j->stored.release) j->stored.release(&j->stored);
+  hudi_free(j->kids);
+  hudi_free(j->runs);
+  hudi_free(j);
+}
+
+static hudi_status rw_job_write(void *ctx, hudi_pq_writer *w, bool failed, hudi_error *err) {
+  rw_job *j = ctx;
+  hudi_status st = failed ? HUDI_OK : hudi_pq_writer_write_runs(w, j->runs, j->n_runs, err);
+  rw_job_free(j);
+  return st;
+}
+
+/* Makes the job of stored batch *a (viewed by *v; both move into it) from
+ * b's runs and bb's rows, and has it written: by the feed's thread while
+ * this one merges the next batch, or here. */
+static hudi_status bw_push_runs(bw *b, struct ArrowArray *a, hudi_arrow_view *v, hudi_error *err) {
+  rw_job *j = hudi_calloc(1, sizeof *j);
+  if (!j) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  j->stored = *a;
+  j->v = *v;
+  memset(a, 0, sizeof *a);
+  memset(v, 0, sizeof *v);
+  hudi_status st = HUDI_OK;
+  j->kids = hudi_calloc((size_t)j->v.n_children, sizeof *j->kids);
+  j->runs = hudi_calloc(b->n_runs + 1, sizeof *j->runs);
+  if (!j->kids || !j->runs) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  int64_t rows = j->v.offset + j->v.length;
+  if (st == HUDI_OK) st = bw_name_rows(b, rows, err);
+  if (st == HUDI_OK && hudi_arrow_batch_builder_n_rows(b->bb) > 0) {
+    st = hudi_arrow_batch_builder_finish(b->bb, &j->upd, err);
+    if (st == HUDI_OK) st = hudi_arrow_view_init(&j->uv, &b->bb_schema, &j->upd, err);
+  }
+  if (st != HUDI_OK) {
+    rw_job_free(j);
+    return st;
+  }
+  for (int64_t k = 0; k < j->v.n_children; k++) j->kids[k] = j->v.children[k];
+  hudi_arrow_view *name = &j->kids[4];
+  name->length = rows;
+  name->offset = 0;
+  name->null_count = 0;
+  name->validity = NULL;
+  name->values = b->name_offs.data;
+  name->data = b->name_data.data;
+  j->sv = j->v;
+  j->sv.children = j->kids;
+  for (size_t r = 0; r < b->n_runs; r++)
+    j->runs[r] = (hudi_pq_run){b->runs[r].view ? &j->sv : &j->uv, b->runs[r].row, b->runs[r].n};
+  j->n_runs = b->n_runs;
+  b->n_runs = 0;
+  if (b->feed) return hudi_pq_feed_push_task(b->feed, rw_job_write, j, err);
+  return rw_job_write(j, b->w, false, err);
+}
+
 /* Finishes the file and records its write stat. */
 static hudi_status bw_close(bw *b, const char *prev_commit, int64_t inserts, int64_t updates, int64_t deletes,
                             hudi_error *err) {
   mw *c = b->c;
   HUDI_TRY(bw_flush(b, true, err));
+  hudi_pq_feed *feed = b->feed;
+  b->feed = NULL;
+  HUDI_TRY(hudi_pq_feed_finish(feed, err));
   hudi_status st = hudi_base_footer_write(b->w, c->bloom.on ? &b->bloom : NULL, b->n ? (const char *)b->min_key.data : NULL,
                                           b->min_key.len, (const char *)b->max_key.data, b->max_key.len,
                                           c->avro_with_meta, err);
@@ -631,6 +731,86 @@ static hudi_status bw_close(bw *b, const char *prev_commit, int64_t inserts, int
 
 /* Rows ahead whose key's slot rewrite_slice prefetches. */
 #define KEY_AHEAD 8
+
+/* What becomes of a stored row. */
+typedef enum { ROW_KEEP, ROW_DELETE, ROW_UPDATE } row_fate;
+
+/* Row i of stored batch v against the slice's incoming keys `mine`: kept
+ * (no incoming record, or one with a lower ordering value, which loses),
+ * deleted, or updated by incoming record *e. */
+static row_fate stored_row_fate(mw *c, const hudi_hashmap *mine, const hudi_arrow_view *v, int64_t i, inc **e) {
+  if (i + KEY_AHEAD < v->length) { /* most rows' keys are not in `mine`: misses, overlapped */
+    int64_t al;
+    const uint8_t *ak = hudi_arrow_view_bytes(&v->children[2], hudi_arrow_view_struct_row(v, i + KEY_AHEAD), &al);
+    if (ak) hudi_hashmap_prefetch(mine, ak, (size_t)al);
+  }
+  int64_t row = hudi_arrow_view_struct_row(v, i), kl;
+  const uint8_t *k = hudi_arrow_view_bytes(&v->children[2], row, &kl);
+  hudi_hashmap_value hv;
+  if (!k || !hudi_hashmap_get(mine, k, (size_t)kl, &hv)) return ROW_KEEP;
+  *e = &c->incs[hv.u64];
+  if ((*e)->kind == INC_DELETE || (*e)->kind == INC_MOVE) return ROW_DELETE;
+  if (c->ordering_in >= 0 && c->ordering_stored >= 0) {
+    const hudi_write_row *wr = &c->rows->order[(*e)->row];
+    const hudi_arrow_view *bv = &c->rows->batches[wr->batch].view;
+    hudi_value inv, sv;
+    hudi_value_from_view(&inv, &bv->children[c->ordering_in], hudi_arrow_view_struct_row(bv, wr->row));
+    hudi_value_from_view(&sv, &v->children[c->ordering_stored], row);
+    if (hudi_value_cmp(&inv, &sv) < 0) return ROW_KEEP;
+  }
+  return ROW_UPDATE;
+}
+
+/* Merges stored batch v (array *a) row by row through bb: stored rows
+ * whose columns need converting (an evolved schema). */
+static hudi_status merge_batch_rows(mw *c, bw *b, const hudi_hashmap *mine, const hudi_arrow_view *v,
+                                    const hudi_arrow_field *vf, int64_t *updates, int64_t *deletes, hudi_error *err) {
+  for (int64_t i = 0; i < v->length; i++) {
+    inc *e = NULL;
+    switch (stored_row_fate(c, mine, v, i, &e)) {
+      case ROW_KEEP: HUDI_TRY(bw_add_stored(b, v, vf, i, err)); break;
+      case ROW_DELETE: (*deletes)++; break;
+      case ROW_UPDATE:
+        HUDI_TRY(bw_add_incoming(b, (size_t)e->row, err));
+        (*updates)++;
+        break;
+    }
+  }
+  return HUDI_OK;
+}
+
+/* Merges stored batch *v (array *a, both moved on) as runs: unchanged rows
+ * stay where they are in the stored array (only the file-name column is
+ * new), updated rows are built in bb, and one job writes them all in file
+ * order (bw_push_runs). */
+static hudi_status merge_batch_runs(mw *c, bw *b, const hudi_hashmap *mine, struct ArrowArray *a, hudi_arrow_view *v,
+                                    int64_t *updates, int64_t *deletes, hudi_error *err) {
+  int64_t run = -1; /* start of the kept rows not yet in a run */
+  b->hold = true;
+  hudi_status st = HUDI_OK;
+  for (int64_t i = 0; st == HUDI_OK && i < v->length; i++) {
+    inc *e = NULL;
+    row_fate f = stored_row_fate(c, mine, v, i, &e);
+    if (f == ROW_KEEP) {
+      if (run < 0) run = i;
+      continue;
+    }
+    if (run >= 0) st = bw_stored_run(b, v, run, i - run, err);
+    run = -1;
+    if (st != HUDI_OK || f == ROW_DELETE) {
+      (*deletes) += f == ROW_DELETE;
+      continue;
+    }
+    int64_t at = hudi_arrow_batch_builder_n_rows(b->bb);
+    st = bw_add_incoming(b, (size_t)e->row, err);
+    if (st == HUDI_OK) st = bw_add_run(b, NULL, at, 1, err);
+    (*updates)++;
+  }
+  if (st == HUDI_OK && run >= 0) st = bw_stored_run(b, v, run, v->length - run, err);
+  b->hold = false;
+  if (st == HUDI_OK) st = bw_push_runs(b, a, v, err);
+  return st;
+}
 
 static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
   hudi_file_slice_info info;
@@ -678,54 +858,10 @@ static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
     memset(&v, 0, sizeof v);
     st = hudi_arrow_view_init(&v, &schema, &a, err);
     if (st == HUDI_OK) st = bw_direct_check(&b, &vf, err);
-    int64_t run = -1; /* direct: start of the unchanged rows not yet written */
-    for (int64_t i = 0; st == HUDI_OK && i < v.length; i++) {
-      if (i + KEY_AHEAD < v.length) { /* most rows' keys are not in `mine`: misses, overlapped */
-        int64_t al;
-        const uint8_t *ak = hudi_arrow_view_bytes(&v.children[2], hudi_arrow_view_struct_row(&v, i + KEY_AHEAD), &al);
-        if (ak) hudi_hashmap_prefetch(&mine, ak, (size_t)al);
-      }
-      int64_t row = hudi_arrow_view_struct_row(&v, i), kl;
-      const uint8_t *k = hudi_arrow_view_bytes(&v.children[2], row, &kl);
-      hudi_hashmap_value hv;
-      if (!k || !hudi_hashmap_get(&mine, k, (size_t)kl, &hv)) {
-        if (b.direct) {
-          if (run < 0) run = i;
-        } else {
-          st = bw_add_stored(&b, &v, &vf, i, err);
-        }
-        continue;
-      }
-      if (run >= 0) {
-        st = bw_write_run(&b, &v, run, i - run, err);
-        run = -1;
-        if (st != HUDI_OK) break;
-      }
-      inc *e = &c->incs[hv.u64];
-      if (e->kind == INC_DELETE || e->kind == INC_MOVE) {
-        deletes++;
-        continue;
-      }
-      /* An update: a lower ordering value than the stored one loses. */
-      bool keep = false;
-      if (c->ordering_in >= 0 && c->ordering_stored >= 0) {
-        const hudi_write_row *wr = &c->rows->order[e->row];
-        const hudi_arrow_view *bv = &c->rows->batches[wr->batch].view;
-        hudi_value inv, sv;
-        hudi_value_from_view(&inv, &bv->children[c->ordering_in], hudi_arrow_view_struct_row(bv, wr->row));
-        hudi_value_from_view(&sv, &v.children[c->ordering_stored], row);
-        keep = hudi_value_cmp(&inv, &sv) < 0;
-      }
-      if (keep) {
-        st = bw_add_stored(&b, &v, &vf, i, err);
-      } else {
-        st = bw_add_incoming(&b, (size_t)e->row, err);
-        updates++;
-      }
-    }
-    if (st == HUDI_OK && run >= 0) st = bw_write_run(&b, &v, run, v.length - run, err);
+    if (st == HUDI_OK && b.direct) st = merge_batch_runs(c, &b, &mine, &a, &v, &updates, &deletes, err);
+    else if (st == HUDI_OK) st = merge_batch_rows(c, &b, &mine, &v, &vf, &updates, &deletes, err);
     hudi_arrow_view_clear(&v);
-    a.release(&a);
+    if (a.release) a.release(&a);
   }
   if (in.release) in.release(&in);
   if (schema.release) schema.release(&schema);

@@ -116,3 +116,51 @@ def test_cow_upsert_of_embeddings(tmp_path):
     snap = pa.Table.from_batches(HudiTable(str(path)).read())
     assert sorted(snap["id"].to_pylist()) == sorted(set(want_ids) - {f"id-{i:07d}" for i in dele})
     check(path)
+
+
+def test_cow_upsert_of_long_update_runs_and_losing_orderings(tmp_path):
+    """Updated rows side by side (a whole reader batch and more: 9,000 in a row), rows whose
+    incoming ordering value is lower (the stored row stays, within a run of unchanged rows) and
+    single updates between them; the new file holds the stored order with each row's winner."""
+    n = 20_000
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", table_type="cow")
+    ids = [f"k{i:06d}" for i in range(n)]
+    t.append(pa.table({"id": ids, "ts": pa.array(np.full(n, 10, np.int64)), "v": pa.array(np.arange(n))}))
+    [old_file] = glob.glob(str(path / "*.parquet"))
+    old = pq.read_table(old_file)
+
+    run = np.arange(100, 9100)                 # 9,000 consecutive rows across the first batch's end
+    losers = np.arange(12_000, 14_000, 3)      # lower ts: the stored rows win
+    singles = np.arange(14_001, 20_000, 97)    # one updated row at a time
+    up_ids = np.concatenate([run, losers, singles])
+    ts = np.concatenate([np.full(len(run), 20), np.full(len(losers), 5), np.full(len(singles), 20)]).astype(np.int64)
+    batch = pa.table({"id": [ids[i] for i in up_ids], "ts": pa.array(ts), "v": pa.array(up_ids + 1_000_000)})
+    r = HudiTable(str(path)).upsert(batch)
+    assert r.num_inserts == 0
+
+    [new_file] = [f for f in glob.glob(str(path / "*.parquet")) if f.endswith(f"_{r.requested_time}.parquet")]
+    new = pq.read_table(new_file)
+    assert new["id"].to_pylist() == ids  # the stored order
+    assert pc.all(pc.equal(new["_hoodie_file_name"], os.path.basename(new_file))).as_py()
+    want_v = np.arange(n)
+    won = np.concatenate([run, singles])
+    want_v[won] += 1_000_000
+    assert new["v"].to_numpy().tolist() == want_v.tolist()
+    want_ts = np.full(n, 10)
+    want_ts[won] = 20
+    assert new["ts"].to_numpy().tolist() == want_ts.tolist()
+    # rows that lost (and all unchanged ones) keep their commit time and sequence number
+    is_new = np.zeros(n, bool)
+    is_new[won] = True
+    commit = new["_hoodie_commit_time"].to_pylist()
+    seq = new["_hoodie_commit_seqno"].to_pylist()
+    old_commit, old_seq = old["_hoodie_commit_time"].to_pylist(), old["_hoodie_commit_seqno"].to_pylist()
+    for i in range(n):
+        if is_new[i]:
+            assert commit[i] == r.requested_time, i
+        else:
+            assert (commit[i], seq[i]) == (old_commit[i], old_seq[i]), i
+    snap = pa.Table.from_batches(HudiTable(str(path)).read()).sort_by("id")
+    assert snap["v"].to_numpy().tolist() == want_v.tolist()
+    check(path)

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrow/view.h"
+#include "parquet/reader.h"
 #include "parquet/writer.h"
 #include "parquet/writer_feed.h"
 
@@ -266,6 +268,197 @@ static void finish_without_batches_and_null(void **state) {
   hudi_buf_free(&out);
 }
 
+/* ---- hudi_pq_writer_write_runs, and runs as feed tasks ---------------- */
+
+#define MAX_RUNS 512
+
+/* Rows of two batches interleaved as a COW rewrite interleaves them: runs
+ * of 1-40 rows of a (the stored rows, every one in order) with single rows
+ * of b between them (the updates), then one long run of b. */
+static size_t make_runs(hudi_pq_run *runs, const hudi_arrow_view *a, const hudi_arrow_view *b) {
+  size_t n = 0;
+  int64_t at = 0, ub = 0;
+  for (int k = 0; at < ROWS; k++) {
+    int64_t len = 1 + (k * 7) % 40;
+    if (len > ROWS - at) len = ROWS - at;
+    runs[n++] = (hudi_pq_run){a, at, len};
+    at += len;
+    runs[n++] = (hudi_pq_run){b, ub, 1};
+    ub += 3;
+  }
+  runs[n++] = (hudi_pq_run){b, 1000, 1500};
+  assert_true(n <= MAX_RUNS);
+  return n;
+}
+
+typedef struct runs_task {
+  const hudi_pq_run *runs;
+  size_t n;
+  int *calls, *failed_calls;
+} runs_task;
+
+static hudi_status write_runs_task(void *ctx, hudi_pq_writer *w, bool failed, hudi_error *err) {
+  runs_task *t = ctx;
+  hudi_status st = HUDI_OK;
+  if (failed) (*t->failed_calls)++;
+  else st = hudi_pq_writer_write_runs(w, t->runs, t->n, err);
+  (*t->calls)++;
+  free(t);
+  return st;
+}
+
+/* The file's (id, s) rows, in order, against the runs' rows written
+ * `times` times over. */
+static void check_rows(const hudi_buf *file, const hudi_pq_run *runs, size_t n, int times) {
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_pq_reader *r = NULL;
+  if (hudi_pq_reader_open_memory(&r, file->data, file->len, "runs.parquet", NULL, &err) != HUDI_OK)
+    fail_msg("open: %s", err.message);
+  size_t run = 0;
+  int pass = 0;
+  int64_t in_run = 0, total = 0;
+  for (;;) {
+    struct ArrowArray a;
+    bool eof = false;
+    if (hudi_pq_reader_next(r, &a, &eof, &err) != HUDI_OK) fail_msg("next: %s", err.message);
+    if (eof) break;
+    const int64_t *ids = a.children[0]->buffers[1];
+    const int32_t *offs = a.children[1]->buffers[1];
+    const char *chars = a.children[1]->buffers[2];
+    for (int64_t i = 0; i < a.length; i++, total++) {
+      assert_true(pass < times);
+      const hudi_arrow_view *v = runs[run].view;
+      int64_t want = ((const int64_t *)(const void *)v->children[0].values)[runs[run].row + in_run];
+      char s[24];
+      int sl = snprintf(s, sizeof s, "v%lld", (long long)want);
+      if (ids[a.children[0]->offset + i] != want) fail_msg("row %lld: id %lld, want %lld", (long long)total,
+                                                           (long long)ids[a.children[0]->offset + i], (long long)want);
+      int64_t o = a.children[1]->offset + i;
+      assert_int_equal(offs[o + 1] - offs[o], sl);
+      assert_memory_equal(chars + offs[o], s, (size_t)sl);
+      if (++in_run == runs[run].n) {
+        in_run = 0;
+        if (++run == n) run = 0, pass++;
+      }
+    }
+    a.release(&a);
+  }
+  assert_int_equal(pass, times);
+  hudi_pq_reader_free(r);
+}
+
+static void runs_write_their_rows_in_turn(void **state) {
+  (void)state;
+  hudi_error err = HUDI_ERROR_INIT;
+  struct ArrowArray aa = make_batch(0, -1), ba = make_batch(100000, -1);
+  hudi_arrow_view a, b;
+  assert_int_equal(hudi_arrow_view_init(&a, &root_schema, &aa, &err), HUDI_OK);
+  assert_int_equal(hudi_arrow_view_init(&b, &root_schema, &ba, &err), HUDI_OK);
+  hudi_pq_run runs[MAX_RUNS];
+  size_t n = make_runs(runs, &a, &b);
+  /* Three times over: 13,500 rows cross the 7,000-row groups (and the
+   * 20 KB ones) inside runs; with helpers and without; written here and
+   * as feed tasks. */
+  static const int threads[] = {1, 2};
+  static const int64_t rg_bytes[] = {0, 20000};
+  for (size_t t = 0; t < 2; t++)
+    for (size_t g = 0; g < 2; g++)
+      for (int fed = 0; fed < 2; fed++) {
+        hudi_buf out;
+        hudi_buf_init(&out, 0);
+        hudi_pq_writer *w = open_writer_with(&out, threads[t], rg_bytes[g]);
+        hudi_pq_feed *f = NULL;
+        int calls = 0, failed_calls = 0;
+        if (fed) assert_int_equal(hudi_pq_feed_start(&f, w, &err), HUDI_OK);
+        for (int pass = 0; pass < 3; pass++) {
+          if (!fed) {
+            if (hudi_pq_writer_write_runs(w, runs, n, &err) != HUDI_OK) fail_msg("runs: %s", err.message);
+            continue;
+          }
+          runs_task *task = malloc(sizeof *task);
+          assert_non_null(task);
+          *task = (runs_task){runs, n, &calls, &failed_calls};
+          assert_int_equal(hudi_pq_feed_push_task(f, write_runs_task, task, &err), HUDI_OK);
+        }
+        if (fed) {
+          assert_int_equal(hudi_pq_feed_sync(f, &err), HUDI_OK);
+          assert_int_equal(calls, 3); /* all written by the time sync returns */
+          assert_int_equal(hudi_pq_feed_finish(f, &err), HUDI_OK);
+          assert_int_equal(failed_calls, 0);
+        }
+        if (hudi_pq_writer_close(w, NULL, &err) != HUDI_OK) fail_msg("close: %s", err.message);
+        hudi_pq_writer_free(w);
+        check_rows(&out, runs, n, 3);
+        hudi_buf_free(&out);
+      }
+  hudi_arrow_view_clear(&a);
+  hudi_arrow_view_clear(&b);
+  aa.release(&aa);
+  ba.release(&ba);
+}
+
+static void a_run_outside_its_view_is_refused(void **state) {
+  (void)state;
+  hudi_error err = HUDI_ERROR_INIT;
+  struct ArrowArray aa = make_batch(0, -1);
+  hudi_arrow_view a;
+  assert_int_equal(hudi_arrow_view_init(&a, &root_schema, &aa, &err), HUDI_OK);
+  hudi_buf out;
+  hudi_buf_init(&out, 0);
+  hudi_pq_writer *w = open_writer(&out);
+  hudi_pq_run runs[2] = {{&a, 0, 10}, {&a, ROWS - 5, 6}};
+  assert_int_equal(hudi_pq_writer_write_runs(w, runs, 2, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "run 1: rows [2995, +6)"));
+  /* Nothing was written: the writer goes on. */
+  runs[1].n = 5;
+  assert_int_equal(hudi_pq_writer_write_runs(w, runs, 2, &err), HUDI_OK);
+  assert_int_equal(hudi_pq_writer_close(w, NULL, &err), HUDI_OK);
+  hudi_pq_writer_free(w);
+  check_rows(&out, runs, 2, 1);
+  hudi_buf_free(&out);
+  hudi_arrow_view_clear(&a);
+  aa.release(&aa);
+}
+
+/* Tasks queued behind a failed write are still called, with `failed`, so
+ * that they free what they hold (ASan counts the leaks). */
+static void tasks_after_a_failure_only_free(void **state) {
+  (void)state;
+  hudi_error err = HUDI_ERROR_INIT;
+  struct ArrowArray aa = make_batch(0, -1);
+  hudi_arrow_view a;
+  assert_int_equal(hudi_arrow_view_init(&a, &root_schema, &aa, &err), HUDI_OK);
+  hudi_pq_run runs[1] = {{&a, 0, ROWS}};
+  hudi_buf out;
+  hudi_buf_init(&out, 0);
+  hudi_pq_writer *w = open_writer(&out);
+  hudi_pq_feed *f = NULL;
+  assert_int_equal(hudi_pq_feed_start(&f, w, &err), HUDI_OK);
+  struct ArrowArray bad = make_batch(ROWS, 17);
+  assert_int_equal(hudi_pq_feed_push(f, &bad, 0, &err), HUDI_OK);
+  int calls = 0, failed_calls = 0, pushed = 0;
+  hudi_status st = HUDI_OK;
+  for (int k = 0; k < 20; k++) {
+    runs_task *task = malloc(sizeof *task);
+    assert_non_null(task);
+    *task = (runs_task){runs, 1, &calls, &failed_calls};
+    st = hudi_pq_feed_push_task(f, write_runs_task, task, &err);
+    pushed++;
+    if (st != HUDI_OK) break;
+  }
+  hudi_error ferr = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_pq_feed_sync(f, &ferr), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(ferr.message, "id"));
+  assert_int_equal(hudi_pq_feed_finish(f, &ferr), HUDI_ERR_INVALID_ARG);
+  assert_int_equal(calls, pushed);
+  assert_int_equal(failed_calls, pushed); /* the bad batch came first: no task wrote */
+  assert_int_not_equal(hudi_pq_writer_close(w, NULL, &err), HUDI_OK);
+  hudi_pq_writer_free(w);
+  hudi_buf_free(&out);
+  hudi_arrow_view_clear(&a);
+  aa.release(&aa);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fed_file_equals_direct_file),
@@ -273,6 +466,9 @@ int main(void) {
       cmocka_unit_test(failure_in_a_helper_comes_back),
       cmocka_unit_test(failure_on_the_feed_thread_comes_back),
       cmocka_unit_test(finish_without_batches_and_null),
+      cmocka_unit_test(runs_write_their_rows_in_turn),
+      cmocka_unit_test(a_run_outside_its_view_is_refused),
+      cmocka_unit_test(tasks_after_a_failure_only_free),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
