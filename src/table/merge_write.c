@@ -333,7 +333,8 @@ typedef struct bw {
   hudi_arrow_batch_builder *bb;
   hudi_pq_writer *w;
   /* On 2+ cores w is written by a feed thread (and its helper), so this
-   * thread merges and builds the next batch meanwhile. NULL: written here. */
+   * thread merges and builds the next batch meanwhile (bw_feed). NULL:
+   * written here. */
   hudi_pq_feed *feed;
   hudi_bloom bloom;
   hudi_buf seq, min_key, max_key;
@@ -418,8 +419,15 @@ static hudi_status bw_open(bw *b, mw *c, const char *partition, const char *file
   if (st == HUDI_OK)
     st = hudi_pq_writer_open_storage(&b->w, &pq_schema, &o, c->t->storage, (const char *)b->path.data, err);
   if (pq_schema.release) pq_schema.release(&pq_schema);
-  if (st == HUDI_OK && hudi_cpu_count() > 1) st = hudi_pq_feed_start(&b->feed, b->w, err);
   return st;
+}
+
+/* The feed, started once a file has more than one batch to write (a
+ * file of one batch is written here, without a thread); NULL on one
+ * core. */
+static hudi_status bw_feed(bw *b, hudi_error *err) {
+  if (!b->feed && hudi_cpu_count() > 1) return hudi_pq_feed_start(&b->feed, b->w, err);
+  return HUDI_OK;
 }
 
 /* Writes bb's rows once there are enough of them, or with `force` all of
@@ -430,8 +438,9 @@ static hudi_status bw_write_built(bw *b, bool force, bool last, hudi_error *err)
   struct ArrowArray arr;
   HUDI_TRY(hudi_arrow_batch_builder_finish(b->bb, &arr, err));
   unsigned flags = last ? HUDI_PQ_WRITE_LAST : 0;
-  if (b->feed) return hudi_pq_feed_push(b->feed, &arr, flags, err);
-  hudi_status st = hudi_pq_writer_write_batch(b->w, &arr, flags, err);
+  hudi_status st = last ? HUDI_OK : bw_feed(b, err);
+  if (st == HUDI_OK && b->feed) return hudi_pq_feed_push(b->feed, &arr, flags, err);
+  if (st == HUDI_OK) st = hudi_pq_writer_write_batch(b->w, &arr, flags, err);
   arr.release(&arr);
   return st;
 }
@@ -687,7 +696,12 @@ static hudi_status bw_push_runs(bw *b, struct ArrowArray *a, hudi_arrow_view *v,
     j->runs[r] = (hudi_pq_run){b->runs[r].view ? &j->sv : &j->uv, b->runs[r].row, b->runs[r].n};
   j->n_runs = b->n_runs;
   b->n_runs = 0;
-  if (b->feed) return hudi_pq_feed_push_task(b->feed, rw_job_write, j, err);
+  st = bw_feed(b, err);
+  if (st == HUDI_OK && b->feed) return hudi_pq_feed_push_task(b->feed, rw_job_write, j, err);
+  if (st != HUDI_OK) {
+    rw_job_free(j);
+    return st;
+  }
   return rw_job_write(j, b->w, false, err);
 }
 
