@@ -1,5 +1,11 @@
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#endif
 #include "base/threadpool.h"
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +29,15 @@ struct hudi_threadpool {
 };
 
 int hudi_cpu_count(void) {
+#if defined(__linux__)
+  /* The CPUs this process may run on (taskset, a container's cpuset), not
+   * the machine's: threads beyond them only take turns. */
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    int k = CPU_COUNT(&set);
+    if (k >= 1) return k > HUDI_THREADPOOL_MAX_THREADS ? HUDI_THREADPOOL_MAX_THREADS : k;
+  }
+#endif
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   if (n < 1) return 1;
   return n > HUDI_THREADPOOL_MAX_THREADS ? HUDI_THREADPOOL_MAX_THREADS : (int)n;

@@ -27,7 +27,8 @@ void hudi_threadpool_free(hudi_threadpool *pool);
 
 int hudi_threadpool_size(const hudi_threadpool *pool);
 
-/* The online cores (at least 1). */
+/* The cores this process may run on (on Linux its CPU affinity, which
+ * taskset and cpusets narrow; elsewhere the online cores), at least 1. */
 int hudi_cpu_count(void);
 
 /* Tasks submitted together and waited for together. Once a task of the
