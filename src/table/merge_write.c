@@ -353,11 +353,10 @@ typedef struct bw {
   hudi_buf name_offs, name_data;
   int64_t name_rows;
   /* Direct: the current stored batch's runs, in file order; a run whose
-   * view is NULL is rows of bb (the batch's updated rows). While `hold`,
-   * bb is not written however many rows it has. */
+   * view is NULL is rows of bb (the batch's updated rows), any other the
+   * stored batch's. */
   hudi_pq_run *runs;
   size_t n_runs, cap_runs;
-  bool hold;
   struct ArrowSchema bb_schema; /* bb's, for views of its batches */
   const char *stat_fid; /* after bw_close: the file id in meta's arena */
 } bw;
@@ -434,7 +433,7 @@ static hudi_status bw_feed(bw *b, hudi_error *err) {
  * them; `last`: bw_close's flush, no rows follow. */
 static hudi_status bw_write_built(bw *b, bool force, bool last, hudi_error *err) {
   int64_t n = hudi_arrow_batch_builder_n_rows(b->bb);
-  if (n == 0 || b->hold || (!force && n < 8192)) return HUDI_OK;
+  if (n == 0 || (!force && n < 8192)) return HUDI_OK;
   struct ArrowArray arr;
   HUDI_TRY(hudi_arrow_batch_builder_finish(b->bb, &arr, err));
   unsigned flags = last ? HUDI_PQ_WRITE_LAST : 0;
@@ -484,8 +483,9 @@ static hudi_status append_incoming(mw *c, hudi_arrow_batch_builder *bb, size_t i
   return hudi_arrow_batch_builder_end_row(bb, err);
 }
 
-/* Appends row i of the incoming rows with this commit's meta values. */
-static hudi_status bw_add_incoming(bw *b, size_t i, hudi_error *err) {
+/* Appends row i of the incoming rows to bb with this commit's meta
+ * values (bb is written by bw_flush; see bw_add_incoming). */
+static hudi_status bw_append_incoming(bw *b, size_t i, hudi_error *err) {
   mw *c = b->c;
   size_t klen;
   const char *key = hudi_write_rows_key(c->rows, i, &klen);
@@ -494,7 +494,12 @@ static hudi_status bw_add_incoming(bw *b, size_t i, hudi_error *err) {
   const char *metas[N_META] = {c->instant, (const char *)b->seq.data, key, b->partition, b->file_name};
   size_t lens[N_META] = {strlen(c->instant), b->seq.len, klen, strlen(b->partition), strlen(b->file_name)};
   HUDI_TRY(append_incoming(c, b->bb, i, metas, lens, err));
-  HUDI_TRY(bw_key(b, key, klen, err));
+  return bw_key(b, key, klen, err);
+}
+
+/* Appends row i of the incoming rows, writing bb once it is full. */
+static hudi_status bw_add_incoming(bw *b, size_t i, hudi_error *err) {
+  HUDI_TRY(bw_append_incoming(b, i, err));
   return bw_flush(b, false, err);
 }
 
@@ -775,8 +780,8 @@ static row_fate stored_row_fate(mw *c, const hudi_hashmap *mine, const hudi_arro
   return ROW_UPDATE;
 }
 
-/* Merges stored batch v (array *a) row by row through bb: stored rows
- * whose columns need converting (an evolved schema). */
+/* Merges stored batch v row by row through bb: stored rows whose columns
+ * need converting (an evolved schema). */
 static hudi_status merge_batch_rows(mw *c, bw *b, const hudi_hashmap *mine, const hudi_arrow_view *v,
                                     const hudi_arrow_field *vf, int64_t *updates, int64_t *deletes, hudi_error *err) {
   for (int64_t i = 0; i < v->length; i++) {
@@ -795,12 +800,11 @@ static hudi_status merge_batch_rows(mw *c, bw *b, const hudi_hashmap *mine, cons
 
 /* Merges stored batch *v (array *a, both moved on) as runs: unchanged rows
  * stay where they are in the stored array (only the file-name column is
- * new), updated rows are built in bb, and one job writes them all in file
- * order (bw_push_runs). */
+ * new), updated rows are built in bb (not written on their own: they are
+ * the job's), and one job writes them all in file order (bw_push_runs). */
 static hudi_status merge_batch_runs(mw *c, bw *b, const hudi_hashmap *mine, struct ArrowArray *a, hudi_arrow_view *v,
                                     int64_t *updates, int64_t *deletes, hudi_error *err) {
   int64_t run = -1; /* start of the kept rows not yet in a run */
-  b->hold = true;
   hudi_status st = HUDI_OK;
   for (int64_t i = 0; st == HUDI_OK && i < v->length; i++) {
     inc *e = NULL;
@@ -811,17 +815,17 @@ static hudi_status merge_batch_runs(mw *c, bw *b, const hudi_hashmap *mine, stru
     }
     if (run >= 0) st = bw_stored_run(b, v, run, i - run, err);
     run = -1;
-    if (st != HUDI_OK || f == ROW_DELETE) {
-      (*deletes) += f == ROW_DELETE;
+    if (st != HUDI_OK) break;
+    if (f == ROW_DELETE) {
+      (*deletes)++;
       continue;
     }
     int64_t at = hudi_arrow_batch_builder_n_rows(b->bb);
-    st = bw_add_incoming(b, (size_t)e->row, err);
+    st = bw_append_incoming(b, (size_t)e->row, err);
     if (st == HUDI_OK) st = bw_add_run(b, NULL, at, 1, err);
     (*updates)++;
   }
   if (st == HUDI_OK && run >= 0) st = bw_stored_run(b, v, run, v->length - run, err);
-  b->hold = false;
   if (st == HUDI_OK) st = bw_push_runs(b, a, v, err);
   return st;
 }
