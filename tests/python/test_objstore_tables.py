@@ -497,9 +497,7 @@ FAULTS = [
 ]
 
 
-# MOR only in the test tier (each run makes hundreds of requests through the stub; COW passed too
-# when this was written: run with HUDI_OBJSTORE_FAULTS_ALL=1 to include it).
-@pytest.mark.parametrize("kind", ["cow", "mor"] if os.environ.get("HUDI_OBJSTORE_FAULTS_ALL") else ["mor"])
+@pytest.mark.parametrize("kind", ["cow", "mor"])
 def test_faults_during_upsert_leave_old_or_new_table(s3stub, kind, tmp_path):
     # The stub has no multipart upload: single PUTs only.
     opts = {**s3_options(s3stub), "max_retries": "3", "retry_base_ms": "5", "multipart_threshold": str(64 << 20)}
