@@ -104,6 +104,12 @@ typedef struct mw {
    * with a record index): offset/length pairs into gone_keys. */
   hudi_buf gone_keys;
   size_t *gone, n_gone, cap_gone;
+  /* The data files' write group (write_data_files), joined by the feed
+   * threads that close files. */
+  hudi_storage_group *group;
+  /* A file whose close runs on its feed's thread while this thread merges
+   * the next one (bw_close_begin); NULL when none. */
+  struct bw *closing;
 } mw;
 
 /* ---- options and schemas ---------------------------------------------- */
@@ -358,7 +364,12 @@ typedef struct bw {
   hudi_pq_run *runs;
   size_t n_runs, cap_runs;
   struct ArrowSchema bb_schema; /* bb's, for views of its batches */
-  const char *stat_fid; /* after bw_close: the file id in meta's arena */
+  char *stat_fid; /* after bw_close_begin: the file id in meta's arena */
+  /* What bw_close_begin was told, and the close's summary (written by the
+   * feed's thread, read after hudi_pq_feed_finish). */
+  const char *prev_commit;
+  int64_t inserts, updates, deletes;
+  hudi_pq_write_summary sum;
 } bw;
 
 static void bw_free(bw *b) {
@@ -379,7 +390,14 @@ static void bw_free(bw *b) {
   hudi_buf_free(&b->name_data);
   hudi_free(b->runs);
   if (b->bb_schema.release) b->bb_schema.release(&b->bb_schema);
+  hudi_pq_write_summary_free(&b->sum);
   memset(b, 0, sizeof *b);
+}
+
+static void bw_destroy(bw *b) {
+  if (!b) return;
+  bw_free(b);
+  hudi_free(b);
 }
 
 /* file_id NULL: a new file group. */
@@ -710,40 +728,77 @@ static hudi_status bw_push_runs(bw *b, struct ArrowArray *a, hudi_arrow_view *v,
   return rw_job_write(j, b->w, false, err);
 }
 
-/* Finishes the file and records its write stat. */
-static hudi_status bw_close(bw *b, const char *prev_commit, int64_t inserts, int64_t updates, int64_t deletes,
-                            hudi_error *err) {
+/* ---- closing a file --------------------------------------------------
+ * A file's last row group, bloom filter and footer are written on its
+ * feed's thread (when it has one) while this thread merges the next file:
+ * bw_close_begin queues them, bw_settle waits and records the write stat.
+ * One file closes at a time, so the stats keep the files' order. */
+
+static hudi_status bw_finish_file(bw *b, hudi_error *err) {
   mw *c = b->c;
-  HUDI_TRY(bw_flush(b, true, err));
+  HUDI_TRY(hudi_base_footer_write(b->w, c->bloom.on ? &b->bloom : NULL, b->n ? (const char *)b->min_key.data : NULL,
+                                  b->min_key.len, (const char *)b->max_key.data, b->max_key.len, c->avro_with_meta,
+                                  err));
+  return hudi_pq_writer_close(b->w, &b->sum, err);
+}
+
+/* The feed thread's last task: the file is published into the caller's
+ * write group (its sync makes it durable with the others). */
+static hudi_status close_task(void *ctx, hudi_pq_writer *w, bool failed, hudi_error *err) {
+  (void)w;
+  bw *b = ctx;
+  if (failed) return HUDI_OK; /* b stays with c->closing: freed there */
+  bool joined = hudi_storage_group_join(b->c->group);
+  hudi_status st = bw_finish_file(b, err);
+  hudi_storage_group_leave(b->c->group, joined);
+  return st;
+}
+
+/* Waits for the closing file, if any, records its write stat and frees it. */
+static hudi_status bw_settle(mw *c, hudi_error *err) {
+  bw *b = c->closing;
+  if (!b) return HUDI_OK;
+  c->closing = NULL;
   hudi_pq_feed *feed = b->feed;
   b->feed = NULL;
-  HUDI_TRY(hudi_pq_feed_finish(feed, err));
-  hudi_status st = hudi_base_footer_write(b->w, c->bloom.on ? &b->bloom : NULL, b->n ? (const char *)b->min_key.data : NULL,
-                                          b->min_key.len, (const char *)b->max_key.data, b->max_key.len,
-                                          c->avro_with_meta, err);
-  hudi_pq_write_summary sum;
-  memset(&sum, 0, sizeof sum);
-  if (st == HUDI_OK) st = hudi_pq_writer_close(b->w, &sum, err);
-  HUDI_TRY(st);
+  hudi_status st = hudi_pq_feed_finish(feed, err);
   hudi_write_stat *ws = NULL;
-  st = hudi_commit_metadata_add_stat(c->meta, b->partition, &ws, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, b->file_id, &ws->file_id, err);
+  if (st == HUDI_OK) st = hudi_commit_metadata_add_stat(c->meta, b->partition, &ws, err);
   if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, (const char *)b->path.data, &ws->path, err);
-  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, prev_commit, &ws->prev_commit, err);
+  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, b->prev_commit, &ws->prev_commit, err);
   if (st == HUDI_OK) {
+    ws->file_id = b->stat_fid;
     ws->num_writes = (hudi_tl_long){b->n, 1};
-    ws->num_inserts = (hudi_tl_long){inserts, 1};
-    ws->num_update_writes = (hudi_tl_long){updates, 1};
-    ws->num_deletes = (hudi_tl_long){deletes, 1};
-    ws->total_write_bytes = (hudi_tl_long){sum.file_size, 1};
-    ws->file_size_in_bytes = (hudi_tl_long){sum.file_size, 1};
+    ws->num_inserts = (hudi_tl_long){b->inserts, 1};
+    ws->num_update_writes = (hudi_tl_long){b->updates, 1};
+    ws->num_deletes = (hudi_tl_long){b->deletes, 1};
+    ws->total_write_bytes = (hudi_tl_long){b->sum.file_size, 1};
+    ws->file_size_in_bytes = (hudi_tl_long){b->sum.file_size, 1};
     hudi_write_stat_zero_unset(ws);
-    b->stat_fid = ws->file_id;
     c->res->files_written++;
-    c->res->bytes_written += sum.file_size;
+    c->res->bytes_written += b->sum.file_size;
   }
-  hudi_pq_write_summary_free(&sum);
+  bw_destroy(b);
   return st;
+}
+
+/* Finishes the file: closing on its feed's thread, or here. b moves to
+ * c->closing in every case (freed by bw_settle or the write's end); the
+ * file before it is settled first. */
+static hudi_status bw_close_begin(bw *b, const char *prev_commit, int64_t inserts, int64_t updates,
+                                  int64_t deletes, hudi_error *err) {
+  mw *c = b->c;
+  hudi_status st = bw_settle(c, err);
+  c->closing = b;
+  b->prev_commit = prev_commit;
+  b->inserts = inserts;
+  b->updates = updates;
+  b->deletes = deletes;
+  if (st == HUDI_OK) st = hudi_commit_metadata_strdup(c->meta, b->file_id, &b->stat_fid, err);
+  if (st == HUDI_OK) st = bw_flush(b, true, err);
+  if (st != HUDI_OK) return st;
+  if (b->feed) return hudi_pq_feed_push_task(b->feed, close_task, b, err);
+  return bw_finish_file(b, err);
 }
 
 /* ---- COPY_ON_WRITE: rewriting a touched file group --------------------- */
@@ -841,9 +896,9 @@ static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
     const inc *e = &c->incs[c->by_slice[j]];
     st = hudi_hashmap_put(&mine, e->key, e->klen, (hudi_hashmap_value){.u64 = c->by_slice[j]}, NULL, NULL, err);
   }
-  bw b;
-  memset(&b, 0, sizeof b);
-  if (st == HUDI_OK) st = bw_open(&b, c, info.partition, info.file_id, "MERGE", err);
+  bw *b = hudi_calloc(1, sizeof *b);
+  if (!b) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  if (st == HUDI_OK) st = bw_open(b, c, info.partition, info.file_id, "MERGE", err);
   struct ArrowArrayStream in;
   memset(&in, 0, sizeof in);
   struct ArrowSchema schema;
@@ -875,9 +930,9 @@ static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
     hudi_arrow_view v;
     memset(&v, 0, sizeof v);
     st = hudi_arrow_view_init(&v, &schema, &a, err);
-    if (st == HUDI_OK) st = bw_direct_check(&b, &vf, err);
-    if (st == HUDI_OK && b.direct) st = merge_batch_runs(c, &b, &mine, &a, &v, &updates, &deletes, err);
-    else if (st == HUDI_OK) st = merge_batch_rows(c, &b, &mine, &v, &vf, &updates, &deletes, err);
+    if (st == HUDI_OK) st = bw_direct_check(b, &vf, err);
+    if (st == HUDI_OK && b->direct) st = merge_batch_runs(c, b, &mine, &a, &v, &updates, &deletes, err);
+    else if (st == HUDI_OK) st = merge_batch_rows(c, b, &mine, &v, &vf, &updates, &deletes, err);
     hudi_arrow_view_clear(&v);
     if (a.release) a.release(&a);
   }
@@ -889,14 +944,16 @@ static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
   for (size_t j = c->slice_start[s]; st == HUDI_OK && j < c->slice_start[s + 1]; j++) {
     const inc *e = &c->incs[c->by_slice[j]];
     if (e->kind != INC_INSERT) continue;
-    st = bw_add_incoming(&b, (size_t)e->row, err);
+    st = bw_add_incoming(b, (size_t)e->row, err);
     inserts++;
   }
-  if (st == HUDI_OK)
-    st = bw_close(&b, info.base_instant ? info.base_instant : "null", inserts, updates, deletes, err);
+  if (st == HUDI_OK) {
+    st = bw_close_begin(b, info.base_instant ? info.base_instant : "null", inserts, updates, deletes, err);
+    b = NULL; /* c->closing's now */
+  }
   for (size_t j = c->slice_start[s]; st == HUDI_OK && j < c->slice_start[s + 1]; j++)
-    if (c->incs[c->by_slice[j]].kind == INC_INSERT) c->incs[c->by_slice[j]].new_fid = b.stat_fid;
-  bw_free(&b);
+    if (c->incs[c->by_slice[j]].kind == INC_INSERT) c->incs[c->by_slice[j]].new_fid = c->closing->stat_fid;
+  bw_destroy(b);
   if (st == HUDI_OK) {
     c->res->num_updates += updates;
     c->res->num_deletes += deletes;
@@ -1309,12 +1366,16 @@ static hudi_status write_inserts(mw *c, hudi_error *err) {
     size_t cnt = end - i, files = (cnt + (size_t)rows_per_file - 1) / (size_t)rows_per_file;
     for (size_t f = 0; st == HUDI_OK && f < files; f++) {
       size_t a = i + cnt * f / files, z = i + cnt * (f + 1) / files;
-      bw b;
-      st = bw_open(&b, c, part, NULL, "CREATE", err);
-      for (size_t k = a; st == HUDI_OK && k < z; k++) st = bw_add_incoming(&b, (size_t)c->incs[ins[k]].row, err);
-      if (st == HUDI_OK) st = bw_close(&b, "null", (int64_t)(z - a), 0, 0, err);
-      for (size_t k = a; st == HUDI_OK && k < z; k++) c->incs[ins[k]].new_fid = b.stat_fid;
-      bw_free(&b);
+      bw *b = hudi_calloc(1, sizeof *b);
+      if (!b) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+      if (st == HUDI_OK) st = bw_open(b, c, part, NULL, "CREATE", err);
+      for (size_t k = a; st == HUDI_OK && k < z; k++) st = bw_add_incoming(b, (size_t)c->incs[ins[k]].row, err);
+      if (st == HUDI_OK) {
+        st = bw_close_begin(b, "null", (int64_t)(z - a), 0, 0, err);
+        b = NULL; /* c->closing's now */
+      }
+      for (size_t k = a; st == HUDI_OK && k < z; k++) c->incs[ins[k]].new_fid = c->closing->stat_fid;
+      bw_destroy(b);
     }
     c->res->num_inserts += (int64_t)cnt;
     i = end;
@@ -1454,12 +1515,19 @@ static hudi_status update_mdt(mw *c, hudi_instant_gen *gen, hudi_error *err) {
 
 static hudi_status write_slices(mw *c, hudi_error *err) {
   size_t ns = hudi_file_slice_list_count(c->full);
-  for (size_t s = 0; s < ns; s++) {
+  hudi_status st = HUDI_OK;
+  for (size_t s = 0; st == HUDI_OK && s < ns; s++) {
     if (c->slice_start[s] == c->slice_start[s + 1]) continue;
     bool cow = c->t->type != HUDI_MERGE_ON_READ || slice_takes_inserts(c, s);
-    HUDI_TRY(cow ? rewrite_slice(c, s, err) : append_slice(c, s, err));
+    st = cow ? rewrite_slice(c, s, err) : append_slice(c, s, err);
   }
-  return write_inserts(c, err);
+  if (st == HUDI_OK) st = write_inserts(c, err);
+  if (st == HUDI_OK) return bw_settle(c, err);
+  /* A file still closing is waited for (its thread may be in the write
+   * group) and dropped: the instant never completes. */
+  bw_destroy(c->closing);
+  c->closing = NULL;
+  return st;
 }
 
 /* The commit's markers and data files, in one write group (io/storage.h):
@@ -1470,7 +1538,9 @@ static hudi_status write_slices(mw *c, hudi_error *err) {
 static hudi_status write_data_files(mw *c, hudi_error *err) {
   hudi_storage_group *g;
   HUDI_TRY(hudi_storage_group_begin(c->t->storage, &g, err));
+  c->group = g;
   hudi_status st = write_slices(c, err);
+  c->group = NULL;
   if (st == HUDI_OK) st = hudi_storage_group_sync(g, err);
   hudi_storage_group_end(g);
   return st;

@@ -94,6 +94,28 @@ typedef struct kv {
   int32_t v;
 } kv;
 
+/* Filler rows ("x000000".., see make_base) are summed up per partition:
+ * their count and a hash of their ids and values. */
+typedef struct filler_sum {
+  char part[32];
+  uint64_t n, h;
+} filler_sum;
+
+static void add_filler(filler_sum *f, size_t *nf, const char *part, const uint8_t *id, int64_t len, int32_t v) {
+  size_t i = 0;
+  while (i < *nf && strcmp(f[i].part, part)) i++;
+  if (i == *nf) {
+    assert_true(i < 8);
+    snprintf(f[i].part, sizeof f[i].part, "%s", part);
+    f[i].n = f[i].h = 0;
+    (*nf)++;
+  }
+  uint64_t h = 1469598103934665603ull;
+  for (int64_t k = 0; k < len; k++) h = (h ^ id[k]) * 1099511628211ull;
+  f[i].n++;
+  f[i].h += h * (uint64_t)(uint32_t)v; /* order-free: rows come in file order */
+}
+
 static int kv_cmp(const void *a, const void *b) { return strcmp(((const kv *)a)->id, ((const kv *)b)->id); }
 
 /* "id:partition:v;..." of the table at path read by a fresh reader. */
@@ -112,6 +134,8 @@ static void snapshot(char *out, size_t cap, const char *path) {
   assert_int_equal(s.get_schema(&s, &schema), 0);
   kv rows[64];
   size_t n = 0;
+  filler_sum fill[8];
+  size_t nf = 0;
   for (;;) {
     struct ArrowArray a;
     if (s.get_next(&s, &a) != 0) fail_msg("read of %s: %s", path, s.get_last_error(&s));
@@ -125,6 +149,10 @@ static void snapshot(char *out, size_t cap, const char *path) {
       const uint8_t *p = hudi_arrow_view_bytes(&v.children[0], r, &len);
       snprintf(rows[n].part, sizeof rows[n].part, "%.*s", (int)len, (const char *)p);
       p = hudi_arrow_view_bytes(&v.children[1], r, &len);
+      if (len > 1 && p[0] == 'x') {
+        add_filler(fill, &nf, rows[n].part, p, len, ((const int32_t *)v.children[2].values)[v.children[2].offset + r]);
+        continue;
+      }
       snprintf(rows[n].id, sizeof rows[n].id, "%.*s", (int)len, (const char *)p);
       rows[n].v = ((const int32_t *)v.children[2].values)[v.children[2].offset + r];
       n++;
@@ -140,6 +168,10 @@ static void snapshot(char *out, size_t cap, const char *path) {
   out[0] = 0;
   for (size_t i = 0; i < n; i++)
     off += (size_t)snprintf(out + off, cap - off, "%s:%s:%d;", rows[i].id, rows[i].part, rows[i].v);
+  for (size_t i = 0; i < nf; i++)
+    off += (size_t)snprintf(out + off, cap - off, "x*:%s:%llu/%016llx;", fill[i].part, (unsigned long long)fill[i].n,
+                            (unsigned long long)fill[i].h);
+  assert_true(off < cap);
 }
 
 /* ---- the writes ----------------------------------------------------------- */
@@ -290,6 +322,10 @@ typedef struct scenario {
   hudi_table_type type;
   bool rli;
   op_kind op;
+  /* Filler rows per partition of the base table: past one reader batch
+   * (8192 rows), a COW rewrite writes the file on a feed thread, which
+   * also closes it while the next file is merged (merge_write.c). */
+  int filler;
 } scenario;
 
 static void make_base(const char *path, const scenario *sc) {
@@ -310,6 +346,28 @@ static void make_base(const char *path, const scenario *sc) {
   make_stream(&s, ids, cities, ts, v, 4);
   hudi_write_result r;
   assert_int_equal(hudi_table_append(&r, t, &s, NULL, 0, &err), HUDI_OK);
+  if (sc->filler > 0) {
+    int n = 2 * sc->filler;
+    char (*fid)[16] = malloc(sizeof *fid * (size_t)n);
+    const char **fids = malloc(sizeof *fids * (size_t)n), **fcities = malloc(sizeof *fcities * (size_t)n);
+    int64_t *fts = malloc(sizeof *fts * (size_t)n);
+    int32_t *fv = malloc(sizeof *fv * (size_t)n);
+    assert_true(fid && fids && fcities && fts && fv);
+    for (int i = 0; i < n; i++) {
+      snprintf(fid[i], sizeof fid[i], "x%06d", i);
+      fids[i] = fid[i];
+      fcities[i] = i % 2 ? "nyc" : "sf";
+      fts[i] = 5;
+      fv[i] = i;
+    }
+    make_stream(&s, fids, fcities, fts, fv, n);
+    assert_int_equal(hudi_table_append(&r, t, &s, NULL, 0, &err), HUDI_OK);
+    free(fid);
+    free(fids);
+    free(fcities);
+    free(fts);
+    free(fv);
+  }
   hudi_table_free(t);
 }
 
@@ -433,55 +491,64 @@ static void run_scenario(const scenario *sc) {
 
 static void test_append_cow(void **s) {
   (void)s;
-  scenario sc = {"append-cow", HUDI_COPY_ON_WRITE, true, OP_APPEND};
+  scenario sc = {"append-cow", HUDI_COPY_ON_WRITE, true, OP_APPEND, 0};
   run_scenario(&sc);
 }
 
 static void test_append_mor_nomdt(void **s) {
   (void)s;
-  scenario sc = {"append-mor-nomdt", HUDI_MERGE_ON_READ, false, OP_APPEND};
+  scenario sc = {"append-mor-nomdt", HUDI_MERGE_ON_READ, false, OP_APPEND, 0};
   run_scenario(&sc);
 }
 
 static void test_upsert_cow(void **s) {
   (void)s;
-  scenario sc = {"upsert-cow", HUDI_COPY_ON_WRITE, true, OP_UPSERT};
+  scenario sc = {"upsert-cow", HUDI_COPY_ON_WRITE, true, OP_UPSERT, 0};
   run_scenario(&sc);
 }
 
 static void test_upsert_mor(void **s) {
   (void)s;
-  scenario sc = {"upsert-mor", HUDI_MERGE_ON_READ, true, OP_UPSERT};
+  scenario sc = {"upsert-mor", HUDI_MERGE_ON_READ, true, OP_UPSERT, 0};
+  run_scenario(&sc);
+}
+
+/* Two base files of 9,002 rows (two reader batches each) and a new one:
+ * the rewrites are closed on their feed threads, one while the other is
+ * merged. */
+static void test_upsert_cow_big_files(void **s) {
+  (void)s;
+  scenario sc = {"upsert-cow-big", HUDI_COPY_ON_WRITE, true, OP_UPSERT, 9000};
   run_scenario(&sc);
 }
 
 static void test_upsert_cow_nomdt(void **s) {
   (void)s;
-  scenario sc = {"upsert-cow-nomdt", HUDI_COPY_ON_WRITE, false, OP_UPSERT};
+  scenario sc = {"upsert-cow-nomdt", HUDI_COPY_ON_WRITE, false, OP_UPSERT, 0};
   run_scenario(&sc);
 }
 
 static void test_delete_mor(void **s) {
   (void)s;
-  scenario sc = {"delete-mor", HUDI_MERGE_ON_READ, true, OP_DELETE};
+  scenario sc = {"delete-mor", HUDI_MERGE_ON_READ, true, OP_DELETE, 0};
   run_scenario(&sc);
 }
 
 static void test_delete_cow(void **s) {
   (void)s;
-  scenario sc = {"delete-cow", HUDI_COPY_ON_WRITE, true, OP_DELETE};
+  scenario sc = {"delete-cow", HUDI_COPY_ON_WRITE, true, OP_DELETE, 0};
   run_scenario(&sc);
 }
 
 static void test_rollback_mor(void **s) {
   (void)s;
-  scenario sc = {"rollback-mor", HUDI_MERGE_ON_READ, true, OP_ROLLBACK};
+  scenario sc = {"rollback-mor", HUDI_MERGE_ON_READ, true, OP_ROLLBACK, 0};
   run_scenario(&sc);
 }
 
 static void test_rollback_cow(void **s) {
   (void)s;
-  scenario sc = {"rollback-cow", HUDI_COPY_ON_WRITE, true, OP_ROLLBACK};
+  scenario sc = {"rollback-cow", HUDI_COPY_ON_WRITE, true, OP_ROLLBACK, 0};
   run_scenario(&sc);
 }
 
@@ -490,6 +557,7 @@ int main(void) {
       cmocka_unit_test(test_append_cow),   cmocka_unit_test(test_append_mor_nomdt), cmocka_unit_test(test_upsert_cow),
       cmocka_unit_test(test_upsert_mor),   cmocka_unit_test(test_upsert_cow_nomdt), cmocka_unit_test(test_delete_mor),
       cmocka_unit_test(test_delete_cow),   cmocka_unit_test(test_rollback_mor),     cmocka_unit_test(test_rollback_cow),
+      cmocka_unit_test(test_upsert_cow_big_files),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
