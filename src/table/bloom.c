@@ -11,6 +11,7 @@
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "table/index.h"
 #include "table/write.h"
 
 static size_t row_bytes(const hudi_bloom *b) { return ((size_t)b->vector_size + 7) / 8; }
@@ -539,4 +540,53 @@ static hudi_status hold(hudi_bloom *b, const void *key, size_t len, hudi_error *
 hudi_status hudi_bloom_finish(hudi_bloom *b, hudi_error *err) {
   if (!b->held) return flush_pending(b, err);
   return size_held(b, b->held_n > 0 ? b->held_n : b->held_cap, err);
+}
+
+/* The state Java's filter has after `keys` adds (active_row's rules): its
+ * row count, the fill counter and, past max entries, the round-robin
+ * position. */
+static void state_after(const hudi_bloom *b, int64_t keys, int32_t *n_rows, int64_t *current, int64_t *rr,
+                        bool *reached) {
+  int64_t max_rows = ((int64_t)b->max_entries + b->nr - 1) / b->nr; /* rows are added while rows * nr < max */
+  if (max_rows < 1) max_rows = 1;
+  *reached = keys > max_rows * b->nr;
+  int64_t rows = *reached ? max_rows : keys == 0 ? 1 : (keys + b->nr - 1) / b->nr;
+  *n_rows = (int32_t)rows;
+  *current = keys - (rows - 1) * b->nr; /* the counter goes on counting in the round-robin phase */
+  *rr = *reached ? keys - max_rows * b->nr : 0;
+}
+
+bool hudi_bloom_resume(hudi_bloom *b, const char *text, size_t len, const hudi_bloom_cfg *cfg, int64_t keys) {
+  memset(b, 0, sizeof *b);
+  /* Fewer keys than num_entries: the writer sized the filter for them
+   * (hudi_bloom_init_for), not for the file this one becomes. */
+  if (!cfg->on || keys < cfg->entries || keys >= INT32_MAX) return false;
+  hudi_bloom fresh;
+  hudi_error ignored = HUDI_ERROR_INIT;
+  if (hudi_bloom_init(&fresh, cfg->entries, cfg->fpp, cfg->max_entries, &ignored) != HUDI_OK) return false;
+  int32_t n_rows;
+  int64_t current, rr;
+  bool reached;
+  state_after(&fresh, keys, &n_rows, &current, &rr, &reached);
+  int32_t nb_hash = fresh.nb_hash, vector_size = fresh.vector_size, nr = fresh.nr, max_entries = fresh.max_entries;
+  hudi_bloom_free(&fresh);
+  if (hudi_bloom_deserialize(b, text, len, true, &ignored) != HUDI_OK) return false;
+  if (b->nb_hash != nb_hash || b->vector_size != vector_size || b->nr != nr || b->n_rows != n_rows ||
+      b->current != current) {
+    hudi_bloom_free(b);
+    return false;
+  }
+  b->max_entries = max_entries;
+  b->reached_max = reached;
+  b->round_robin = rr;
+  return true;
+}
+
+bool hudi_bloom_counted(const hudi_bloom *b, int64_t keys) {
+  if (b->held || b->nr <= 0) return false;
+  int32_t n_rows;
+  int64_t current, rr;
+  bool reached;
+  state_after(b, keys - b->pend_n, &n_rows, &current, &rr, &reached);
+  return b->n_rows == n_rows && b->current == current && b->reached_max == reached && b->round_robin == rr;
 }

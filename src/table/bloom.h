@@ -97,6 +97,21 @@ typedef struct hudi_bloom_cfg {
 HUDI_NODISCARD hudi_status hudi_bloom_cfg_read(hudi_bloom_cfg *cfg, const hudi_table *t, const hudi_option *opts,
                                                size_t n_opts, hudi_error *err);
 
+/* A DYNAMIC_V0 filter as a writer left it after `keys` keys (the footer
+ * text of a base file of that many rows), to go on adding keys as that
+ * writer would have: a COW rewrite that keeps every stored row in order and
+ * appends new keys gets the filter of exactly its keys (a filter is the OR
+ * of its keys' bits, the row each key lands in depends only on how many
+ * came before it) without hashing the stored keys again. true only when
+ * the filter's sizes are the ones cfg gives a file of `keys` keys and its
+ * row count and fill say it holds `keys` keys; false (b empty) for
+ * anything else: the caller builds the filter from the keys. */
+bool hudi_bloom_resume(hudi_bloom *b, const char *text, size_t len, const hudi_bloom_cfg *cfg, int64_t keys);
+
+/* Whether a sized filter has been given exactly `keys` keys (its rows and
+ * fill counter say so): a resumed filter's check before it is written. */
+bool hudi_bloom_counted(const hudi_bloom *b, int64_t keys);
+
 /* An empty filter for one base file. Java sizes every file's filter for
  * hoodie.index.bloom.num_entries (60000 keys: 430 KB of base64 in the
  * footer) whatever the file holds, so a 1000-row insert file carries a

@@ -164,3 +164,65 @@ def test_cow_upsert_of_long_update_runs_and_losing_orderings(tmp_path):
     snap = pa.Table.from_batches(HudiTable(str(path)).read()).sort_by("id")
     assert snap["v"].to_numpy().tolist() == want_v.tolist()
     check(path)
+
+
+BLOOM = b"org.apache.hudi.bloomfilter"
+
+
+def fresh_filter(tmp_path, name: str, keys: list) -> bytes:
+    """The footer filter a new table's one base file gets for keys, in this order."""
+    t = HudiTable.create(str(tmp_path / name), "id", table_type="cow")
+    t.append(pa.table({"id": keys}))
+    [f] = glob.glob(str(tmp_path / name / "*.parquet"))
+    assert pq.read_table(f, columns=["_hoodie_record_key"]).column(0).to_pylist() == keys  # the order kept
+    return pq.ParquetFile(f).metadata.metadata[BLOOM]
+
+
+def test_cow_rewrite_filter_equals_a_fresh_one(tmp_path):
+    """A COW rewrite whose slice has only updates and inserts keeps every stored key in file order and
+    appends the new ones, so its footer filter is continued from the stored file's (merge_write.c
+    resume_bloom; hudi_bloom_resume). Whether continued or, with a delete in the slice, built anew,
+    it must equal the filter a fresh write of the same keys in the same order gets, byte for byte
+    (that filter is Java's: test_write_append.py::test_bloom_filter_matches_spark). 70,000 rows:
+    past Java's 60,000-key first row, so the filter has two rows; then past 120,000 keys, the
+    round-robin phase whose position the footer does not store."""
+    rng = np.random.default_rng(11)
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", table_type="cow")
+    n = 70_000
+    ids = [f"k{i:07d}" for i in rng.permutation(n)]
+    t.append(pa.table({"id": ids, "ts": pa.array(np.zeros(n, np.int64)), "v": pa.array(np.arange(n))}))
+
+    def step(batch, verb):
+        r = getattr(HudiTable(str(path)), verb)(batch)
+        [f] = [f for f in glob.glob(str(path / "*.parquet")) if f.endswith(f"_{r.requested_time}.parquet")]
+        keys = pq.read_table(f, columns=["_hoodie_record_key"]).column(0).to_pylist()
+        return r, keys, pq.ParquetFile(f).metadata.metadata[BLOOM]
+
+    # updates (including losing ones) and inserts: continued
+    upd = [ids[i] for i in rng.choice(n, 500, replace=False)]
+    new = [f"n{i:07d}" for i in range(300)]
+    ts = np.concatenate([np.where(np.arange(500) % 5 == 0, -1, 1), np.ones(300)]).astype(np.int64)
+    r, keys, got = step(pa.table({"id": upd + new, "ts": pa.array(ts), "v": pa.array(np.arange(800))}), "upsert")
+    assert (r.num_updates, r.num_inserts) == (400, 300)  # the 100 with a lower ts lose
+    assert keys == ids + new
+    assert got == fresh_filter(tmp_path, "f1", keys)
+
+    # a delete in the slice: built anew
+    gone = set(rng.choice(keys, 40, replace=False).tolist())
+    r = HudiTable(str(path)).delete_keys(sorted(gone))
+    [f] = [f for f in glob.glob(str(path / "*.parquet")) if f.endswith(f"_{r.requested_time}.parquet")]
+    keys2 = pq.read_table(f, columns=["_hoodie_record_key"]).column(0).to_pylist()
+    assert keys2 == [k for k in keys if k not in gone]
+    assert pq.ParquetFile(f).metadata.metadata[BLOOM] == fresh_filter(tmp_path, "f2", keys2)
+
+    # inserts past 120,000 keys (the round-robin phase), then more in it: continued each time
+    for round_, count in enumerate([52_000, 3_000]):
+        more = [f"m{round_}-{i:06d}" for i in range(count)]
+        r, keys3, got = step(pa.table({"id": more, "ts": pa.array(np.ones(count, np.int64)),
+                                       "v": pa.array(np.arange(count))}), "upsert")
+        assert r.num_inserts == count
+        assert keys3 == keys2 + more
+        assert got == fresh_filter(tmp_path, f"f3-{round_}", keys3)
+        keys2 = keys3
+    check(path)
