@@ -26,11 +26,11 @@ static hudi_status add_row(hudi_bloom *b, hudi_error *err) {
   return HUDI_OK;
 }
 
-hudi_status hudi_bloom_init(hudi_bloom *b, int32_t num_entries, double fpp, int32_t max_entries, hudi_error *err) {
-  memset(b, 0, sizeof *b);
+/* The sizes of a filter for num_entries keys at fpp (BloomFilterUtils.
+ * getBitSize / getNumHashes) and its row rule, into b's fields; no row. */
+static hudi_status set_sizes(hudi_bloom *b, int32_t num_entries, double fpp, int32_t max_entries, hudi_error *err) {
   if (num_entries <= 0 || !(fpp > 0 && fpp < 1))
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "bloom filter: %d entries at fpp %g", num_entries, fpp);
-  /* BloomFilterUtils.getBitSize / getNumHashes */
   double ln2 = log(2.0);
   double bits = ceil((double)num_entries * (-log(fpp) / (ln2 * ln2)));
   if (bits > (double)INT32_MAX - 8) return hudi_err_set(err, HUDI_ERR_LIMIT, "bloom filter of %.0f bits", bits);
@@ -38,6 +38,12 @@ hudi_status hudi_bloom_init(hudi_bloom *b, int32_t num_entries, double fpp, int3
   b->nb_hash = (int32_t)ceil((double)b->vector_size * ln2 / (double)num_entries);
   b->nr = num_entries;
   b->max_entries = max_entries > num_entries ? max_entries : num_entries;
+  return HUDI_OK;
+}
+
+hudi_status hudi_bloom_init(hudi_bloom *b, int32_t num_entries, double fpp, int32_t max_entries, hudi_error *err) {
+  memset(b, 0, sizeof *b);
+  HUDI_TRY(set_sizes(b, num_entries, fpp, max_entries, err));
   hudi_status st = add_row(b, err);
   if (st != HUDI_OK) hudi_bloom_free(b);
   return st;
@@ -561,22 +567,21 @@ bool hudi_bloom_resume(hudi_bloom *b, const char *text, size_t len, const hudi_b
   /* Fewer keys than num_entries: the writer sized the filter for them
    * (hudi_bloom_init_for), not for the file this one becomes. */
   if (!cfg->on || keys < cfg->entries || keys >= INT32_MAX) return false;
-  hudi_bloom fresh;
+  hudi_bloom want; /* the sizes cfg gives, no rows */
+  memset(&want, 0, sizeof want);
   hudi_error ignored = HUDI_ERROR_INIT;
-  if (hudi_bloom_init(&fresh, cfg->entries, cfg->fpp, cfg->max_entries, &ignored) != HUDI_OK) return false;
+  if (set_sizes(&want, cfg->entries, cfg->fpp, cfg->max_entries, &ignored) != HUDI_OK) return false;
   int32_t n_rows;
   int64_t current, rr;
   bool reached;
-  state_after(&fresh, keys, &n_rows, &current, &rr, &reached);
-  int32_t nb_hash = fresh.nb_hash, vector_size = fresh.vector_size, nr = fresh.nr, max_entries = fresh.max_entries;
-  hudi_bloom_free(&fresh);
+  state_after(&want, keys, &n_rows, &current, &rr, &reached);
   if (hudi_bloom_deserialize(b, text, len, true, &ignored) != HUDI_OK) return false;
-  if (b->nb_hash != nb_hash || b->vector_size != vector_size || b->nr != nr || b->n_rows != n_rows ||
+  if (b->nb_hash != want.nb_hash || b->vector_size != want.vector_size || b->nr != want.nr || b->n_rows != n_rows ||
       b->current != current) {
     hudi_bloom_free(b);
     return false;
   }
-  b->max_entries = max_entries;
+  b->max_entries = want.max_entries;
   b->reached_max = reached;
   b->round_robin = rr;
   return true;
