@@ -320,6 +320,7 @@ typedef struct merge {
   const char *where;
   bool base_phase;
   struct collect *collect; /* streaming merge: log records are gathered raw */
+  struct lead *lead;       /* streaming merge without a base: the oldest block, left out */
   hudi_status st;
   hudi_error *err;
 } merge;
@@ -629,6 +630,69 @@ static void apply_command(log_data *logs, size_t upto_log, size_t upto_block, co
     }
 }
 
+/* The oldest valid data block of a slice without a base file, when it is
+ * an HFile block: its records are all older than every other log record,
+ * which is what a base file's are, so the merge streams it as the base
+ * instead of gathering, sorting and resolving its keys (after a bulk load
+ * that is the whole shard: a million keys in one block). Its log file
+ * stays in memory until the merge ends. */
+typedef struct lead {
+  bool found;
+  log_data data;           /* the log file holding it */
+  const hudi_log_block *block;
+  const char *path;
+} lead;
+
+static void lead_free(lead *ld) {
+  if (ld->found) log_data_free(&ld->data);
+}
+
+static bool valid_data_block(merge *g, const log_data *d, size_t b) {
+  const hudi_log_block *blk = &d->blocks[b];
+  const char *t = block_instant(blk);
+  bool data = blk->type == HUDI_LOG_BLOCK_HFILE_DATA || blk->type == HUDI_LOG_BLOCK_DELETE;
+  return data && !d->dropped[b] && t && hudi_mdt_instant_valid(g->m, t);
+}
+
+/* A DELETE block with no keys (as the metadata table's initialization
+ * writes into every file group): nothing to merge. */
+static bool empty_delete_block(merge *g, const hudi_log_block *b) {
+  if (b->type != HUDI_LOG_BLOCK_DELETE || !b->content) return false;
+  hudi_log_delete_list list;
+  hudi_error ignored = {0};
+  bool empty = false;
+  if (hudi_log_delete_block_decode(&list, b->content, b->content_len, b->content_offset, g->where, &ignored) ==
+      HUDI_OK) {
+    empty = list.count == 0;
+    hudi_log_delete_list_free(&list);
+  }
+  hudi_error_clear(&ignored); /* a bad block fails where the merge applies it */
+  return empty;
+}
+
+/* Finds g->lead's block: (l, b) of the first valid data block after
+ * empty DELETE blocks, if an HFile block held in memory. Record-index
+ * shards only: their blocks hold each key once, which streaming it as a
+ * base needs (stream_base_kv checks it). */
+static bool find_lead(merge *g, const hudi_file_slice *s, const log_data *logs, size_t *lead_l, size_t *lead_b) {
+  static const char prefix[] = ".record-index-"; /* file id "record-index-NNNN-0" */
+  for (size_t l = 0; l < s->n_logs; l++) {
+    const char *name = s->logs[l].file_name;
+    if (!name || strncmp(name, prefix, sizeof prefix - 1) != 0) return false;
+  }
+  for (size_t l = 0; l < s->n_logs; l++)
+    for (size_t b = 0; b < logs[l].n; b++) {
+      if (!valid_data_block(g, &logs[l], b)) continue;
+      const hudi_log_block *blk = &logs[l].blocks[b];
+      if (empty_delete_block(g, blk)) continue;
+      if (blk->type != HUDI_LOG_BLOCK_HFILE_DATA || !blk->content || logs[l].ranged) return false;
+      *lead_l = l;
+      *lead_b = b;
+      return true;
+    }
+  return false;
+}
+
 static hudi_status merge_logs(merge *g, const hudi_file_slice *s, hudi_mdt_read_stats *st) {
   log_data *logs = hudi_calloc(s->n_logs ? s->n_logs : 1, sizeof *logs);
   if (!logs) return hudi_err_set(g->err, HUDI_ERR_NOMEM, "out of memory merging %s", g->where);
@@ -640,15 +704,16 @@ static hudi_status merge_logs(merge *g, const hudi_file_slice *s, hudi_mdt_read_
       const char *t = block_instant(blk);
       if (blk->type == HUDI_LOG_BLOCK_COMMAND && t && hudi_mdt_instant_valid(g->m, t)) apply_command(logs, l, b, blk);
     }
+  size_t lead_l = SIZE_MAX, lead_b = SIZE_MAX;
+  if (rc == HUDI_OK && g->lead && !find_lead(g, s, logs, &lead_l, &lead_b)) lead_l = SIZE_MAX;
   for (size_t l = 0; rc == HUDI_OK && l < s->n_logs; l++) {
     for (size_t b = 0; rc == HUDI_OK && b < logs[l].n; b++) {
       const hudi_log_block *blk = &logs[l].blocks[b];
-      const char *t = block_instant(blk);
-      bool data = blk->type == HUDI_LOG_BLOCK_HFILE_DATA || blk->type == HUDI_LOG_BLOCK_DELETE;
-      if (!data || logs[l].dropped[b] || !t || !hudi_mdt_instant_valid(g->m, t)) {
+      if (!valid_data_block(g, &logs[l], b)) {
         if (st) st->log_blocks_skipped++;
         continue;
       }
+      if (l == lead_l && b == lead_b) continue; /* streamed by the caller */
       g->where = s->logs[l].path;
       if (logs[l].ranged && !blk->content)
         rc = blk->type == HUDI_LOG_BLOCK_DELETE ? apply_delete_block_ranged(g, blk, s->logs[l].path, st)
@@ -658,6 +723,13 @@ static hudi_status merge_logs(merge *g, const hudi_file_slice *s, hudi_mdt_read_
       else
         rc = blk->type == HUDI_LOG_BLOCK_DELETE ? apply_delete_block(g, blk, st) : apply_hfile_block(g, blk, st);
     }
+  }
+  if (rc == HUDI_OK && lead_l != SIZE_MAX) {
+    g->lead->found = true;
+    g->lead->data = logs[lead_l]; /* moved: its blocks point into its bytes */
+    g->lead->block = &g->lead->data.blocks[lead_b];
+    g->lead->path = s->logs[lead_l].path;
+    memset(&logs[lead_l], 0, sizeof logs[lead_l]);
   }
   for (size_t l = 0; l < s->n_logs; l++) log_data_free(&logs[l]);
   hudi_free(logs);
@@ -937,6 +1009,7 @@ static bool is_listing(int32_t type) { return type == HUDI_MDT_TYPE_PARTITION_LI
 typedef struct resolved {
   size_t first, count; /* the key's entries (sorted by seq) */
   bool deleted;
+  bool reset;          /* a delete among them: what came before is gone */
   size_t last_put;     /* entry of the newest value */
   int32_t type;        /* of the newest value; INT32_MIN unknown */
   hudi_mdt_record *combined; /* non-NULL when file listings were combined */
@@ -951,6 +1024,9 @@ typedef struct stream {
   void *ctx;
   hudi_mdt_merge_counts *counts;
   const hudi_avro_node *base_schema;
+  bool base_is_lead; /* the "base" is the oldest log block (struct lead) */
+  uint64_t lead_records;
+  hudi_buf lead_prev; /* its previous key */
   const char *where;
   hudi_status st;
   hudi_error *err;
@@ -994,6 +1070,7 @@ static hudi_status resolve_key(stream *s, resolved *r) {
   size_t start = 0;
   for (size_t i = 0; i < r->count; i++)
     if (!e[i].schema) start = i + 1;
+  r->reset = start > 0;
   r->deleted = start == r->count;
   if (r->deleted) return HUDI_OK;
   r->last_put = r->first + r->count - 1;
@@ -1062,6 +1139,44 @@ static hudi_status emit_logs_before(stream *s, const uint8_t *key, size_t len) {
   return HUDI_OK;
 }
 
+/* A key of the lead block that later log records change: the log fold
+ * resolve_key does, with the lead record first (a key only in the logs
+ * for the counts, as without the lead). */
+static hudi_status lead_merge(stream *s, const resolved *r, const uint8_t *key, size_t key_len, const uint8_t *value,
+                              size_t value_len) {
+  if (s->counts) s->counts->inserts++;
+  /* A delete among the later records drops the lead record; a newest
+   * record that is not a listing replaces everything before it. */
+  if (r->reset || !is_listing(r->type)) return emit_log(s, r);
+  hudi_mdt_record acc;
+  hudi_status st = hudi_mdt_record_decode(&acc, s->base_schema, (const char *)key, key_len, value, value_len,
+                                          s->where, s->err);
+  if (st != HUDI_OK) {
+    hudi_mdt_record_free(&acc);
+    return st;
+  }
+  for (size_t i = 0; st == HUDI_OK && i < r->count; i++) {
+    hudi_mdt_record next;
+    st = decode_entry(s, &s->c.items[r->first + i], &next);
+    if (st == HUDI_OK) st = hudi_mdt_record_combine(&acc, &acc, &next, s->err);
+  }
+  if (st != HUDI_OK) {
+    hudi_mdt_record_free(&acc);
+    return st;
+  }
+  return emit_decoded(s, &acc);
+}
+
+/* Counts a key of the lead block, which must come after the previous one:
+ * a key twice would be emitted twice. */
+static hudi_status lead_key(stream *s, const uint8_t *key, size_t key_len) {
+  if (s->lead_records++ && cmp_key_bytes(s->lead_prev.data, s->lead_prev.len, key, key_len) >= 0)
+    return hudi_err_set(s->err, HUDI_ERR_CORRUPT, "%s: HFile log block keys not in ascending order at key '%.*s'",
+                        s->where, (int)(key_len > 200 ? 200 : key_len), (const char *)key);
+  s->lead_prev.len = 0;
+  return hudi_buf_append(&s->lead_prev, key, key_len, s->err);
+}
+
 static hudi_status stream_base_kv(stream *s, const uint8_t *key, size_t key_len, const uint8_t *value,
                                   size_t value_len) {
   HUDI_TRY(emit_logs_before(s, key, key_len));
@@ -1070,11 +1185,16 @@ static hudi_status stream_base_kv(stream *s, const uint8_t *key, size_t key_len,
     const centry *e = &s->c.items[s->res[s->next].first];
     if (cmp_key_bytes(e->key.p, e->key_len, key, key_len) == 0) r = &s->res[s->next++];
   }
-  if (!r) return emit_raw(s, key, key_len, value, value_len, s->base_schema);
+  if (s->base_is_lead) HUDI_TRY(lead_key(s, key, key_len));
+  if (!r) {
+    if (s->base_is_lead && s->counts) s->counts->inserts++;
+    return emit_raw(s, key, key_len, value, value_len, s->base_schema);
+  }
   if (r->deleted) {
     if (s->counts) s->counts->deletes++;
     return HUDI_OK;
   }
+  if (s->base_is_lead) return lead_merge(s, r, key, key_len, value, value_len);
   if (s->counts) s->counts->updates++;
   int32_t base_type;
   HUDI_TRY(value_type(s, s->base_schema, (const char *)key, key_len, value, value_len, &base_type));
@@ -1129,12 +1249,33 @@ static hudi_status stream_base(stream *s, const hudi_fs_base_file *base, hudi_md
   return rc;
 }
 
-/* Gathers the valid log records of logs[0, n) raw, sorted by key. */
-static hudi_status gather_logs(stream *s, const hudi_fs_log_file *logs, size_t n, hudi_mdt_read_stats *st) {
+/* The lead block (struct lead) streamed as the base. */
+static hudi_status stream_lead(stream *s, const lead *ld, hudi_mdt_read_stats *st) {
+  hudi_hfile_reader *r;
+  s->where = ld->path;
+  s->base_is_lead = true;
+  HUDI_TRY(hudi_hfile_reader_open_buffer(&r, ld->block->content, (size_t)ld->block->content_len, s->where, s->err));
+  hudi_status rc = hfile_schema(s->m, r, ld->block, &s->base_schema, s->where, s->err);
+  s->st = HUDI_OK;
+  if (rc == HUDI_OK) rc = hudi_hfile_reader_scan(r, on_base_kv, s, s->err);
+  if (rc == HUDI_OK) rc = s->st;
+  hudi_hfile_reader_free(r);
+  if (st) st->log_blocks_merged++;
+  if (s->counts) {
+    s->counts->log_blocks++;
+    s->counts->log_records += s->lead_records;
+  }
+  return rc;
+}
+
+/* Gathers the valid log records of logs[0, n) raw, sorted by key; with
+ * ld, all but the lead block's (left in ld when there is one). */
+static hudi_status gather_logs(stream *s, const hudi_fs_log_file *logs, size_t n, lead *ld, hudi_mdt_read_stats *st) {
   merge g = {0};
   g.m = s->m;
   g.scan = true;
   g.collect = &s->c;
+  g.lead = ld;
   g.err = s->err;
   g.where = "metadata log";
   hudi_hashmap_init(&g.index, 0);
@@ -1198,10 +1339,16 @@ hudi_status hudi_mdt_slice_merge(hudi_mdt *m, const hudi_fs_base_file *base, con
   s.err = err;
   s.where = "metadata log";
   hudi_buf_init(&s.c.pool, (size_t)1 << 34);
-  hudi_status st = gather_logs(&s, logs, n_logs, stats);
+  hudi_buf_init(&s.lead_prev, 1 << 20);
+  lead ld;
+  memset(&ld, 0, sizeof ld);
+  hudi_status st = gather_logs(&s, logs, n_logs, base ? NULL : &ld, stats);
   if (st == HUDI_OK) st = resolve_all(&s);
   if (st == HUDI_OK && base) st = stream_base(&s, base, stats);
+  else if (st == HUDI_OK && ld.found) st = stream_lead(&s, &ld, stats);
   if (st == HUDI_OK) st = emit_logs_before(&s, NULL, 0);
+  lead_free(&ld);
+  hudi_buf_free(&s.lead_prev);
   for (size_t i = 0; i < s.n_res; i++)
     if (s.res[i].combined) {
       hudi_mdt_record_free(s.res[i].combined);

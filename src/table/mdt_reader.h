@@ -192,8 +192,11 @@ typedef struct hudi_mdt_merge_counts {
  * group, as hudi_mdt_group_scan does, and hands every surviving record to
  * fn in ascending key order. Memory is bounded by the logs: their valid
  * records are held as raw bytes (sorted), the base file is streamed block
- * by block, and only records that merge (two file listings) are decoded. counts and stats
- * (nullable) are added to. */
+ * by block, and only records that merge (two file listings) are decoded.
+ * Without a base file, the oldest valid HFile log block (after empty
+ * DELETE blocks) is streamed as the base, in memory: after a bulk load
+ * that is all of a record-index shard. counts and stats (nullable) are
+ * added to, the same either way. */
 HUDI_NODISCARD hudi_status hudi_mdt_slice_merge(hudi_mdt *m, const hudi_fs_base_file *base,
                                                 const hudi_fs_log_file *logs, size_t n_logs, hudi_mdt_emit_fn fn,
                                                 void *ctx, hudi_mdt_merge_counts *counts,

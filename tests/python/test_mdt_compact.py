@@ -122,3 +122,56 @@ def test_many_writes_compact_and_clean_the_mdt(tmp_path, kind):
     assert cleans, mdt_timeline(path)
     assert not [f for f in mdt_files(path, "record_index") if "_00000000000000001.log" in f]
     assert not [f for f in mdt_files(path, "files") if f.endswith("_00000000000000000.hfile")]
+
+
+def _hfile_records(path, part) -> dict[bytes, bytes]:
+    """Key -> value of every cell of part's base HFiles, read with hudi_check's
+    own HFile parser."""
+    sys.path.insert(0, str(CHECKER.parent))
+    import hudi_check
+    out = {}
+    for f in mdt_files(path, part):
+        if f.endswith(".hfile"):
+            h = hudi_check.HFile((path / ".hoodie" / "metadata" / part / f).read_bytes())
+            out.update({bytes(kv.key): bytes(kv.value) for kv in h.key_values()})
+    return out
+
+
+@pytest.mark.parametrize("kind", ["mor", "cow"])
+def test_first_compaction_of_log_only_shards(tmp_path, kind):
+    """After a bulk load each record-index shard is log files only, the load's
+    keys in one HFile block; the first compaction streams that block as the
+    shard's base (mdt_reader.c, struct lead). The later commits change its
+    keys every way a log can: moved to another partition, deleted, deleted
+    and inserted again (the delete must drop the loaded entry), updated in
+    place, plus keys the logs alone hold."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="p", table_type=kind)
+    m = Model("id", "p", "ts")
+    ids = [f"k{i:05d}" for i in range(3000)]
+    load = data(ids, [1] * len(ids), ["a" if i % 2 else "b" for i in range(len(ids))], list(range(len(ids))))
+    r = t.append(load)
+    m.upsert(load, r.requested_time)
+    assert not [f for f in mdt_files(path, "record_index") if f.endswith(".hfile")]
+
+    def upsert(keys, ts, part, opts=None):
+        batch = data(keys, [ts] * len(keys), [part] * len(keys), list(range(len(keys))))
+        res = HudiTable(str(path)).upsert(batch, opts)
+        m.upsert(batch, res.requested_time)
+
+    upsert(ids[0:300:3], 2, "c")          # moved to a new partition
+    gone = ids[1:600:5]
+    assert HudiTable(str(path)).delete_keys(gone).num_deletes == m.delete_keys(gone)
+    upsert(gone[::2], 3, "c")             # deleted, then inserted again elsewhere
+    upsert(ids[2000:2100], 4, "b")        # updated, some in place, some moved
+    upsert([f"n{i:04d}" for i in range(200)], 5, "a")  # keys only the logs hold
+    before = [f for f in mdt_timeline(path) if f.endswith(".commit")]
+    upsert(ids[2500:2510], 6, "a", {"hoodie.metadata.compact.max.delta.commits": "1"})
+    done = [f for f in mdt_timeline(path) if f.endswith(".commit")]
+    assert len(done) == len(before) + 1, mdt_timeline(path)
+    compare(path, m)
+    out = check(path, kind)
+    assert f"maps all {len(m.rows)} snapshot keys" in out, out
+    # The compacted shards hold exactly the live keys, each once.
+    keys = _hfile_records(path, "record_index")
+    assert sorted(k.decode() for k in keys) == sorted(m.rows)
