@@ -7,7 +7,7 @@
 #include "base/alloc.h"
 #include "base/hashmap.h"
 #include "hudi/read.h"
-#include "parquet/reader.h"
+#include "table/base_footer.h"
 #include "table/bloom.h"
 #include "table/index.h"
 #include "table/schema_resolve.h"
@@ -120,37 +120,28 @@ hudi_status hudi_bloom_deserialize(hudi_bloom *b, const char *text, size_t len, 
  * problem makes every key a candidate (the read then decides). */
 static size_t footer_candidates(bloom_index *ix, const char *path, bool *cand, const hudi_index_loc *out,
                                 const char *const *keys, const size_t *lens, size_t n) {
-  hudi_pq_reader_options o = HUDI_PQ_READER_OPTIONS_INIT;
-  static const char *const cols[] = {"_hoodie_record_key"};
-  o.columns = cols;
-  o.n_columns = 1;
-  hudi_pq_reader *r = NULL;
+  hudi_base_footer f;
+  hudi_base_footer_open(&f, ix->t->storage, path); /* unread: all fields NULL */
   size_t count = 0;
   hudi_error ignored = HUDI_ERROR_INIT;
-  bool have_file = hudi_pq_reader_open(&r, ix->t->storage, path, &o, &ignored) == HUDI_OK;
-  size_t minl = 0, maxl = 0, bl = 0, tl = 0;
-  const char *mn = have_file ? hudi_pq_reader_kv(r, "hoodie_min_record_key", &minl) : NULL;
-  const char *mx = have_file ? hudi_pq_reader_kv(r, "hoodie_max_record_key", &maxl) : NULL;
-  const char *bt = have_file ? hudi_pq_reader_kv(r, "org.apache.hudi.bloomfilter", &bl) : NULL;
-  const char *ty = have_file ? hudi_pq_reader_kv(r, "hoodie_bloom_filter_type_code", &tl) : NULL;
   hudi_bloom bloom;
   bool have_bloom = false;
-  if (bt) {
-    bool dynamic = !(ty && tl == 6 && !memcmp(ty, "SIMPLE", 6));
-    have_bloom = hudi_bloom_deserialize(&bloom, bt, bl, dynamic, &ignored) == HUDI_OK;
+  if (f.bloom) {
+    bool dynamic = !(f.bloom_type && f.bloom_type_len == 6 && !memcmp(f.bloom_type, "SIMPLE", 6));
+    have_bloom = hudi_bloom_deserialize(&bloom, f.bloom, f.bloom_len, dynamic, &ignored) == HUDI_OK;
   }
   for (size_t i = 0; i < n; i++) {
     cand[i] = false;
     if (out[i].partition) continue;
-    if (mn && hudi_java_string_cmp(keys[i], lens[i], mn, minl) < 0) continue;
-    if (mx && hudi_java_string_cmp(keys[i], lens[i], mx, maxl) > 0) continue;
+    if (f.min_key && hudi_java_string_cmp(keys[i], lens[i], f.min_key, f.min_len) < 0) continue;
+    if (f.max_key && hudi_java_string_cmp(keys[i], lens[i], f.max_key, f.max_len) > 0) continue;
     ix->base.bloom_checks += have_bloom;
     if (have_bloom && !hudi_bloom_might_contain(&bloom, keys[i], lens[i])) continue;
     cand[i] = true;
     count++;
   }
   if (have_bloom) hudi_bloom_free(&bloom);
-  hudi_pq_reader_free(r);
+  hudi_base_footer_close(&f);
   return count;
 }
 

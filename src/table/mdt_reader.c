@@ -1229,15 +1229,21 @@ static int on_base_kv(void *ctx, const uint8_t *key, size_t key_len, const uint8
   return s->st != HUDI_OK;
 }
 
+/* Merges the records of r (a base file, or with b the lead log block) with
+ * the resolved log records, in key order. */
+static hudi_status scan_base(stream *s, hudi_hfile_reader *r, const hudi_log_block *b) {
+  hudi_status rc = hfile_schema(s->m, r, b, &s->base_schema, s->where, s->err);
+  s->st = HUDI_OK;
+  if (rc == HUDI_OK) rc = hudi_hfile_reader_scan(r, on_base_kv, s, s->err);
+  return rc == HUDI_OK ? s->st : rc;
+}
+
 static hudi_status stream_base(stream *s, const hudi_fs_base_file *base, hudi_mdt_read_stats *st) {
   hudi_storage_file *f;
   hudi_hfile_reader *r;
   s->where = base->path;
   HUDI_TRY(base_open(s->m->mdt->storage, base, &f, &r, s->err));
-  hudi_status rc = hfile_schema(s->m, r, NULL, &s->base_schema, s->where, s->err);
-  s->st = HUDI_OK;
-  if (rc == HUDI_OK) rc = hudi_hfile_reader_scan(r, on_base_kv, s, s->err);
-  if (rc == HUDI_OK) rc = s->st;
+  hudi_status rc = scan_base(s, r, NULL);
   if (st) {
     hudi_hfile_stats hs;
     hudi_hfile_reader_stats(r, &hs);
@@ -1255,10 +1261,7 @@ static hudi_status stream_lead(stream *s, const lead *ld, hudi_mdt_read_stats *s
   s->where = ld->path;
   s->base_is_lead = true;
   HUDI_TRY(hudi_hfile_reader_open_buffer(&r, ld->block->content, (size_t)ld->block->content_len, s->where, s->err));
-  hudi_status rc = hfile_schema(s->m, r, ld->block, &s->base_schema, s->where, s->err);
-  s->st = HUDI_OK;
-  if (rc == HUDI_OK) rc = hudi_hfile_reader_scan(r, on_base_kv, s, s->err);
-  if (rc == HUDI_OK) rc = s->st;
+  hudi_status rc = scan_base(s, r, ld->block);
   hudi_hfile_reader_free(r);
   if (st) st->log_blocks_merged++;
   if (s->counts) {

@@ -28,7 +28,6 @@
 #include "base/threadpool.h"
 #include "expr/value.h"
 #include "hudi/read.h"
-#include "parquet/reader.h"
 #include "parquet/writer.h"
 #include "parquet/writer_feed.h"
 #include "table/base_file.h"
@@ -909,25 +908,16 @@ static void resume_bloom(mw *c, bw *b, const hudi_file_slice_info *info, size_t 
     inc_kind k = c->incs[c->by_slice[j]].kind;
     if (k == INC_DELETE || k == INC_MOVE) return;
   }
-  hudi_pq_reader_options o = HUDI_PQ_READER_OPTIONS_INIT;
-  static const char *const cols[] = {"_hoodie_record_key"};
-  o.columns = cols;
-  o.n_columns = 1;
-  hudi_pq_reader *r = NULL;
-  hudi_error ignored = HUDI_ERROR_INIT;
-  /* A file that cannot be opened: the read that follows reports it. */
-  if (hudi_pq_reader_open(&r, c->t->storage, info->base_file, &o, &ignored) != HUDI_OK) return;
-  size_t tl = 0, bl = 0;
-  const char *ty = hudi_pq_reader_kv(r, "hoodie_bloom_filter_type_code", &tl);
-  const char *bt = hudi_pq_reader_kv(r, "org.apache.hudi.bloomfilter", &bl);
+  hudi_base_footer f;
+  if (!hudi_base_footer_open(&f, c->t->storage, info->base_file)) return; /* the read that follows reports it */
   hudi_bloom resumed;
-  if (ty && tl == 10 && !memcmp(ty, "DYNAMIC_V0", 10) && bt &&
-      hudi_bloom_resume(&resumed, bt, bl, &c->bloom, hudi_pq_reader_meta(r)->num_rows)) {
+  if (f.bloom_type && f.bloom_type_len == 10 && !memcmp(f.bloom_type, "DYNAMIC_V0", 10) && f.bloom &&
+      hudi_bloom_resume(&resumed, f.bloom, f.bloom_len, &c->bloom, f.num_rows)) {
     hudi_bloom_free(&b->bloom);
     b->bloom = resumed;
     b->bloom_has_stored = true;
   }
-  hudi_pq_reader_free(r);
+  hudi_base_footer_close(&f);
 }
 
 static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
