@@ -1,7 +1,8 @@
 /* Fuzz target: cell-layout deflate of an HFile data block
  * (hfile/cell_deflate.h). It parses the cells' lengths out of whatever it
  * is given; whatever it writes, zlib must inflate back to exactly the
- * input, with nothing left over. */
+ * input, with nothing left over: with each block's own Huffman codes and
+ * with codes shared from a sample (hudi_deflate_codes). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+/* Deflates data (with codes, may be NULL) and checks zlib's inflate. */
+static void one(const uint8_t *data, size_t size, const hudi_deflate_codes *codes) {
   hudi_buf out;
   hudi_buf_init(&out, HUDI_BUF_DEFAULT_MAX);
-  if (!hudi_hfile_cell_deflate(data, size, &out)) __builtin_trap(); /* only out of memory may fail */
+  if (!hudi_hfile_cell_deflate(data, size, codes, &out)) __builtin_trap(); /* only out of memory may fail */
   uint8_t *back = malloc(size + 1);
   if (!back) __builtin_trap();
   z_stream s;
@@ -31,5 +33,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   inflateEnd(&s);
   free(back);
   hudi_buf_free(&out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  one(data, size, NULL);
+  /* Shared codes sampled from the first half: the second half's symbols
+   * may be missing from them (the block then builds its own). */
+  hudi_deflate_counts c;
+  memset(&c, 0, sizeof c);
+  if (!hudi_hfile_cell_count(data, size / 2, &c)) __builtin_trap();
+  hudi_deflate_codes *codes = hudi_deflate_codes_new(&c);
+  if (!codes) __builtin_trap();
+  one(data, size, codes);
+  hudi_deflate_codes_free(codes);
   return 0;
 }

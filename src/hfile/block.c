@@ -90,12 +90,12 @@ hudi_status hudi_hfile_block_decode(const hudi_hfile_block_header *h, const uint
 }
 
 hudi_status hudi_hfile_gzip(hudi_buf *out, const uint8_t *src, size_t len, hudi_fast_deflater *fast, bool cells,
-                            hudi_error *err) {
+                            const hudi_deflate_codes *codes, hudi_error *err) {
   static const uint8_t header[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0};
   size_t start = out->len;
   HUDI_TRY(hudi_buf_append(out, header, sizeof header, err));
   uint32_t c;
-  if (fast && ((cells && hudi_hfile_cell_deflate(src, len, out)) || hudi_fast_deflate_raw(fast, src, len, out))) {
+  if (fast && ((cells && hudi_hfile_cell_deflate(src, len, codes, out)) || hudi_fast_deflate_raw(fast, src, len, out))) {
     c = hudi_fast_crc32(0, src, len);
   } else {
     out->len = start + sizeof header;
@@ -122,19 +122,20 @@ hudi_status hudi_hfile_gzip(hudi_buf *out, const uint8_t *src, size_t len, hudi_
 
 hudi_status hudi_hfile_block_encode(hudi_buf *out, const char *magic, const uint8_t *payload, size_t payload_len,
                                     int gz, int64_t prev_block_offset, hudi_error *err) {
-  return hudi_hfile_block_encode_fast(out, magic, payload, payload_len, gz, prev_block_offset, NULL, err);
+  return hudi_hfile_block_encode_fast(out, magic, payload, payload_len, gz, prev_block_offset, NULL, NULL, err);
 }
 
 hudi_status hudi_hfile_block_encode_fast(hudi_buf *out, const char *magic, const uint8_t *payload,
                                          size_t payload_len, int gz, int64_t prev_block_offset,
-                                         hudi_fast_deflater *fast, hudi_error *err) {
+                                         hudi_fast_deflater *fast, const hudi_deflate_codes *codes,
+                                         hudi_error *err) {
   if (payload_len > HUDI_HFILE_MAX_BLOCK)
     return hudi_err_set(err, HUDI_ERR_LIMIT, "HFile %s block of %zu bytes exceeds the cap %zu", magic, payload_len,
                         HUDI_HFILE_MAX_BLOCK);
   size_t start = out->len;
   HUDI_TRY(hudi_buf_append_zeros(out, HUDI_HFILE_HEADER_SIZE, err));
   if (gz) {
-    HUDI_TRY(hudi_hfile_gzip(out, payload, payload_len, fast, gz == HUDI_HFILE_GZ_CELLS, err));
+    HUDI_TRY(hudi_hfile_gzip(out, payload, payload_len, fast, gz == HUDI_HFILE_GZ_CELLS, codes, err));
   } else {
     HUDI_TRY(hudi_buf_append(out, payload, payload_len, err));
   }

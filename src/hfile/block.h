@@ -80,12 +80,15 @@ HUDI_NODISCARD hudi_status hudi_hfile_block_encode(hudi_buf *out, const char *ma
  * not NULL: the same gzip framing, another (equally valid) deflate stream,
  * so not Java's bytes. zlib does it should libdeflate fail. gz may also be
  * HUDI_HFILE_GZ_CELLS: with `fast`, a data block's key-values deflated by
- * hudi_hfile_cell_deflate (index partitions: see cell_deflate.h). */
+ * hudi_hfile_cell_deflate (index partitions: see cell_deflate.h) with
+ * `codes` (may be NULL). */
 #define HUDI_HFILE_GZ_CELLS 3 /* not 2: that is HUDI_HFILE_NONE in hudi_hfile_compression */
 struct hudi_fast_deflater;
+struct hudi_deflate_codes;
 HUDI_NODISCARD hudi_status hudi_hfile_block_encode_fast(hudi_buf *out, const char *magic, const uint8_t *payload,
                                                         size_t payload_len, int gz, int64_t prev_block_offset,
-                                                        struct hudi_fast_deflater *fast, hudi_error *err);
+                                                        struct hudi_fast_deflater *fast,
+                                                        const struct hudi_deflate_codes *codes, hudi_error *err);
 
 /* gzip exactly as java.util.zip.GZIPOutputStream writes it (header with
  * mtime 0 and OS 0, deflate level 6, CRC32 and ISIZE); with `fast`, the
@@ -93,7 +96,8 @@ HUDI_NODISCARD hudi_status hudi_hfile_block_encode_fast(hudi_buf *out, const cha
  * `cells` too around hudi_hfile_cell_deflate's (src a data block's
  * key-values). */
 HUDI_NODISCARD hudi_status hudi_hfile_gzip(hudi_buf *out, const uint8_t *src, size_t len,
-                                           struct hudi_fast_deflater *fast, bool cells, hudi_error *err);
+                                           struct hudi_fast_deflater *fast, bool cells,
+                                           const struct hudi_deflate_codes *codes, hudi_error *err);
 
 /* Hadoop WritableUtils VLong. read returns the number of bytes used, 0 if
  * they run past avail. */

@@ -22,6 +22,7 @@ typedef struct hudi_hfile_pipe_job {
   hudi_buf kv;    /* the block's key-values, as stored in it */
   size_t *starts; /* offset of each key-value in kv */
   size_t n, cap;  /* key-values; capacity of starts */
+  const struct hudi_deflate_codes *codes; /* shared Huffman codes for it, or NULL */
   hudi_buf enc;   /* the encoded block */
   int misread;    /* a reader would mis-read it (spec §3.9): close it earlier */
   hudi_status status;

@@ -183,21 +183,43 @@ static void parse_cells(parse *p, const uint8_t *src, size_t len) {
   p->lit += (uint32_t)(len - at);
 }
 
-bool hudi_hfile_cell_deflate(const uint8_t *src, size_t len, hudi_buf *out) {
-  if (len > UINT32_MAX / 2) return false;
-  hudi_lz_step stack[STACK_STEPS];
+/* Parses src into p, whose steps are `stack` or, for a long src, from the
+ * heap (release with parse_done). False when memory ran out. */
+static bool parse_block(parse *p, hudi_lz_step *stack, const uint8_t *src, size_t len) {
   /* Every step but the last copies at least MIN_COPY bytes. */
   size_t most = len / MIN_COPY + 1;
-  parse p = {stack, 0, 0};
+  *p = (parse){stack, 0, 0};
   if (most > STACK_STEPS) {
-    p.steps = hudi_malloc(hudi_mul_size(most, sizeof *p.steps));
-    if (!p.steps) return false;
+    p->steps = hudi_malloc(hudi_mul_size(most, sizeof *p->steps));
+    if (!p->steps) return false;
   }
-  parse_cells(&p, src, len);
-  p.steps[p.n++] = (hudi_lz_step){p.lit, 0, 0};
+  parse_cells(p, src, len);
+  p->steps[p->n++] = (hudi_lz_step){p->lit, 0, 0};
+  return true;
+}
+
+static void parse_done(parse *p, const hudi_lz_step *stack) {
+  if (p->steps != stack) hudi_free(p->steps);
+}
+
+bool hudi_hfile_cell_count(const uint8_t *src, size_t len, hudi_deflate_counts *c) {
+  if (len > UINT32_MAX / 2) return false;
+  hudi_lz_step stack[STACK_STEPS];
+  parse p;
+  if (!parse_block(&p, stack, src, len)) return false;
+  hudi_deflate_counts_add(c, src, p.steps, p.n);
+  parse_done(&p, stack);
+  return true;
+}
+
+bool hudi_hfile_cell_deflate(const uint8_t *src, size_t len, const hudi_deflate_codes *codes, hudi_buf *out) {
+  if (len > UINT32_MAX / 2) return false;
+  hudi_lz_step stack[STACK_STEPS];
+  parse p;
+  if (!parse_block(&p, stack, src, len)) return false;
   size_t bound = hudi_deflate_steps_bound(len);
   bool ok = bound <= out->max - out->len && hudi_buf_reserve(out, bound, NULL) == HUDI_OK;
-  if (ok) out->len += hudi_deflate_steps(src, len, p.steps, p.n, out->data + out->len);
-  if (p.steps != stack) hudi_free(p.steps);
+  if (ok) out->len += hudi_deflate_steps(src, len, p.steps, p.n, codes, out->data + out->len);
+  parse_done(&p, stack);
   return ok;
 }

@@ -17,12 +17,19 @@
 #include <stdint.h>
 
 #include "base/buf.h"
+#include "codec/deflate_steps.h"
 
 /* Appends the raw deflate stream (RFC 1951) of src, a data block payload,
- * to out. Bytes that do not parse as cells are coded as literals, so any
+ * to out, coded with `codes` where they serve (see deflate_steps.h; NULL:
+ * the block's own). Bytes that do not parse as cells are coded as literals, so any
  * input gives a correct stream. False, out unchanged, when memory ran out,
  * out's cap would be passed or len exceeds UINT32_MAX / 2 (the caller then
  * uses another deflater). */
-bool hudi_hfile_cell_deflate(const uint8_t *src, size_t len, hudi_buf *out);
+bool hudi_hfile_cell_deflate(const uint8_t *src, size_t len, const hudi_deflate_codes *codes, hudi_buf *out);
+
+/* Adds the symbols hudi_hfile_cell_deflate would code for src to c (a
+ * sample for hudi_deflate_codes_new). False when memory ran out or len
+ * exceeds UINT32_MAX / 2. */
+bool hudi_hfile_cell_count(const uint8_t *src, size_t len, hudi_deflate_counts *c);
 
 #endif

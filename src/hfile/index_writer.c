@@ -113,7 +113,7 @@ static hudi_status write_index_block(hudi_hfile_index_writer *w, hudi_buf *out, 
   hudi_status st = write_nonroot(c, &payload, err);
   uint64_t off = out->len;
   if (st == HUDI_OK)
-    st = hudi_hfile_block_encode_fast(out, magic, payload.data, payload.len, w->gz, *prev, w->fast, err);
+    st = hudi_hfile_block_encode_fast(out, magic, payload.data, payload.len, w->gz, *prev, w->fast, NULL, err);
   if (st == HUDI_OK) {
     *prev = (int64_t)off;
     st = chunk_add(parent, chunk_key(c, 0), c->v[0].key_len, off, (uint32_t)(out->len - off), c->v[c->n - 1].sub,
@@ -230,7 +230,7 @@ hudi_status hudi_hfile_index_writer_finish(hudi_hfile_index_writer *w, hudi_buf 
   if (st == HUDI_OK) st = hudi_buf_append(&payload, mid.data, mid.len, err);
   *root_off = out->len;
   if (st == HUDI_OK)
-    st = hudi_hfile_block_encode_fast(out, HUDI_HFILE_MAGIC_ROOT, payload.data, payload.len, w->gz, -1, w->fast, err);
+    st = hudi_hfile_block_encode_fast(out, HUDI_HFILE_MAGIC_ROOT, payload.data, payload.len, w->gz, -1, w->fast, NULL, err);
   *root_entries = (uint32_t)w->root.n;
   hudi_buf_free(&payload);
   hudi_buf_free(&mid);

@@ -30,6 +30,7 @@
 #include "codec/fast_deflate.h"
 #include "hfile/block.h"
 #include "hfile/block_pipe.h"
+#include "hfile/cell_deflate.h"
 #include "hfile/hfile.h"
 #include "hfile/index_writer.h"
 #include "hfile/protobuf.h"
@@ -78,10 +79,27 @@ struct hudi_hfile_writer {
   int replaying;         /* re-cutting: blocks are encoded here */
   hudi_buf replay;       /* key-values being re-cut */
   size_t prefaulted;     /* out's bytes below this were handed to be pre-faulted */
+  /* Shared Huffman codes for cell-deflated data blocks ("shared codes"
+   * below): sampled from the first key-values appended. */
+  int sampling;                 /* still sampling */
+  hudi_buf sample;              /* the sample chunk's key-values */
+  size_t sample_last;           /* offset of its last key-value */
+  uint64_t sample_acc;          /* its size by Java's accounting */
+  int sample_chunks;            /* chunks counted */
+  uint64_t sample_total;        /* their size by Java's accounting */
+  hudi_deflate_counts *counts;  /* their symbols */
+  hudi_deflate_codes *codes;    /* built from them; NULL: not (yet) */
+  hudi_buf codes_after;         /* the last sampled row key */
   int finished;
 };
 
 static void gz_sizer_destroy(struct gz_sizer *g);
+
+/* The `gz` argument of hudi_hfile_block_encode_fast for data blocks. */
+static int data_codec(const hudi_hfile_writer_options *o) {
+  if (o->compression != HUDI_HFILE_GZ) return 0;
+  return o->cell_deflate ? HUDI_HFILE_GZ_CELLS : 1;
+}
 static void pipe_plan(hudi_hfile_writer *w);
 
 /* ---- Java HashMap iteration order -------------------------------------- */
@@ -225,6 +243,9 @@ hudi_status hudi_hfile_writer_create(hudi_hfile_writer **out, const hudi_hfile_w
   if (w->fast) w->stored = hudi_fast_deflater_new(0);
   w->index.fast = w->stored;
   hudi_buf_init(&w->replay, HUDI_BUF_DEFAULT_MAX);
+  hudi_buf_init(&w->sample, HUDI_HFILE_MAX_BLOCK);
+  hudi_buf_init(&w->codes_after, MAX_KEY_LEN);
+  w->sampling = w->fast && data_codec(&o) == HUDI_HFILE_GZ_CELLS && !o.own_codes;
   pipe_plan(w);
   /* Java's constructor puts MAX_MEMSTORE_TS_KEY first (HashMap order
    * depends on insertion order within a bucket). last_key gets room for
@@ -253,6 +274,10 @@ void hudi_hfile_writer_free(hudi_hfile_writer *w) {
   if (!w) return;
   hudi_hfile_pipe_free(w->pipe); /* first: its workers may still read w->opts */
   hudi_buf_free(&w->replay);
+  hudi_buf_free(&w->sample);
+  hudi_buf_free(&w->codes_after);
+  hudi_free(w->counts);
+  hudi_deflate_codes_free(w->codes);
   hudi_buf_free(&w->out);
   hudi_buf_free(&w->block);
   hudi_buf_free(&w->last_key);
@@ -548,19 +573,77 @@ static hudi_status search_cut(cut_search *c, size_t hi, size_t *cut, hudi_error 
   return HUDI_OK;
 }
 
-/* Encodes the first n key-values into w->enc (with `fast`, by libdeflate);
- * their stored size. */
-/* The `gz` argument of hudi_hfile_block_encode_fast for data blocks. */
-static int data_codec(const hudi_hfile_writer_options *o) {
-  if (o->compression != HUDI_HFILE_GZ) return 0;
-  return o->cell_deflate ? HUDI_HFILE_GZ_CELLS : 1;
+/* ---- shared codes ----------------------------------------------------------
+ * Cell-deflated data blocks (record-index files: ~40 key-values of the
+ * same shape in 4 KiB) share one set of Huffman codes per file instead of
+ * each building its own (deflate_steps.h). The codes come from the first
+ * SAMPLE_CHUNKS block-sized chunks of key-values appended, and serve every
+ * block whose first row key comes after the sample's last: a rule on the
+ * appended keys alone, so a block's bytes do not depend on whether the
+ * pipeline or this thread encoded it, nor on when. */
+
+#define SAMPLE_CHUNKS 32 /* 128 KiB of 4 KiB blocks: see hudi_deflate_codes_new */
+#define SAMPLE_BYTES ((uint64_t)256 << 10) /* ... or fewer, larger blocks */
+
+static void sample_stop(hudi_hfile_writer *w) {
+  w->sampling = 0;
+  hudi_buf_free(&w->sample);
+  hudi_free(w->counts);
+  w->counts = NULL;
 }
 
+/* The sample chunk is complete: its symbols are counted, and after the
+ * last chunk the codes built. Out of memory just ends the sampling. */
+static void sample_chunk(hudi_hfile_writer *w) {
+  if (!w->counts && !(w->counts = hudi_calloc(1, sizeof *w->counts))) {
+    sample_stop(w);
+    return;
+  }
+  if (!hudi_hfile_cell_count(w->sample.data, w->sample.len, w->counts)) {
+    sample_stop(w);
+    return;
+  }
+  w->sample_total += w->sample_acc;
+  if (++w->sample_chunks < SAMPLE_CHUNKS && w->sample_total < SAMPLE_BYTES) {
+    hudi_buf_reset(&w->sample);
+    w->sample_acc = 0;
+    return;
+  }
+  const uint8_t *last = w->sample.data + w->sample_last;
+  size_t klen = hudi_be16(last + 8);
+  if (hudi_buf_append(&w->codes_after, last + 10, klen, NULL) == HUDI_OK) w->codes = hudi_deflate_codes_new(w->counts);
+  sample_stop(w);
+}
+
+/* Adds the key-value just appended (acc: its size by Java's accounting)
+ * to the sample, chunked as blocks are closed (must_close). */
+static void sample_kv(hudi_hfile_writer *w, const uint8_t *kv, size_t len, uint64_t acc) {
+  if (w->sample.len > 0 && w->sample_acc + acc > w->opts.block_size) {
+    sample_chunk(w);
+    if (!w->sampling) return;
+  }
+  w->sample_last = w->sample.len;
+  w->sample_acc += acc;
+  if (hudi_buf_append(&w->sample, kv, len, NULL) != HUDI_OK) sample_stop(w);
+}
+
+/* The shared codes for the waiting block, or NULL: it starts within the
+ * sample, or there are none. */
+static const hudi_deflate_codes *block_codes(const hudi_hfile_writer *w) {
+  if (!w->codes || w->n_kvs == 0) return NULL;
+  const uint8_t *kv = w->block.data + w->kv_starts[0];
+  size_t klen = hudi_be16(kv + 8), n = klen < w->codes_after.len ? klen : w->codes_after.len;
+  int c = n ? memcmp(kv + 10, w->codes_after.data, n) : 0;
+  return c > 0 || (c == 0 && klen > w->codes_after.len) ? w->codes : NULL;
+}
+
+/* Encodes the first n key-values into w->enc (with `fast`, by libdeflate);
+ * their stored size. */
 static hudi_status encode_prefix(hudi_hfile_writer *w, size_t n, int64_t prev, hudi_fast_deflater *fast,
                                  uint64_t *stored, hudi_error *err) {
   hudi_buf_reset(&w->enc);
   HUDI_TRY(hudi_hfile_block_encode_fast(&w->enc, HUDI_HFILE_MAGIC_DATA, w->block.data, kv_end(w, n - 1),
-                                        data_codec(&w->opts), prev, fast, err));
+                                        data_codec(&w->opts), prev, fast, block_codes(w), err));
   *stored = hudi_be32(w->enc.data + 29) - HUDI_HFILE_HEADER_SIZE;
   return HUDI_OK;
 }
@@ -735,7 +818,7 @@ static void encode_job(const void *ctx, hudi_hfile_pipe_job *j, hudi_fast_deflat
   hudi_buf_reset(&j->enc);
   j->misread = 0;
   j->status = hudi_hfile_block_encode_fast(&j->enc, HUDI_HFILE_MAGIC_DATA, j->kv.data, j->kv.len, data_codec(o), 0,
-                                           fast, &j->err);
+                                           fast, j->codes, &j->err);
   if (j->status != HUDI_OK || j->n < 2) return;
   uint64_t stored = hudi_be32(j->enc.data + 29) - HUDI_HFILE_HEADER_SIZE;
   j->misread = misread_verdict(j->kv.len - j->starts[j->n - 1], gz, stored);
@@ -774,6 +857,7 @@ static hudi_status kv_room(hudi_hfile_writer *w, hudi_error *err) {
 /* Moves the waiting block into the pipeline's free slot (pump made one). */
 static void queue_block(hudi_hfile_writer *w) {
   hudi_hfile_pipe_job *j = hudi_hfile_pipe_next(w->pipe);
+  j->codes = block_codes(w);
   hudi_buf b = j->kv;
   j->kv = w->block;
   w->block = b;
@@ -937,6 +1021,7 @@ hudi_status hudi_hfile_writer_append2(hudi_hfile_writer *w, const uint8_t *key, 
   if (head_len) memcpy(p + 10, head, head_len);
   if (tail_len) memcpy(p + 10 + head_len, tail, tail_len);
   p[10 + value_len] = 0;
+  if (w->sampling) sample_kv(w, w->block.data + start, kv_len, key_len + value_len + 9);
   w->block.len = start + kv_len;
   w->kv_starts[w->n_kvs++] = start;
   w->block_acc += key_len + value_len + 9;
@@ -987,7 +1072,7 @@ static hudi_status write_meta_blocks(hudi_hfile_writer *w, hudi_buf *meta_index,
      * java_exact_bytes): a metadata HFile's bloom filter is ~0.5-1 MB of
      * Base64 text, which zlib's level 6 deflated at ~20 MB/s, a fifth of a
      * 2M-key metadata compaction. */
-    HUDI_TRY(hudi_hfile_block_encode_fast(&w->out, HUDI_HFILE_MAGIC_META, e->value, e->len, gz, -1, w->fast, err));
+    HUDI_TRY(hudi_hfile_block_encode_fast(&w->out, HUDI_HFILE_MAGIC_META, e->value, e->len, gz, -1, w->fast, NULL, err));
     uint8_t fixed[12];
     hudi_put_be64(fixed, off);
     hudi_put_be32(fixed + 8, (uint32_t)(w->out.len - off));

@@ -24,8 +24,10 @@ static uint32_t rnd(void) {
   return rng_state;
 }
 
-/* Encodes src by steps and checks zlib's raw inflate of it; the size. */
-static size_t round_trip(const uint8_t *src, size_t n, const hudi_lz_step *steps, size_t k) {
+/* Encodes src by steps (with `codes`, may be NULL) into z (NULL: a
+ * scratch buffer) and checks zlib's raw inflate of it; the size. */
+static size_t round_trip_codes(const uint8_t *src, size_t n, const hudi_lz_step *steps, size_t k,
+                               const hudi_deflate_codes *codes, uint8_t **out) {
   size_t cap = hudi_deflate_steps_bound(n);
   /* a canary after the bound: nothing may be written there (the 8-byte
    * stores of the bit writer included, which ASan may not see) */
@@ -34,7 +36,7 @@ static size_t round_trip(const uint8_t *src, size_t n, const hudi_lz_step *steps
   uint8_t *back = malloc(n + 1);
   assert_non_null(z);
   assert_non_null(back);
-  size_t zl = hudi_deflate_steps(src, n, steps, k, z);
+  size_t zl = hudi_deflate_steps(src, n, steps, k, codes, z);
   assert_true(zl > 0 && zl <= cap);
   for (size_t i = 0; i < 64; i++) assert_int_equal(z[cap + i], 0xa5);
   /* never larger than storing: 5 bytes per 65,535 */
@@ -51,9 +53,14 @@ static size_t round_trip(const uint8_t *src, size_t n, const hudi_lz_step *steps
   assert_int_equal(s.avail_in, 0); /* the stream ends where we said */
   inflateEnd(&s);
   if (n) assert_memory_equal(back, src, n);
-  free(z);
+  if (out) *out = z;
+  else free(z);
   free(back);
   return zl;
+}
+
+static size_t round_trip(const uint8_t *src, size_t n, const hudi_lz_step *steps, size_t k) {
+  return round_trip_codes(src, n, steps, k, NULL, NULL);
 }
 
 /* A source of `unit` random bytes repeated: copies of any length at
@@ -167,11 +174,90 @@ static void test_stored_fallback(void **st) {
   free(s);
 }
 
+/* A block of hex-digit literals and copies (lengths 3..40, distances
+ * 1..200) from generator state r. */
+static size_t hex_block(uint8_t *s, size_t n, hudi_lz_step *steps) {
+  size_t k = 0, at = 0;
+  while (at + 300 < n) {
+    uint32_t lit = 1 + rnd() % 30, len = 3 + rnd() % 38;
+    for (uint32_t j = 0; j < lit; j++) s[at + j] = (uint8_t)"0123456789abcdef"[rnd() % 16];
+    at += lit;
+    uint32_t dist = 1 + rnd() % (at < 200 ? (uint32_t)at : 200u);
+    for (uint32_t j = 0; j < len; j++) s[at + j] = s[at + j - dist];
+    steps[k++] = (hudi_lz_step){lit, len, dist};
+    at += len;
+  }
+  steps[k++] = (hudi_lz_step){0, 0, 0};
+  return at;
+}
+
+/* Shared codes (hudi_deflate_codes): built from sample counts, they code
+ * blocks of the same kind (the output differs from the block's own codes:
+ * it was taken), and a block with a symbol they lack (a literal, a length,
+ * a distance) builds its own; zlib inflates every stream back. */
+static void test_shared_codes(void **st) {
+  (void)st;
+  enum { N = 4096 };
+  static uint8_t s[N];
+  static hudi_lz_step steps[N];
+  hudi_deflate_counts c;
+  memset(&c, 0, sizeof c);
+  for (int b = 0; b < 16; b++) {
+    size_t n = hex_block(s, N, steps);
+    size_t k = 0;
+    while (steps[k].lit || steps[k].len) k++;
+    hudi_deflate_counts_add(&c, s, steps, k + 1);
+    assert_true(n > 0);
+  }
+  hudi_deflate_codes *codes = hudi_deflate_codes_new(&c);
+  assert_non_null(codes);
+  size_t shared_total = 0, own_total = 0;
+  for (int b = 0; b < 8; b++) {
+    size_t n = hex_block(s, N, steps), k = 0;
+    while (steps[k].lit || steps[k].len) k++;
+    uint8_t *a = NULL, *o = NULL;
+    size_t za = round_trip_codes(s, n, steps, k + 1, codes, &a);
+    size_t zo = round_trip_codes(s, n, steps, k + 1, NULL, &o);
+    assert_true(za != zo || memcmp(a, o, za) != 0);
+    shared_total += za;
+    own_total += zo;
+    free(a);
+    free(o);
+  }
+  assert_true(shared_total * 100 <= own_total * 105);
+  /* Symbols the sample never had: a literal ('z') with a distance (30000)
+   * and a length (258), then the distance alone: the block's own codes,
+   * byte for byte. */
+  static uint8_t big[40000];
+  for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)"0123456789abcdef"[rnd() % 16];
+  big[5] = 'z';
+  for (size_t i = 30010; i < 30010 + 258; i++) big[i] = big[i - 30000];
+  hudi_lz_step odd[3] = {{30010, 258, 30000}, {(uint32_t)(sizeof big - 30010 - 258), 0, 0}};
+  uint8_t *a = NULL, *o = NULL;
+  size_t za = round_trip_codes(big, sizeof big, odd, 2, codes, &a);
+  size_t zo = round_trip_codes(big, sizeof big, odd, 2, NULL, &o);
+  assert_int_equal(za, zo);
+  assert_memory_equal(a, o, zo);
+  free(a);
+  free(o);
+  big[5] = '0';
+  odd[0] = (hudi_lz_step){30010, 3, 30000}; /* distance only */
+  for (size_t i = 30010; i < 30013; i++) big[i] = big[i - 30000];
+  odd[1] = (hudi_lz_step){(uint32_t)(sizeof big - 30013), 0, 0};
+  za = round_trip_codes(big, sizeof big, odd, 2, codes, &a);
+  zo = round_trip_codes(big, sizeof big, odd, 2, NULL, &o);
+  assert_int_equal(za, zo);
+  assert_memory_equal(a, o, zo);
+  free(a);
+  free(o);
+  hudi_deflate_codes_free(codes);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_copy_lengths), cmocka_unit_test(test_distances), cmocka_unit_test(test_overlap_and_mixed),
       cmocka_unit_test(test_literals),     cmocka_unit_test(test_stored_fallback),
-      cmocka_unit_test(test_large_near_stored),
+      cmocka_unit_test(test_large_near_stored), cmocka_unit_test(test_shared_codes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

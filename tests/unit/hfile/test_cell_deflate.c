@@ -56,7 +56,7 @@ static void assert_inflates_to(const uint8_t *z, size_t zl, const uint8_t *src, 
 static size_t cell_round_trip(const uint8_t *src, size_t n) {
   hudi_buf out;
   hudi_buf_init(&out, HUDI_BUF_DEFAULT_MAX);
-  assert_true(hudi_hfile_cell_deflate(src, n, &out));
+  assert_true(hudi_hfile_cell_deflate(src, n, NULL, &out));
   assert_inflates_to(out.data, out.len, src, n);
   size_t zl = out.len;
   hudi_buf_free(&out);
@@ -300,7 +300,7 @@ static void test_cap(void **st) {
   put_cell(&c, "a-key", 5, v, vl);
   hudi_buf_init(&out, 8);
   assert_int_equal(hudi_buf_append(&out, "pre", 3, NULL), HUDI_OK);
-  assert_false(hudi_hfile_cell_deflate(c.data, c.len, &out));
+  assert_false(hudi_hfile_cell_deflate(c.data, c.len, NULL, &out));
   assert_int_equal(out.len, 3);
   assert_memory_equal(out.data, "pre", 3);
   hudi_buf_free(&out);

@@ -63,6 +63,26 @@ typedef struct run {
 
 /* hudi_hfile_writer_options.index_block_size of the runs (0: block size). */
 static size_t g_index_block_size;
+/* ... and cell_deflate, own_codes. */
+static bool g_cell_deflate, g_own_codes;
+
+/* The scan sees the key-values of the shape, in order (zlib or libdeflate
+ * inflating every block: the stream itself is checked, not our encoder). */
+typedef struct expect {
+  shape sh;
+  size_t i;
+} expect;
+
+static int check_kv(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len) {
+  expect *e = ctx;
+  char k[64];
+  static uint8_t v[2000];
+  size_t kl, vl;
+  make_kv(e->sh, e->i++, k, &kl, v, &vl);
+  if (key_len != kl || memcmp(key, k, kl) != 0 || value_len != vl || (vl && memcmp(value, v, vl) != 0))
+    fail_msg("key-value %zu differs", e->i - 1);
+  return 0;
+}
 
 static run write_seq(shape sh, size_t n, size_t block_size, hudi_hfile_compression c, bool java_exact,
                      int threads) {
@@ -73,6 +93,8 @@ static run write_seq(shape sh, size_t n, size_t block_size, hudi_hfile_compressi
   o.java_exact_bytes = java_exact;
   o.create_time_ms = 1772922372542;
   o.compress_threads = threads;
+  o.cell_deflate = g_cell_deflate;
+  o.own_codes = g_own_codes;
   hudi_hfile_writer *w = NULL;
   hudi_error err = HUDI_ERROR_INIT;
   assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_OK);
@@ -94,6 +116,9 @@ static run write_seq(shape sh, size_t n, size_t block_size, hudi_hfile_compressi
   hudi_hfile_reader *rd = NULL;
   assert_int_equal(hudi_hfile_reader_open_buffer(&rd, r.file, r.len, "pipeline", &err), HUDI_OK);
   assert_int_equal(hudi_hfile_reader_entry_count(rd), n);
+  expect e = {sh, 0};
+  assert_int_equal(hudi_hfile_reader_scan(rd, check_kv, &e, &err), HUDI_OK);
+  assert_int_equal(e.i, n);
   hudi_hfile_reader_free(rd);
   return r;
 }
@@ -195,6 +220,36 @@ static void test_large_identical(void **s) {
   assert_int_equal(same_bytes(RLI, 100000, 64 << 10, HUDI_HFILE_GZ, false), 0);
 }
 
+/* Cell-deflated blocks share Huffman codes sampled from the file's first
+ * key-values (writer.c, "shared codes"): the bytes stay the same whatever
+ * the threads (a block's codes follow from the appended keys alone), also
+ * when queued blocks are re-cut after the sample; the shared codes are
+ * used (the file differs from one whose blocks build their own) at little
+ * cost in size; a file no longer than the sample has no shared codes. */
+static void test_shared_codes(void **s) {
+  (void)s;
+  g_cell_deflate = true;
+  assert_int_equal(same_bytes(RLI, 20000, 4096, HUDI_HFILE_GZ, false), 0);
+  assert_int_equal(same_bytes(RLI, 20000, 64 << 10, HUDI_HFILE_GZ, false), 0);
+  assert_true(same_bytes(TRIGGER, 4017, 200 << 10, HUDI_HFILE_GZ, false) > 0);
+  run shared = write_seq(RLI, 20000, 4096, HUDI_HFILE_GZ, false, 1);
+  g_own_codes = true;
+  run own = write_seq(RLI, 20000, 4096, HUDI_HFILE_GZ, false, 1);
+  run own_small = write_seq(RLI, 700, 4096, HUDI_HFILE_GZ, false, 1);
+  g_own_codes = false;
+  run shared_small = write_seq(RLI, 700, 4096, HUDI_HFILE_GZ, false, 1);
+  assert_true(shared.len != own.len || memcmp(shared.file, own.file, own.len) != 0);
+  assert_true(shared.len * 100 <= own.len * 104);
+  /* 700 key-values are ~24 blocks, fewer than the 32 sampled. */
+  assert_int_equal(shared_small.len, own_small.len);
+  assert_memory_equal(shared_small.file, own_small.file, own_small.len);
+  hudi_free(shared.file);
+  hudi_free(own.file);
+  hudi_free(shared_small.file);
+  hudi_free(own_small.file);
+  g_cell_deflate = false;
+}
+
 /* Out-of-order keys are refused while the earlier blocks are still queued
  * (nothing is written yet); bad thread counts are refused. */
 static void test_rejects(void **s) {
@@ -260,6 +315,7 @@ int main(void) {
       cmocka_unit_test(test_rli_identical),   cmocka_unit_test(test_early_close_identical),
       cmocka_unit_test(test_auto_identical),  cmocka_unit_test(test_rejects),
       cmocka_unit_test(test_alloc_failures),  cmocka_unit_test(test_large_identical),
+      cmocka_unit_test(test_shared_codes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
