@@ -23,7 +23,9 @@
  * are libdeflate's at the writer's default level; "-L<n>" picks level n,
  * "-zlib" zlib at level 6 (java_exact_bytes: Java's own bytes); "-T<n>"
  * sets compress_threads (-T1: the calling thread only; default: the
- * writer's auto). "re-cuts" counts the pipeline's §3.9 re-cuts;
+ * writer's auto); "-cells" deflates blocks from their cell layout (as the
+ * record index is written) with Huffman codes shared per file, "-own"
+ * with each block's own codes. "re-cuts" counts the pipeline's §3.9 re-cuts;
  * "busiest-thread" is n over the larger of the calling thread's CPU time
  * and the other threads' together: the wall rate on an idle machine
  * (wall itself counts other processes' load on a shared one);
@@ -130,9 +132,11 @@ typedef struct config {
   int java_exact;          /* "-zlib": zlib level 6, Java's bytes */
   int level;               /* "-L<n>": libdeflate level n (0: the writer's default) */
   int threads;             /* "-T<n>": compress_threads (0: the writer's auto) */
+  int cells;               /* "-cells": cell_deflate (the record index's writer) */
+  int own;                 /* "-own": with -cells, every block builds its own Huffman codes */
 } config;
 
-/* "<n>KiB|MiB-GZ|NONE" then any of "-zlib", "-L<n>", "-T<n>", "-flat". */
+/* "<n>KiB|MiB-GZ|NONE" then any of "-zlib", "-L<n>", "-T<n>", "-flat", "-cells", "-own". */
 static int parse_config(const char *name, config *c) {
   char *end;
   unsigned long long v = strtoull(name, &end, 10);
@@ -148,6 +152,8 @@ static int parse_config(const char *name, config *c) {
   while (*end == '-') {
     if (strncmp(end, "-zlib", 5) == 0) c->java_exact = 1, end += 5;
     else if (strncmp(end, "-flat", 5) == 0) c->index_block_size = FLAT, end += 5;
+    else if (strncmp(end, "-cells", 6) == 0) c->cells = 1, end += 6;
+    else if (strncmp(end, "-own", 4) == 0) c->own = 1, end += 4;
     else if (end[1] == 'L') c->level = (int)strtol(end + 2, &end, 10);
     else if (end[1] == 'T') c->threads = (int)strtol(end + 2, &end, 10);
     else return 0;
@@ -165,6 +171,8 @@ static void write_file(const config *c, const char *keys, size_t n, uint8_t **ou
   o.java_exact_bytes = c->java_exact;
   o.deflate_level = c->level;
   o.compress_threads = c->threads;
+  o.cell_deflate = c->cells;
+  o.own_codes = c->own;
   o.create_time_ms = 1700000000000;
   hudi_hfile_writer *w;
   check(hudi_hfile_writer_create(&w, &o, &err), &err, "writer create");

@@ -27,6 +27,8 @@
 #include "table/mdt_files.h"
 #include "table/mdt_reader.h"
 #include "table/mdt_write.h"
+#include "table/log_format.h"
+#include "table/log_reader.h"
 #include "table/timeline.h"
 #include "table/mdt_record_index.h"
 #include "table/table.h"
@@ -237,6 +239,141 @@ static int count_files(const char *name, const char *partition, const char *need
   return n;
 }
 
+
+/* Rewrites the HFile log block of the log file at path with its key-value
+ * number `dup` written twice (an HFile allows equal keys; a record-index
+ * block never has them); that key goes to key_out. False when the block
+ * has fewer than dup + 1 key-values (the file is left alone). */
+typedef struct kvs {
+  char *keys[64], *values[64];
+  size_t key_lens[64], value_lens[64];
+  size_t n;
+} kvs;
+
+static int collect_kv(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *value, size_t value_len) {
+  kvs *c = ctx;
+  assert_true(c->n < 64);
+  c->keys[c->n] = malloc(key_len + 1);
+  c->values[c->n] = malloc(value_len + 1);
+  memcpy(c->keys[c->n], key, key_len);
+  memcpy(c->values[c->n], value, value_len);
+  c->keys[c->n][key_len] = 0;
+  c->key_lens[c->n] = key_len;
+  c->value_lens[c->n++] = value_len;
+  return 0;
+}
+
+static bool duplicate_hfile_key(const char *path, size_t dup, char *key_out, size_t key_cap) {
+  size_t len;
+  unsigned char *bytes = mdt_read_file(path, &len);
+  assert_non_null(bytes);
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_log_reader *r;
+  assert_int_equal(hudi_log_reader_open_memory(&r, bytes, len, path, &err), HUDI_OK);
+  hudi_buf out;
+  hudi_buf_init(&out, HUDI_BUF_DEFAULT_MAX);
+  bool done = false, has = false;
+  for (;;) {
+    hudi_log_block b;
+    assert_int_equal(hudi_log_reader_next(r, &b, &has, &err), HUDI_OK);
+    if (!has) break;
+    kvs c = {0};
+    if (b.type == HUDI_LOG_BLOCK_HFILE_DATA && b.content_len > 0) {
+      hudi_hfile_reader *hr;
+      assert_int_equal(hudi_hfile_reader_open_buffer(&hr, b.content, b.content_len, path, &err), HUDI_OK);
+      assert_int_equal(hudi_hfile_reader_scan(hr, collect_kv, &c, &err), HUDI_OK);
+      hudi_hfile_reader_free(hr);
+    }
+    if (c.n > dup) {
+      hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
+      hudi_hfile_writer *w;
+      assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_OK);
+      for (size_t i = 0; i < c.n; i++)
+        for (int twice = 0; twice < (i == dup ? 2 : 1); twice++)
+          assert_int_equal(hudi_hfile_writer_append(w, (const uint8_t *)c.keys[i], c.key_lens[i],
+                                                    (const uint8_t *)c.values[i], c.value_lens[i], &err),
+                           HUDI_OK);
+      uint8_t *hf;
+      size_t hf_len;
+      assert_int_equal(hudi_hfile_writer_finish(w, &hf, &hf_len, &err), HUDI_OK);
+      hudi_hfile_writer_free(w);
+      assert_int_equal(hudi_log_block_encode(&out, b.type, &b.header, &b.footer, hf, hf_len, &err), HUDI_OK);
+      hudi_free(hf);
+      snprintf(key_out, key_cap, "%s", c.keys[dup]);
+      done = true;
+    } else {
+      assert_int_equal(hudi_buf_append(&out, bytes + b.offset, b.length, &err), HUDI_OK);
+    }
+    for (size_t i = 0; i < c.n; i++) {
+      free(c.keys[i]);
+      free(c.values[i]);
+    }
+    hudi_log_block_free(&b);
+  }
+  hudi_log_reader_free(r);
+  if (done) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(out.data, 1, out.len, f), out.len);
+    fclose(f);
+  }
+  hudi_buf_free(&out);
+  free(bytes);
+  return done;
+}
+
+/* A record-index shard without a base file is compacted by streaming its
+ * oldest HFile log block as the base (mdt_reader.c, "lead"), which relies
+ * on the block's keys being strictly ascending, as Java writes them. A
+ * block holding a key twice would put that key twice into the compacted
+ * HFile: the compaction fails with HUDI_ERR_CORRUPT naming the key and
+ * does not complete (the MDT reads as before). */
+static void lead_block_repeated_key_is_corrupt(void **state) {
+  (void)state;
+  hudi_table *t = create_table("t_lead");
+  model m = {0};
+  commit_round(t, &m, 0, NO_AUTO, 2); /* 40 keys: every shard's block in a log file */
+  char ri[400], key[128] = "";
+  snprintf(ri, sizeof ri, "%s/t_lead/.hoodie/metadata/record_index", dir);
+  DIR *d = opendir(ri);
+  assert_non_null(d);
+  bool rewritten = false;
+  struct dirent *e;
+  while (!rewritten && (e = readdir(d))) {
+    if (e->d_name[0] != '.' || !strstr(e->d_name, ".log.") || strstr(e->d_name, ".crc")) continue;
+    char p[700];
+    snprintf(p, sizeof p, "%s/%s", ri, e->d_name);
+    rewritten = duplicate_hfile_key(p, 1, key, sizeof key);
+  }
+  closedir(d);
+  assert_true(rewritten);
+  snapshot before = take("t_lead", &m);
+
+  hudi_mdt_compact_options co = HUDI_MDT_COMPACT_OPTIONS_INIT;
+  co.force = true;
+  hudi_mdt_compact_result res;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_mdt_compact(t, &co, &res, &err), HUDI_ERR_CORRUPT);
+  if (!strstr(err.message, "not in ascending order") || !strstr(err.message, key))
+    fail_msg("message: %s (key %s)", err.message, key);
+  /* Shards compacted beside it may have written their HFiles, but the
+   * compaction never completes: readers see the slices as before. */
+  char tl[400];
+  snprintf(tl, sizeof tl, "%s/t_lead/.hoodie/metadata/.hoodie/timeline", dir);
+  DIR *td = opendir(tl);
+  assert_non_null(td);
+  while ((e = readdir(td)))
+    if (strstr(e->d_name, ".commit") && !strstr(e->d_name, "requested") && !strstr(e->d_name, "inflight"))
+      fail_msg("compaction completed: %s", e->d_name);
+  closedir(td);
+  snapshot after = take("t_lead", &m);
+  assert_string_equal(after.locations, before.locations);
+  assert_string_equal(after.listing, before.listing);
+  snapshot_free(&before);
+  snapshot_free(&after);
+  model_free(&m);
+  hudi_table_free(t);
+}
 
 static void compaction_keeps_lookups_and_listing(void **state) {
   (void)state;
@@ -623,6 +760,7 @@ int main(void) {
       cmocka_unit_test(bloom_matches_spark),
       cmocka_unit_test(base_hfile_layout_matches_spark),
       cmocka_unit_test(compaction_keeps_lookups_and_listing),
+      cmocka_unit_test(lead_block_repeated_key_is_corrupt),
       cmocka_unit_test(clean_by_file_versions),
       cmocka_unit_test(writes_compact_automatically),
       cmocka_unit_test(parallel_equals_serial),
