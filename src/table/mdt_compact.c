@@ -704,7 +704,19 @@ static hudi_status run_inline(compact_ctx *c, const hudi_mdt_compact_options *o,
   if (!ok || kept) return HUDI_OK;
   HUDI_TRY(schedule(c, o, err));
   if (!c->instant[0]) return HUDI_OK;
-  HUDI_TRY(execute(c, o, err));
+  hudi_status st = execute(c, o, err);
+  if (st != HUDI_OK) {
+    /* Undone now rather than by the next attempt: the base files other
+     * groups finished would stay in the partitions until then. A failure
+     * of the undo itself leaves it to that attempt (the error stays the
+     * compaction's). */
+    hudi_instant x;
+    memset(&x, 0, sizeof x);
+    snprintf(x.requested_time, sizeof x.requested_time, "%s", c->instant);
+    hudi_error ignored = HUDI_ERROR_INIT;
+    if (undo_pending(c->t->storage, &x, &ignored) == HUDI_OK) hudi_mdt_share_invalidate(c->t);
+    return st;
+  }
   return finish(c, err);
 }
 
