@@ -95,6 +95,13 @@ struct hudi_hfile_writer {
 
 static void gz_sizer_destroy(struct gz_sizer *g);
 
+/* Row keys in HBase's order: unsigned bytes, a prefix first. */
+static int key_cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
+  size_t n = al < bl ? al : bl;
+  int c = n ? memcmp(a, b, n) : 0;
+  return c ? c : (al < bl ? -1 : al > bl);
+}
+
 /* The `gz` argument of hudi_hfile_block_encode_fast for data blocks. */
 static int data_codec(const hudi_hfile_writer_options *o) {
   if (o->compression != HUDI_HFILE_GZ) return 0;
@@ -632,9 +639,7 @@ static void sample_kv(hudi_hfile_writer *w, const uint8_t *kv, size_t len, uint6
 static const hudi_deflate_codes *block_codes(const hudi_hfile_writer *w) {
   if (!w->codes || w->n_kvs == 0) return NULL;
   const uint8_t *kv = w->block.data + w->kv_starts[0];
-  size_t klen = hudi_be16(kv + 8), n = klen < w->codes_after.len ? klen : w->codes_after.len;
-  int c = n ? memcmp(kv + 10, w->codes_after.data, n) : 0;
-  return c > 0 || (c == 0 && klen > w->codes_after.len) ? w->codes : NULL;
+  return key_cmp(kv + 10, hudi_be16(kv + 8), w->codes_after.data, w->codes_after.len) > 0 ? w->codes : NULL;
 }
 
 /* Encodes the first n key-values into w->enc (with `fast`, by libdeflate);
@@ -992,9 +997,7 @@ hudi_status hudi_hfile_writer_append2(hudi_hfile_writer *w, const uint8_t *key, 
   size_t value_len = head_len + tail_len;
   int same = 0;
   if (w->has_key) {
-    size_t n = w->last_key.len < key_len ? w->last_key.len : key_len;
-    int c = n ? memcmp(w->last_key.data, key, n) : 0;
-    if (c == 0) c = w->last_key.len < key_len ? -1 : w->last_key.len > key_len;
+    int c = key_cmp(w->last_key.data, w->last_key.len, key, key_len);
     if (c > 0)
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile keys must be ascending: '%.*s' follows '%.*s'",
                           (int)(key_len > 200 ? 200 : key_len), (const char *)key,

@@ -81,9 +81,11 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
-static hudi_status undo_pending(hudi_storage *s, const hudi_instant *p, hudi_error *err) {
+/* Deletes compaction `instant`'s base files and its requested/inflight
+ * files. */
+static hudi_status undo_pending(hudi_storage *s, const char *instant, hudi_error *err) {
   char suffix[64];
-  snprintf(suffix, sizeof suffix, "_%s.hfile", p->requested_time);
+  snprintf(suffix, sizeof suffix, "_%s.hfile", instant);
   hudi_file_list list = HUDI_FILE_LIST_INIT;
   hudi_status st = hudi_storage_list(s, HUDI_MDT_W_BASE, HUDI_LIST_RECURSIVE, &list, err);
   for (size_t i = 0; st == HUDI_OK && i < list.count; i++) {
@@ -95,8 +97,8 @@ static hudi_status undo_pending(hudi_storage *s, const hudi_instant *p, hudi_err
   static const hudi_instant_state states[] = {HUDI_INSTANT_INFLIGHT, HUDI_INSTANT_REQUESTED};
   for (int k = 0; st == HUDI_OK && k < 2; k++) {
     char name[128], path[256];
-    if (hudi_instant_file_name(name, sizeof name, p->requested_time, "", "compaction", states[k], 2) < 0)
-      return hudi_err_set(err, HUDI_ERR_INTERNAL, "compaction instant file name for %s", p->requested_time);
+    if (hudi_instant_file_name(name, sizeof name, instant, "", "compaction", states[k], 2) < 0)
+      return hudi_err_set(err, HUDI_ERR_INTERNAL, "compaction instant file name for %s", instant);
     snprintf(path, sizeof path, "%s/%s", HUDI_MDT_W_TIMELINE, name);
     st = hudi_storage_delete(s, path, HUDI_DELETE_MISSING_OK, err);
   }
@@ -639,7 +641,7 @@ static hudi_status prepare(compact_ctx *c, const char *keep, bool *ok, bool *kep
       *kept = true;
       continue;
     }
-    HUDI_TRY(undo_pending(t->storage, x, err));
+    HUDI_TRY(undo_pending(t->storage, x->requested_time, err));
     undone = true;
   }
   if (undone) {
@@ -710,11 +712,8 @@ static hudi_status run_inline(compact_ctx *c, const hudi_mdt_compact_options *o,
      * groups finished would stay in the partitions until then. A failure
      * of the undo itself leaves it to that attempt (the error stays the
      * compaction's). */
-    hudi_instant x;
-    memset(&x, 0, sizeof x);
-    snprintf(x.requested_time, sizeof x.requested_time, "%s", c->instant);
     hudi_error ignored = HUDI_ERROR_INIT;
-    if (undo_pending(c->t->storage, &x, &ignored) == HUDI_OK) hudi_mdt_share_invalidate(c->t);
+    if (undo_pending(c->t->storage, c->instant, &ignored) == HUDI_OK) hudi_mdt_share_invalidate(c->t);
     return st;
   }
   return finish(c, err);
