@@ -239,39 +239,58 @@ static void emit_header(bitw *w, const plan *p) {
   }
 }
 
-static void emit_symbols(bitw *w, const plan *p, const uint8_t *src, const hudi_lz_step *steps, size_t n) {
-  /* code and length in one word: one load per literal */
-  uint32_t tab[256];
-  for (int s = 0; s < 256; s++) tab[s] = (uint32_t)p->lc[s] | (uint32_t)p->ll[s] << 16;
+/* Writes the symbols with p's codes. False, with the output incomplete,
+ * when a symbol has no code in p (shared codes lack the symbols their
+ * sample did not have twice) or the output reaches `end` (then it would
+ * be no smaller than stored blocks). Every store starts before `end` and
+ * writes 8 bytes: the bound's slack past the stored blocks' size holds them. */
+static bool emit_symbols(bitw *w, const plan *p, const uint8_t *src, const hudi_lz_step *steps, size_t n,
+                         const uint8_t *end) {
+  /* code, length and a missing-code flag in one word: one load per
+   * literal; the flags are ORed and looked at once, after the block */
+  enum { MISSING = 1u << 31 };
+  uint32_t tab[256], miss = 0;
+  for (int s = 0; s < 256; s++) tab[s] = (uint32_t)p->lc[s] | (uint32_t)p->ll[s] << 16 | (p->ll[s] ? 0 : MISSING);
   size_t at = 0;
   for (size_t i = 0; i < n; i++) {
     const uint8_t *s = src + at;
     uint32_t k = 0, lit = steps[i].lit;
     for (; k + 3 <= lit; k += 3) { /* three codes of at most 15 bits per store */
       uint32_t a = tab[s[k]], b = tab[s[k + 1]], c = tab[s[k + 2]];
-      add_bits(w, a & 0xffff, a >> 16);
-      add_bits(w, b & 0xffff, b >> 16);
-      add_bits(w, c & 0xffff, c >> 16);
+      miss |= a | b | c;
+      add_bits(w, a & 0xffff, (a >> 16) & 31);
+      add_bits(w, b & 0xffff, (b >> 16) & 31);
+      add_bits(w, c & 0xffff, (c >> 16) & 31);
       store_bytes(w);
+      if (w->p >= end) return false;
     }
-    for (; k < lit; k++) add_bits(w, tab[s[k]] & 0xffff, tab[s[k]] >> 16);
+    for (; k < lit; k++) {
+      uint32_t a = tab[s[k]];
+      miss |= a;
+      add_bits(w, a & 0xffff, (a >> 16) & 31);
+    }
     store_bytes(w);
+    if (w->p >= end) return false;
     at += (size_t)lit + steps[i].len;
     if (!steps[i].len) continue;
     sym d = dist_sym(steps[i].dist);
+    if (!p->dl[d.code]) return false;
     uint32_t dbits = (uint32_t)p->dc[d.code] | d.extra << p->dl[d.code];
     unsigned dn = p->dl[d.code] + d.n_extra;
     for (uint32_t left = steps[i].len; left > 0;) {
       unsigned m = piece(left);
       sym l = length_sym(m);
+      if (!p->ll[l.code]) return false;
       add_bits(w, (uint32_t)p->lc[l.code] | l.extra << p->ll[l.code], p->ll[l.code] + l.n_extra);
       add_bits(w, dbits, dn);
       store_bytes(w);
+      if (w->p >= end) return false;
       left -= m;
     }
   }
   add_bits(w, p->lc[256], p->ll[256]);
   store_bytes(w);
+  return !(miss & MISSING) && w->p < end;
 }
 
 #ifndef NDEBUG
@@ -337,18 +356,38 @@ static uint64_t shared_bits(const hudi_deflate_codes *k, const plan *p) {
   return bits;
 }
 
+/* The block with the shared codes, written without counting its symbols
+ * first (counting was ~3% of a record-index compaction): 0 when a symbol
+ * lacks a code or the block would be no smaller than stored blocks, and
+ * then the caller decides as if it had counted. */
+static size_t emit_shared(const hudi_deflate_codes *k, const uint8_t *src, size_t src_len, const hudi_lz_step *steps,
+                          size_t n, uint8_t *dst) {
+  uint64_t stored = stored_bits(src_len);
+  if (k->header >= stored) return 0; /* a short block: the header alone would pass `end` */
+  bitw w = {dst, 0, 0};
+  emit_header(&w, &k->p);
+  /* ending before `end`, the block has fewer bits than stored blocks */
+  if (!emit_symbols(&w, &k->p, src, steps, n, dst + stored / 8)) return 0;
+  return (size_t)(w.p - dst) + (w.n > 0); /* the last partial byte is stored already */
+}
+
 size_t hudi_deflate_steps(const uint8_t *src, size_t src_len, const hudi_lz_step *steps, size_t n,
                           const hudi_deflate_codes *codes, uint8_t *dst) {
   assert(parse_covers(src_len, steps, n));
+  if (codes) {
+    size_t done = emit_shared(codes, src, src_len, steps, n, dst);
+    if (done) return done;
+  }
   plan p;
   count(&p, src, steps, n);
   const plan *use = &p;
   uint64_t bits = codes ? shared_bits(codes, &p) : 0;
   if (bits) use = &codes->p;
   else bits = plan_block(&p);
-  if (bits >= stored_bits(src_len)) return emit_stored(src, src_len, dst);
+  uint64_t stored = stored_bits(src_len);
+  if (bits >= stored) return emit_stored(src, src_len, dst);
   bitw w = {dst, 0, 0};
   emit_header(&w, use);
-  emit_symbols(&w, use, src, steps, n);
+  emit_symbols(&w, use, src, steps, n, dst + stored / 8);
   return (size_t)(w.p - dst) + (w.n > 0); /* the last partial byte is stored already */
 }

@@ -7,6 +7,7 @@
  * without copies, an empty source, and the stored fallback. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -253,11 +254,92 @@ static void test_shared_codes(void **st) {
   hudi_deflate_codes_free(codes);
 }
 
+/* Codes from 16 hex blocks; with `all_bytes`, every byte value twice more
+ * (so each has a long code). */
+static hudi_deflate_codes *hex_codes(bool all_bytes) {
+  enum { N = 4096 };
+  static uint8_t s[N];
+  static hudi_lz_step steps[N];
+  hudi_deflate_counts c;
+  memset(&c, 0, sizeof c);
+  for (int b = 0; b < 16; b++) {
+    hex_block(s, N, steps);
+    size_t k = 0;
+    while (steps[k].lit || steps[k].len) k++;
+    hudi_deflate_counts_add(&c, s, steps, k + 1);
+  }
+  if (all_bytes)
+    for (int v = 0; v < 256; v++) c.lit[v] += 2;
+  return hudi_deflate_codes_new(&c);
+}
+
+/* The same stream with the shared codes as without them (the block's own
+ * codes or stored blocks); returns its size. */
+static size_t same_as_own(const uint8_t *src, size_t n, const hudi_lz_step *steps, size_t k,
+                          const hudi_deflate_codes *codes, uint8_t *first) {
+  uint8_t *a = NULL, *o = NULL;
+  size_t za = round_trip_codes(src, n, steps, k, codes, &a);
+  size_t zo = round_trip_codes(src, n, steps, k, NULL, &o);
+  assert_int_equal(za, zo);
+  assert_memory_equal(a, o, zo);
+  *first = a[0];
+  free(a);
+  free(o);
+  return za;
+}
+
+/* The shared codes are written without counting the block first: a
+ * symbol they lack found while writing (a literal at the block's end, a
+ * length alone) gives the block's own codes after all, and a block the
+ * codes would make no smaller than storing it (random bytes; a block
+ * shorter than the codes' header) is stored; each byte for byte what the
+ * counting decision gives. */
+static void test_shared_codes_fallbacks(void **st) {
+  (void)st;
+  enum { N = 4096 };
+  static uint8_t s[N];
+  static hudi_lz_step steps[N];
+  hudi_deflate_codes *codes = hex_codes(false);
+  assert_non_null(codes);
+  uint8_t first;
+  /* a literal the sample never had, as the block's last byte */
+  size_t n = hex_block(s, N - 1, steps), k = 0;
+  while (steps[k].lit || steps[k].len) k++;
+  s[n] = 'z';
+  steps[k].lit = 1;
+  same_as_own(s, n + 1, steps, k + 1, codes, &first);
+  assert_int_equal(first & 6, 4); /* dynamic Huffman */
+  /* a length the sample never had (258), from a distance it had (100) */
+  n = hex_block(s, N - 300, steps), k = 0;
+  while (steps[k].lit || steps[k].len) k++;
+  for (size_t i = n; i < n + 258; i++) s[i] = s[i - 100];
+  steps[k] = (hudi_lz_step){0, 258, 100};
+  steps[k + 1] = (hudi_lz_step){0, 0, 0};
+  same_as_own(s, n + 258, steps, k + 2, codes, &first);
+  assert_int_equal(first & 6, 4);
+  /* shorter than the codes' header: stored */
+  memcpy(s, "0123456789", 10);
+  hudi_lz_step lit10 = {10, 0, 0};
+  assert_int_equal(same_as_own(s, 10, &lit10, 1, codes, &first), 15);
+  assert_int_equal(first, 1); /* final, stored */
+  hudi_deflate_codes_free(codes);
+  /* random bytes with codes for every byte (the rare ones long): the
+   * writing stops once it passes the stored size */
+  codes = hex_codes(true);
+  assert_non_null(codes);
+  for (size_t i = 0; i < N; i++) s[i] = (uint8_t)rnd();
+  hudi_lz_step all = {N, 0, 0};
+  assert_int_equal(same_as_own(s, N, &all, 1, codes, &first), N + 5);
+  assert_int_equal(first, 1);
+  hudi_deflate_codes_free(codes);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_copy_lengths), cmocka_unit_test(test_distances), cmocka_unit_test(test_overlap_and_mixed),
       cmocka_unit_test(test_literals),     cmocka_unit_test(test_stored_fallback),
       cmocka_unit_test(test_large_near_stored), cmocka_unit_test(test_shared_codes),
+      cmocka_unit_test(test_shared_codes_fallbacks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
