@@ -192,68 +192,6 @@ static size_t hex_block(uint8_t *s, size_t n, hudi_lz_step *steps) {
   return at;
 }
 
-/* Shared codes (hudi_deflate_codes): built from sample counts, they code
- * blocks of the same kind (the output differs from the block's own codes:
- * it was taken), and a block with a symbol they lack (a literal, a length,
- * a distance) builds its own; zlib inflates every stream back. */
-static void test_shared_codes(void **st) {
-  (void)st;
-  enum { N = 4096 };
-  static uint8_t s[N];
-  static hudi_lz_step steps[N];
-  hudi_deflate_counts c;
-  memset(&c, 0, sizeof c);
-  for (int b = 0; b < 16; b++) {
-    size_t n = hex_block(s, N, steps);
-    size_t k = 0;
-    while (steps[k].lit || steps[k].len) k++;
-    hudi_deflate_counts_add(&c, s, steps, k + 1);
-    assert_true(n > 0);
-  }
-  hudi_deflate_codes *codes = hudi_deflate_codes_new(&c);
-  assert_non_null(codes);
-  size_t shared_total = 0, own_total = 0;
-  for (int b = 0; b < 8; b++) {
-    size_t n = hex_block(s, N, steps), k = 0;
-    while (steps[k].lit || steps[k].len) k++;
-    uint8_t *a = NULL, *o = NULL;
-    size_t za = round_trip_codes(s, n, steps, k + 1, codes, &a);
-    size_t zo = round_trip_codes(s, n, steps, k + 1, NULL, &o);
-    assert_true(za != zo || memcmp(a, o, za) != 0);
-    shared_total += za;
-    own_total += zo;
-    free(a);
-    free(o);
-  }
-  assert_true(shared_total * 100 <= own_total * 105);
-  /* Symbols the sample never had: a literal ('z') with a distance (30000)
-   * and a length (258), then the distance alone: the block's own codes,
-   * byte for byte. */
-  static uint8_t big[40000];
-  for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)"0123456789abcdef"[rnd() % 16];
-  big[5] = 'z';
-  for (size_t i = 30010; i < 30010 + 258; i++) big[i] = big[i - 30000];
-  hudi_lz_step odd[3] = {{30010, 258, 30000}, {(uint32_t)(sizeof big - 30010 - 258), 0, 0}};
-  uint8_t *a = NULL, *o = NULL;
-  size_t za = round_trip_codes(big, sizeof big, odd, 2, codes, &a);
-  size_t zo = round_trip_codes(big, sizeof big, odd, 2, NULL, &o);
-  assert_int_equal(za, zo);
-  assert_memory_equal(a, o, zo);
-  free(a);
-  free(o);
-  big[5] = '0';
-  odd[0] = (hudi_lz_step){30010, 3, 30000}; /* distance only */
-  for (size_t i = 30010; i < 30013; i++) big[i] = big[i - 30000];
-  odd[1] = (hudi_lz_step){(uint32_t)(sizeof big - 30013), 0, 0};
-  za = round_trip_codes(big, sizeof big, odd, 2, codes, &a);
-  zo = round_trip_codes(big, sizeof big, odd, 2, NULL, &o);
-  assert_int_equal(za, zo);
-  assert_memory_equal(a, o, zo);
-  free(a);
-  free(o);
-  hudi_deflate_codes_free(codes);
-}
-
 /* Codes from 16 hex blocks; with `all_bytes`, every byte value twice more
  * (so each has a long code). */
 static hudi_deflate_codes *hex_codes(bool all_bytes) {
@@ -286,6 +224,49 @@ static size_t same_as_own(const uint8_t *src, size_t n, const hudi_lz_step *step
   free(a);
   free(o);
   return za;
+}
+
+/* Shared codes (hudi_deflate_codes): built from sample counts, they code
+ * blocks of the same kind (the output differs from the block's own codes:
+ * it was taken), and a block with a symbol they lack (a literal, a length,
+ * a distance) builds its own; zlib inflates every stream back. */
+static void test_shared_codes(void **st) {
+  (void)st;
+  enum { N = 4096 };
+  static uint8_t s[N];
+  static hudi_lz_step steps[N];
+  hudi_deflate_codes *codes = hex_codes(false);
+  assert_non_null(codes);
+  size_t shared_total = 0, own_total = 0;
+  for (int b = 0; b < 8; b++) {
+    size_t n = hex_block(s, N, steps), k = 0;
+    while (steps[k].lit || steps[k].len) k++;
+    uint8_t *a = NULL, *o = NULL;
+    size_t za = round_trip_codes(s, n, steps, k + 1, codes, &a);
+    size_t zo = round_trip_codes(s, n, steps, k + 1, NULL, &o);
+    assert_true(za != zo || memcmp(a, o, za) != 0);
+    shared_total += za;
+    own_total += zo;
+    free(a);
+    free(o);
+  }
+  assert_true(shared_total * 100 <= own_total * 105);
+  /* Symbols the sample never had: a literal ('z') with a distance (30000)
+   * and a length (258), then the distance alone: the block's own codes,
+   * byte for byte. */
+  static uint8_t big[40000];
+  for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)"0123456789abcdef"[rnd() % 16];
+  big[5] = 'z';
+  for (size_t i = 30010; i < 30010 + 258; i++) big[i] = big[i - 30000];
+  hudi_lz_step odd[3] = {{30010, 258, 30000}, {(uint32_t)(sizeof big - 30010 - 258), 0, 0}};
+  uint8_t first;
+  same_as_own(big, sizeof big, odd, 2, codes, &first);
+  big[5] = '0';
+  odd[0] = (hudi_lz_step){30010, 3, 30000}; /* distance only */
+  for (size_t i = 30010; i < 30013; i++) big[i] = big[i - 30000];
+  odd[1] = (hudi_lz_step){(uint32_t)(sizeof big - 30013), 0, 0};
+  same_as_own(big, sizeof big, odd, 2, codes, &first);
+  hudi_deflate_codes_free(codes);
 }
 
 /* The shared codes are written without counting the block first: a
