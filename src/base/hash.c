@@ -6,6 +6,8 @@
 #include <xxhash.h>
 #include <zlib.h>
 
+#include "base/utf8.h"
+
 /* Java ints wrap; C signed overflow is undefined, so all mixing is done on
  * uint32_t and converted back at the end (two's complement, as on every
  * platform we build for). */
@@ -49,30 +51,6 @@ int32_t hudi_murmur2_hadoop(const void *data, size_t len, int32_t seed) {
   return as_int32(h);
 }
 
-/* Decodes one UTF-8 sequence at s[*i]; returns the code point or -1. */
-static int32_t utf8_next(const uint8_t *s, size_t len, size_t *i) {
-  uint8_t b0 = s[*i];
-  if (b0 < 0x80) {
-    (*i)++;
-    return b0;
-  }
-  size_t n;
-  uint32_t cp, min;
-  if (b0 >= 0xc2 && b0 <= 0xdf) { n = 2; cp = b0 & 0x1fu; min = 0x80; }
-  else if (b0 >= 0xe0 && b0 <= 0xef) { n = 3; cp = b0 & 0x0fu; min = 0x800; }
-  else if (b0 >= 0xf0 && b0 <= 0xf4) { n = 4; cp = b0 & 0x07u; min = 0x10000; }
-  else return -1;
-  if (len - *i < n) return -1;
-  for (size_t k = 1; k < n; k++) {
-    uint8_t b = s[*i + k];
-    if ((b & 0xc0) != 0x80) return -1;
-    cp = cp << 6 | (b & 0x3fu);
-  }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return -1;
-  *i += n;
-  return (int32_t)cp;
-}
-
 /* Whether s[0, n) is all ASCII (8 bytes a step). */
 static bool all_ascii(const uint8_t *s, size_t n) {
   size_t i = 0;
@@ -109,7 +87,7 @@ hudi_status hudi_java_string_hash(int32_t *out, const char *utf8, size_t len, hu
   size_t i = 0;
   while (i < len) {
     size_t at = i;
-    int32_t cp = utf8_next(s, len, &i);
+    int32_t cp = hudi_utf8_next(s, len, &i);
     if (cp < 0)
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
                           "invalid UTF-8 at byte offset %zu of a %zu-byte string (byte 0x%02x)", at,

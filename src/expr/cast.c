@@ -215,7 +215,11 @@ static bool parse_extended_date(int64_t *days, const char *s, size_t n) {
   if (!hy2) return false;
   size_t a = (size_t)(hy2 - md), b = mn - a - 1;
   if (a == 0 || b == 0 || a > 9 || b > 9 || !all_digits(md, 0, a) || !all_digits(hy2 + 1, 0, b)) return false;
-  int m = atoi(md), d = atoi(hy2 + 1);
+  /* digits counted above: the text need not be NUL-terminated (atoi would
+   * read past it) */
+  int m = 0, d = 0;
+  for (size_t i = 0; i < a; i++) m = m * 10 + (md[i] - '0');
+  for (size_t i = 0; i < b; i++) d = d * 10 + (hy2[1 + i] - '0');
   return hudi_civil_to_days(days, y, m, d);
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "table/commit_metadata.h"
 
 /* ------------------------------------------------------------------ read */
@@ -156,12 +157,27 @@ typedef struct jw {
 static hudi_status put(jw *w, const char *s, size_t n) { return hudi_buf_append(w->out, s, n, w->err); }
 static hudi_status puts_(jw *w, const char *s) { return put(w, s, strlen(s)); }
 
+/* A JSON string. Bytes that are not UTF-8 (an Avro string read from a
+ * damaged or foreign file) are written as U+FFFD, as Java's decoder reads
+ * them: JSON must be UTF-8, and its readers reject anything else. */
 static hudi_status put_str(jw *w, const char *s) {
   static const char hex[] = "0123456789ABCDEF";
   HUDI_TRY(put(w, "\"", 1));
   const char *run = s;
+  size_t len = strlen(s);
   for (const char *p = s;; p++) {
     unsigned char c = (unsigned char)*p;
+    if (c >= 0x80) {
+      size_t at = (size_t)(p - s), next = at;
+      if (hudi_utf8_next((const uint8_t *)s, len, &next) >= 0) {
+        p += next - at - 1;
+        continue;
+      }
+      HUDI_TRY(put(w, run, (size_t)(p - run)));
+      HUDI_TRY(put(w, "\\uFFFD", 6));
+      run = p + 1;
+      continue;
+    }
     if (c >= 0x20 && c != '"' && c != '\\') continue;
     HUDI_TRY(put(w, run, (size_t)(p - run)));
     if (!c) break;

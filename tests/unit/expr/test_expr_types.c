@@ -15,6 +15,7 @@
 
 #include "base/alloc.h"
 #include "expr/assign.h"
+#include "expr/cast.h"
 #include "expr_test.h"
 
 #define NONE {-1}
@@ -126,6 +127,14 @@ static void test_temporal(void **state) {
   expect_rows(&t, "ts = '2024-01-01 00:00:00.000001'", ROWS(1));
   expect_rows(&t, "tsn < TIMESTAMP '1970-01-01 00:00:00'", ROWS(3));
   expect_rows(&t, "tsn = TIMESTAMP '1970-01-01 00:00:00.000000001'", ROWS(1));
+  /* A signed (extended) date cast from a slice of a longer buffer: the
+   * day's digits end at the slice's end, not at the buffer's (the fuzzer
+   * found atoi reading past it). */
+  static const char buf[] = "+2024-01-0599";
+  hudi_value v;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_cast_string(&v, &t.field.children[4].type, buf, 11, &err), HUDI_OK);
+  assert_int_equal(v.v.i, 19727); /* 2024-01-05 */
   tbl_free(&t);
 }
 

@@ -285,6 +285,36 @@ static void commit_metadata_values(void **state) {
   hudi_commit_metadata_free(m);
 }
 
+/* A string that is not UTF-8 (an Avro string from a damaged or foreign
+ * file: the fuzzer found one) is written to JSON as U+FFFD per bad byte, as
+ * Java decodes it, so the JSON parses again (jansson rejects raw bad
+ * bytes); valid multi-byte characters stay as they are. */
+static void json_invalid_utf8_replaced(void **state) {
+  (void)state;
+  hudi_commit_metadata *m = load_commit(ROOT "/sample_table/cow/v8_simplekeygen_nonhivestyle/"
+                                             "v8_simplekeygen_nonhivestyle/.hoodie/timeline/"
+                                             "20250713011315930_20250713011316231.commit");
+  size_t n;
+  hudi_write_stat *s = (hudi_write_stat *)hudi_partition_stats(hudi_commit_metadata_find_partition(m, "20"), &n);
+  char *saved = s->path;
+  static char bad[] = "20/a\xff\xc3(\xc3\xa9\xed\xa0\x80.parquet"; /* 0xff; 0xc3 cut; e-acute; a surrogate */
+  s->path = bad;
+  hudi_buf out;
+  hudi_buf_init(&out, 0);
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_commit_metadata_to_json(m, &out, &err), HUDI_OK);
+  assert_non_null(strstr((const char *)out.data, "\"20/a\\uFFFD\\uFFFD(\xc3\xa9\\uFFFD\\uFFFD\\uFFFD.parquet\""));
+  hudi_commit_metadata *q = NULL;
+  assert_int_equal(hudi_commit_metadata_parse_json(&q, out.data, out.len, 0, "re", &err), HUDI_OK);
+  size_t qn;
+  const hudi_write_stat *qs = hudi_partition_stats(hudi_commit_metadata_find_partition(q, "20"), &qn);
+  assert_string_equal(qs->path, "20/a\xef\xbf\xbd\xef\xbf\xbd(\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd.parquet");
+  s->path = saved;
+  hudi_commit_metadata_free(q);
+  hudi_commit_metadata_free(m);
+  hudi_buf_free(&out);
+}
+
 static void rollback_values(void **state) {
   (void)state;
   /* The recipe's rollback undoes the second INSERT (20260403184242950, whose
@@ -377,6 +407,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(fixture_files_typed_and_byte_exact),
       cmocka_unit_test(commit_metadata_values),
+      cmocka_unit_test(json_invalid_utf8_replaced),
       cmocka_unit_test(rollback_values),
       cmocka_unit_test(corrupt_inputs),
   };
