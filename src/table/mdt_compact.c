@@ -422,12 +422,20 @@ typedef struct group_job {
  * state, read-only: only the schema cache and the storage, which is
  * thread-safe, are used by the slice merge). */
 #define MDT_HANDLES_MAX 8
+typedef struct spare_buf {
+  uint8_t *data;
+  size_t cap;
+} spare_buf;
 typedef struct mdt_handles {
   pthread_mutex_t mu;
   hudi_table *t;
   hudi_mdt *h[MDT_HANDLES_MAX];
   bool busy[MDT_HANDLES_MAX];
   size_t n;
+  /* The last HFile a slot's group wrote, kept for the slot's next group
+   * to write into (hudi_hfile_writer_use_buffer): its pages are faulted
+   * in already (fresh pages' zeroing was ~5% of a record-index compaction). */
+  spare_buf spare[MDT_HANDLES_MAX];
 } mdt_handles;
 
 static hudi_status handle_take(mdt_handles *hs, size_t *slot, hudi_error *err) {
@@ -455,7 +463,8 @@ static void handle_give(mdt_handles *hs, size_t slot) {
   pthread_mutex_unlock(&hs->mu);
 }
 
-static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group_job *j, hudi_error *err) {
+static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group_job *j, spare_buf *spare,
+                                 hudi_error *err) {
   char name[512], path[768];
   snprintf(name, sizeof name, "%s_%s_%s.hfile", o->g->file_id, HUDI_MDT_WRITE_TOKEN, c->instant);
   snprintf(j->rel, sizeof j->rel, "%s/%s", o->g->partition, name);
@@ -474,6 +483,8 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
   if (st == HUDI_OK) b.std_layout = hudi_mdt_standard_layout(b.schema_node);
   bool index_cells = b.si_group || strcmp(o->g->partition, HUDI_MDT_RECORD_INDEX) == 0;
   if (st == HUDI_OK) st = hudi_mdt_w_hfile_open(&b.w, c->schema_json, c->schema_len, &c->wo, index_cells, err);
+  if (st == HUDI_OK && spare->data) hudi_hfile_writer_use_buffer(b.w, spare->data, spare->cap);
+  if (st == HUDI_OK) *spare = (spare_buf){NULL, 0};
   hudi_mdt_merge_counts k = {0};
   if (st == HUDI_OK)
     st = hudi_mdt_slice_merge(m, o->slice->base, o->logs, o->n_logs, put_record, &b, &k, NULL, err);
@@ -502,7 +513,8 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
   j->records = b.n;
   j->k = k;
   if (st != HUDI_OK) hudi_err_context(err, st, "compacting metadata file group %s/%s", o->g->partition, o->g->file_id);
-  hudi_free(bytes);
+  if (bytes && !spare->data) *spare = (spare_buf){bytes, len + 1}; /* finish NUL-terminates: len + 1 are ours */
+  else hudi_free(bytes);
   hudi_buf_free(&bloom_text);
   hudi_hfile_writer_free(b.w);
   hudi_bloom_free(&b.bloom);
@@ -521,7 +533,7 @@ static hudi_status exec_group(void *ctx, size_t i, hudi_error *err) {
   groups_run *r = ctx;
   size_t slot;
   HUDI_TRY(handle_take(&r->hs, &slot, err));
-  hudi_status st = compact_group(r->c, r->hs.h[slot], &r->c->ops[i], &r->jobs[i], err);
+  hudi_status st = compact_group(r->c, r->hs.h[slot], &r->c->ops[i], &r->jobs[i], &r->hs.spare[slot], err);
   handle_give(&r->hs, slot);
   return st;
 }
@@ -564,6 +576,7 @@ static hudi_status compact_groups(compact_ctx *c, const hudi_mdt_compact_options
     c->res->bytes_written += j->len;
   }
   for (size_t i = 1; i < r.hs.n; i++) hudi_mdt_free(r.hs.h[i]);
+  for (size_t i = 0; i < r.hs.n; i++) hudi_free(r.hs.spare[i].data);
   pthread_mutex_destroy(&r.hs.mu);
   hudi_free(r.jobs);
   return st;
