@@ -92,6 +92,9 @@ static void row_value(hudi_value *out, const hudi_pred *p, size_t k, int64_t r) 
     v = &v->children[path[d]];
   }
   hudi_value_from_view(out, v, i);
+  /* A struct has no scalar value (hudi_value_from_view reads it as null),
+   * but IS [NOT] NULL sees its validity: keep that for the row model. */
+  if (!v->dictionary && hudi_vclass_of(&v->type) == HUDI_VC_NONE) out->is_null = hudi_arrow_view_is_null(v, i);
 }
 
 static void check_pred(const hudi_pred *p) {
