@@ -14,6 +14,8 @@ typedef struct cached_object {
   char *path;     /* NULL: a free slot */
   uint8_t *data;  /* the whole object, or NULL */
   size_t len;
+  uint8_t *tail;  /* else its last tail_len bytes, or NULL (hudi_objcache_put_tail) */
+  size_t tail_len;
   bool has_stat;
   hudi_file_stat stat;
   bool has_size; /* size known, from stat or a listing */
@@ -58,9 +60,10 @@ hudi_status hudi_objcache_enable(hudi_storage *s, const hudi_storage_option *opt
 }
 
 static void drop_object(hudi_objcache *c, cached_object *o) {
-  c->bytes -= o->len;
+  c->bytes -= o->len + o->tail_len;
   hudi_free(o->path);
   hudi_free(o->data);
+  hudi_free(o->tail);
   memset(o, 0, sizeof *o);
 }
 
@@ -148,9 +151,44 @@ bool hudi_objcache_read(hudi_objcache *c, const char *path, uint64_t offset, voi
     if (n) memcpy(dst, o->data + offset, n);
     *n_read = n;
     c->stats.range_hits++;
+  } else if (o && o->tail && o->has_size && offset >= o->size - o->tail_len) {
+    uint64_t start = o->size - o->tail_len;
+    size_t n = offset >= o->size ? 0 : o->size - offset < len ? (size_t)(o->size - offset) : len;
+    if (n) memcpy(dst, o->tail + (offset - start), n);
+    *n_read = n;
+    c->stats.tail_hits++;
+    hit = true;
   }
   pthread_mutex_unlock(&c->lock);
   return hit;
+}
+
+void hudi_objcache_put_tail(hudi_objcache *c, uint64_t gen, const char *path, uint64_t offset, const void *data,
+                            size_t len) {
+  if (len == 0 || len > HUDI_OBJCACHE_TAIL_MAX || !hudi_objcache_immutable_name(path)) return;
+  pthread_mutex_lock(&c->lock);
+  cached_object *o = gen == c->gen ? find_object(c, path) : NULL;
+  /* A read up to the object's end (its size known) longer than the kept
+   * tail replaces it; a read that ends where the kept tail starts extends
+   * it (a Parquet reader reads the footer's last 64 KiB first, then the
+   * rest of a longer footer before them). Within the byte budgets. */
+  size_t keep = 0;
+  bool take = false;
+  if (o && !o->data && o->has_size) {
+    if (offset + len == o->size) take = len > o->tail_len;
+    else if (o->tail && offset + len == o->size - o->tail_len && len + o->tail_len <= HUDI_OBJCACHE_TAIL_MAX)
+      take = true, keep = o->tail_len;
+  }
+  uint8_t *copy = take && c->bytes - o->tail_len + len + keep <= HUDI_OBJCACHE_BYTES ? hudi_malloc(len + keep) : NULL;
+  if (copy) {
+    memcpy(copy, data, len);
+    if (keep) memcpy(copy + len, o->tail, keep);
+    c->bytes = c->bytes - o->tail_len + len + keep;
+    hudi_free(o->tail);
+    o->tail = copy;
+    o->tail_len = len + keep;
+  }
+  pthread_mutex_unlock(&c->lock);
 }
 
 bool hudi_objcache_wants_whole(hudi_objcache *c, const char *path, uint64_t *size) {
@@ -219,7 +257,10 @@ void hudi_objcache_put_object(hudi_objcache *c, uint64_t gen, const char *path, 
     if (o && !o->data) {
       o->data = copy;
       o->len = len;
-      c->bytes += len;
+      c->bytes += len - o->tail_len; /* the whole object replaces its tail */
+      hudi_free(o->tail);
+      o->tail = NULL;
+      o->tail_len = 0;
       copy = NULL;
     }
     pthread_mutex_unlock(&c->lock);

@@ -42,13 +42,14 @@
 #define HUDI_OBJCACHE_OBJECT_MAX ((size_t)4 << 20)
 #define HUDI_OBJCACHE_WHOLE_MAX ((size_t)1 << 20)
 #define HUDI_OBJCACHE_BYTES ((size_t)32 << 20)
+#define HUDI_OBJCACHE_TAIL_MAX ((size_t)1 << 20)
 #define HUDI_OBJCACHE_HELD_DIRS 4
 #define HUDI_OBJCACHE_LIST_MAX 100000 /* entries; larger listings are not kept */
 
 typedef struct hudi_objcache hudi_objcache;
 
 typedef struct hudi_objcache_stats {
-  size_t object_hits, object_misses, stat_hits, range_hits, list_hits, list_misses;
+  size_t object_hits, object_misses, stat_hits, range_hits, tail_hits, list_hits, list_misses;
 } hudi_objcache_stats;
 
 HUDI_NODISCARD hudi_status hudi_objcache_new(hudi_objcache **out, hudi_error *err);
@@ -83,10 +84,19 @@ bool hudi_objcache_get_stat(hudi_objcache *c, const char *path, hudi_file_stat *
 /* Keeps a file's stat (immutable names only). */
 void hudi_objcache_put_stat(hudi_objcache *c, uint64_t gen, const char *path, const hudi_file_stat *st);
 
-/* Copies [offset, offset + len) of a kept object into dst: true on a hit
- * (*n_read short at its end). */
+/* Copies [offset, offset + len) of a kept object, or of its kept tail,
+ * into dst: true on a hit (*n_read short at its end). */
 bool hudi_objcache_read(hudi_objcache *c, const char *path, uint64_t offset, void *dst, size_t len,
                         size_t *n_read);
+/* Keeps the bytes of a ranged read of path at offset that ended at the
+ * object's end (its size known from a kept stat), at most
+ * HUDI_OBJCACHE_TAIL_MAX of them: a larger immutable object's footer (a
+ * Parquet file's metadata with Hudi's bloom filter, an HFile's trailer).
+ * One commit opens a base file's footer up to three times (the bloom
+ * index, the merge's filter resume, the merge's read): one GET now, the
+ * others copies (hudi_objcache_read answers reads inside the kept tail). */
+void hudi_objcache_put_tail(hudi_objcache *c, uint64_t gen, const char *path, uint64_t offset, const void *data,
+                            size_t len);
 /* Whether a ranged read of path should fetch it whole: an immutable name
  * whose kept stat says at most HUDI_OBJCACHE_WHOLE_MAX bytes and whose
  * bytes are not kept yet; *size = that size. */

@@ -102,8 +102,10 @@ hudi_status hudi_storage_read(hudi_storage *s, const char *path, uint64_t offset
     hudi_free(p);
     return st;
   }
+  uint64_t gen = s->objcache ? hudi_objcache_generation(s->objcache) : 0;
   st = s->readahead && len ? hudi_readahead_read(s->readahead, s, p, offset, dst, len, n_read, err)
                            : s->vtable->read(s, p, offset, dst, len, n_read, err);
+  if (st == HUDI_OK && s->objcache) hudi_objcache_put_tail(s->objcache, gen, p, offset, dst, *n_read);
   hudi_free(p);
   return st;
 }

@@ -132,8 +132,26 @@ static hudi_status read_footer(hudi_pq_reader *r, hudi_error *err) {
   const uint8_t *f = NULL;
   if (foff >= r->size - tail_len) {
     f = tail + (foff - (r->size - tail_len));
-  } else {
+  } else if (!r->storage) {
     HUDI_TRY(read_range(r, foff, flen, &r->footer, &f, err));
+  } else {
+    /* Only the footer's bytes before the tail are missing: read those and
+     * put the tail's share after them. That read ends where the tail
+     * starts, so the object cache keeps both as one tail (io/objcache.h):
+     * the next open of the file (a merge opens its base file's footer up
+     * to three times) sends no request. */
+    size_t head = r->size - tail_len - foff;
+    hudi_buf whole;
+    hudi_buf_init(&whole, (size_t)1 << 31);
+    hudi_status st = hudi_storage_read_buf(r->storage, r->path, foff, head, &whole, NULL, err);
+    if (st == HUDI_OK) st = hudi_buf_append(&whole, tail, flen - head, err);
+    if (st != HUDI_OK) {
+      hudi_buf_free(&whole);
+      return st;
+    }
+    hudi_buf_free(&r->footer);
+    r->footer = whole;
+    f = r->footer.data;
   }
   if (r->size == tail_len && memcmp(tail, "PAR1", 4) != 0)
     return hudi_err_set(err, HUDI_ERR_CORRUPT, "no PAR1 magic at byte offset 0");

@@ -236,3 +236,43 @@ def test_trace_reports_body_bytes(moto, tmp_path):  # noqa: F811
     props = [ln for ln in lines[n_write:] if ln[0] == "GET" and key_of(ln[2]) == ".hoodie/hoodie.properties"]
     assert props and all(int(ln[3]) == size[".hoodie/hoodie.properties"] for ln in props), props
     assert whole > 0
+
+
+@pytest.mark.parametrize("index", ["record_index", "bloom"])
+def test_large_base_footer_fetched_once(moto, index, tmp_path):  # noqa: F811
+    """A COW upsert into a base file larger than the object cache's whole-object limit (1 MiB)
+    opens its footer up to three times (the bloom index's key check, the new file's bloom filter
+    resumed from it, the merge's read): the footer's ranged GET goes out once, the other opens are
+    answered from the kept tail (io/objcache.h). The rewritten table reads back as the local
+    twin's, so the kept tail is never stale."""
+    prefix = f"footer-{index}-{os.getpid()}-{time.time_ns()}/t/"
+    uri = f"s3://{BUCKET}/{prefix}".rstrip("/")
+    opts = {k: v for k, v in s3_options(moto).items() if k not in ("list_max_keys", "multipart_threshold")}
+    local = str(tmp_path / "local" / "t")
+    n = 120_000
+    rnd = [(i * 2654435761) % 2**32 for i in range(n)]  # incompressible enough: a file of several MiB
+    first = pa.table({"id": [f"k{i:06d}" for i in range(n)], "p": ["a"] * n, "ts": pa.array([1] * n, pa.int64()),
+                      "v": pa.array(rnd, pa.int64()), "s": [f"{r:08x}{r * 7 % 2**32:08x}" for r in rnd]})
+    up = first.slice(10, 3).set_column(2, "ts", pa.array([2, 2, 2], pa.int64()))
+    for u, o in ((uri, opts), (local, {})):
+        HudiTable.create(u, "id", ordering_fields="ts", partition_fields="p", table_type="cow",
+                         record_index_enabled=index == "record_index", storage_options=o)
+        HudiTable(u, o).append(first, NO_AUTO)
+    base = [f for f in os.listdir(Path(local) / "p=a") if f.endswith(".parquet")]
+    assert len(base) == 1 and (Path(local) / "p=a" / base[0]).stat().st_size > 3 << 19, base  # 1.5 MiB
+    trace = Trace(tmp_path / "trace", prefix)
+    _, kinds = trace.run(lambda: HudiTable(uri, opts).upsert(up, NO_AUTO))
+    HudiTable(local, {}).upsert(up, NO_AUTO)
+    gets = collections.Counter(k for k in kinds if k.startswith("GET p=a/") and k.endswith(".parquet"))
+    assert len(gets) == 1, gets  # the one base file the upsert rewrites
+    needed = {
+        "footer: its last 64 KiB, then the rest of it (the other opens copy the kept tail)": 2,
+        "the merge's read: its row group's first range, then the column chunks": 2,
+    }
+    if index == "bloom":
+        needed["the bloom index's check of the candidate keys: its own read of the file"] = 2
+    n_gets = sum(gets.values())
+    print(index, n_gets, "GETs of the base file; bound", sum(needed.values()))
+    assert n_gets <= sum(needed.values()), (n_gets, needed, show(kinds))
+    got = HudiTable(uri, opts).read()
+    assert rows(got) == rows(HudiTable(local, {}).read())

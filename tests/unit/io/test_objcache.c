@@ -168,6 +168,82 @@ static void test_listed_stats_save_heads_and_ranges(void **state) {
   assert_int_equal(calls(fx), c);
 }
 
+/* A large immutable object's tail (a footer) read once is kept: later
+ * reads inside it are copies, reads before it go to the backend, and a
+ * write through the handle drops it. Kept only for a read that ends at the
+ * object's end as its kept stat says. */
+static void test_footer_tail_kept(void **state) {
+  fixture *fx = *state;
+  enum { BIG = (3 << 19) }; /* 1.5 MiB: larger than HUDI_OBJCACHE_WHOLE_MAX */
+  static const char *const big = "p=a/f2-0_0-1-0_20240101000000000.parquet";
+  static uint8_t data[BIG], buf[1 << 16];
+  for (size_t i = 0; i < BIG; i++) data[i] = (uint8_t)(i * 7 + i / 251);
+  io_put(fx->dir, big, (const char *)data, BIG);
+  size_t n;
+  uint64_t c0 = calls(fx);
+  /* size unknown: nothing kept */
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 100, buf, 100, &n, NULL), HUDI_OK);
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 100, buf, 100, &n, NULL), HUDI_OK);
+  assert_int_equal(calls(fx) - c0, 2);
+  hudi_file_stat st;
+  assert_int_equal(hudi_storage_stat(fx->f, big, &st, NULL), HUDI_OK);
+  assert_int_equal(st.size, BIG);
+  /* a read that stops short of the end: not kept */
+  c0 = calls(fx);
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 1000, buf, 500, &n, NULL), HUDI_OK);
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 900, buf, 100, &n, NULL), HUDI_OK);
+  assert_int_equal(calls(fx) - c0, 2);
+  /* the footer read: one call, then copies inside it */
+  c0 = calls(fx);
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 4096, buf, 4096, &n, NULL), HUDI_OK);
+  assert_int_equal(n, 4096);
+  assert_int_equal(calls(fx) - c0, 1);
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 8, buf, 8, &n, NULL), HUDI_OK);
+  assert_int_equal(n, 8);
+  assert_memory_equal(buf, data + BIG - 8, 8);
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 3000, buf, 1000, &n, NULL), HUDI_OK);
+  assert_memory_equal(buf, data + BIG - 3000, 1000);
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 10, buf, 100, &n, NULL), HUDI_OK);
+  assert_int_equal(n, 10); /* short at the end */
+  assert_memory_equal(buf, data + BIG - 10, 10);
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG, buf, 4, &n, NULL), HUDI_OK);
+  assert_int_equal(n, 0);
+  assert_int_equal(calls(fx) - c0, 1);
+  hudi_objcache_stats cs;
+  hudi_objcache_get_stats(fx->f->objcache, &cs);
+  assert_int_equal(cs.tail_hits, 4);
+  /* before the tail, or across its start: the backend */
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 5000, buf, 2000, &n, NULL), HUDI_OK);
+  assert_memory_equal(buf, data + BIG - 5000, 2000);
+  assert_int_equal(hudi_storage_read(fx->f, big, 10, buf, 10, &n, NULL), HUDI_OK);
+  assert_memory_equal(buf, data + 10, 10);
+  assert_int_equal(calls(fx) - c0, 3);
+  /* a longer tail replaces the shorter one */
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 6000, buf, 6000, &n, NULL), HUDI_OK);
+  c0 = calls(fx);
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 5500, buf, 1000, &n, NULL), HUDI_OK);
+  assert_memory_equal(buf, data + BIG - 5500, 1000);
+  assert_int_equal(calls(fx), c0);
+  /* a read ending where the kept tail starts extends it (the rest of a
+   * long footer, read after its last bytes); one that does not is not */
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 10000, buf, 3000, &n, NULL), HUDI_OK);
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 12000, buf, 6000, &n, NULL), HUDI_OK);
+  c0 = calls(fx);
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 12000, buf, 12000, &n, NULL), HUDI_OK);
+  assert_int_equal(n, 12000);
+  assert_memory_equal(buf, data + BIG - 12000, 12000);
+  assert_int_equal(calls(fx), c0);
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 20000, buf, 1000, &n, NULL), HUDI_OK);
+  assert_int_equal(calls(fx), c0 + 1);
+  /* a write through the handle drops it: the new bytes are read */
+  data[BIG - 1] ^= 0xff;
+  assert_int_equal(hudi_storage_write(fx->f, big, data, BIG, 0, NULL), HUDI_OK);
+  c0 = calls(fx);
+  assert_int_equal(hudi_storage_read(fx->f, big, BIG - 1, buf, 1, &n, NULL), HUDI_OK);
+  assert_int_equal(buf[0], data[BIG - 1]);
+  assert_true(calls(fx) > c0);
+}
+
 static size_t list_count(fixture *fx, const char *dir) {
   hudi_file_list l = HUDI_FILE_LIST_INIT;
   assert_int_equal(hudi_storage_list(fx->f, dir, 0, &l, NULL), HUDI_OK);
@@ -238,6 +314,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_forget_objects, setup, teardown),
       cmocka_unit_test_setup_teardown(test_stat_then_ranges_fetch_whole_once, setup, teardown),
       cmocka_unit_test_setup_teardown(test_listed_stats_save_heads_and_ranges, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_footer_tail_kept, setup, teardown),
       cmocka_unit_test_setup_teardown(test_held_listings, setup, teardown),
       cmocka_unit_test_setup_teardown(test_nested_holds, setup, teardown),
   };
