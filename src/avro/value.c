@@ -186,6 +186,11 @@ static hudi_status init_at(hudi_avro_value *out, hudi_avro_arena *a, const hudi_
       out->v.bytes.len = n->size;
       return HUDI_OK;
     }
+    case HUDI_AVRO_ENUM:
+      /* The spec does not forbid an enum without symbols, but no value has it. */
+      if (n->n_symbols == 0)
+        return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "Avro enum %s has no symbols, so no value", n->name);
+      return HUDI_OK; /* the first symbol */
     case HUDI_AVRO_UNION: {
       if (n->n_branches == 0) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "empty Avro union has no value");
       void *p;

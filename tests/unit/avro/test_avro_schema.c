@@ -204,6 +204,31 @@ static void resolution_rules(void **state) {
   hudi_avro_arena_free(&a);
 }
 
+/* A fresh value of a schema that has none (an enum without symbols,
+ * which the spec allows, found by the fuzzer inside a union) is an error,
+ * not a value that cannot be encoded. */
+static void empty_enum_has_no_fresh_value(void **state) {
+  (void)state;
+  hudi_avro_schema *s = parse_ok("[{\"type\":\"enum\",\"name\":\"E\",\"symbols\":[]},\"null\"]");
+  hudi_avro_arena a;
+  hudi_avro_arena_init(&a, 0);
+  hudi_avro_value v;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_avro_value_init(&v, &a, s->root, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "enum E has no symbols"));
+  hudi_avro_schema *one = parse_ok("{\"type\":\"enum\",\"name\":\"F\",\"symbols\":[\"X\"]}");
+  assert_int_equal(hudi_avro_value_init(&v, &a, one->root, NULL), HUDI_OK);
+  hudi_buf b;
+  hudi_buf_init(&b, 0);
+  assert_int_equal(hudi_avro_encode(&v, &b, NULL), HUDI_OK);
+  assert_int_equal(b.len, 1);
+  assert_int_equal(b.data[0], 0);
+  hudi_buf_free(&b);
+  hudi_avro_arena_free(&a);
+  hudi_avro_schema_free(one);
+  hudi_avro_schema_free(s);
+}
+
 static void built_values_encode_and_decode(void **state) {
   (void)state;
   hudi_avro_schema *s = parse_ok(
@@ -256,6 +281,7 @@ int main(void) {
       cmocka_unit_test(as_given_json_keeps_order_and_attributes),
       cmocka_unit_test_teardown(resolution_rules, free_kept),
       cmocka_unit_test(built_values_encode_and_decode),
+      cmocka_unit_test(empty_enum_has_no_fresh_value),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
