@@ -89,9 +89,11 @@ void hudi_objcache_put_stat(hudi_objcache *c, uint64_t gen, const char *path, co
 bool hudi_objcache_read(hudi_objcache *c, const char *path, uint64_t offset, void *dst, size_t len,
                         size_t *n_read);
 /* Keeps the bytes of a ranged read of path at offset that ended at the
- * object's end (its size known from a kept stat), at most
- * HUDI_OBJCACHE_TAIL_MAX of them: a larger immutable object's footer (a
- * Parquet file's metadata with Hudi's bloom filter, an HFile's trailer).
+ * object's end (its size known from a kept stat), or that ended where the
+ * kept tail starts (then the tail grows by them), at most
+ * HUDI_OBJCACHE_TAIL_MAX bytes in all: a larger immutable object's footer
+ * (a Parquet file's metadata with Hudi's bloom filter read after its last
+ * 64 KiB, an HFile's load-on-open section read after its trailer).
  * One commit opens a base file's footer up to three times (the bloom
  * index, the merge's filter resume, the merge's read): one GET now, the
  * others copies (hudi_objcache_read answers reads inside the kept tail). */

@@ -483,8 +483,10 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
   if (st == HUDI_OK) b.std_layout = hudi_mdt_standard_layout(b.schema_node);
   bool index_cells = b.si_group || strcmp(o->g->partition, HUDI_MDT_RECORD_INDEX) == 0;
   if (st == HUDI_OK) st = hudi_mdt_w_hfile_open(&b.w, c->schema_json, c->schema_len, &c->wo, index_cells, err);
-  if (st == HUDI_OK && spare->data) hudi_hfile_writer_use_buffer(b.w, spare->data, spare->cap);
-  if (st == HUDI_OK) *spare = (spare_buf){NULL, 0};
+  if (st == HUDI_OK && spare->data) {
+    hudi_hfile_writer_use_buffer(b.w, spare->data, spare->cap); /* the writer's now */
+    *spare = (spare_buf){NULL, 0};
+  }
   hudi_mdt_merge_counts k = {0};
   if (st == HUDI_OK)
     st = hudi_mdt_slice_merge(m, o->slice->base, o->logs, o->n_logs, put_record, &b, &k, NULL, err);
