@@ -100,6 +100,11 @@ typedef struct hudi_write_result {
  * commit, holding one segment of rows at once (plus each row's key with a
  * record index): each segment gets its own files per partition and is
  * ordered (sort modes) within itself.
+ * Keys the table already holds follow hoodie.datasource.insert.dup.policy:
+ * none (Hudi's default: written again, the record index then points to
+ * the new copy), drop (those rows are left out; nothing is committed when
+ * none remain) or fail (an error naming the key, before any file); the
+ * keys are looked up as an upsert's are (docs/compatibility.md item 23).
  * Errors before the commit completes leave the table as readers saw it;
  * bad input (a missing or null record key, an unknown partition field, a
  * type without a Hudi mapping, a key given twice with a record index) is

@@ -181,6 +181,9 @@ class HudiTable:
         ``RecordBatchReader`` over a large dataset) is written a segment at a time into the same
         commit, so memory holds one segment (and each row's key); bad input in a later segment
         deletes the earlier segments' files and leaves the table as it was.
+        Keys the table already holds follow ``hoodie.datasource.insert.dup.policy``: ``none``
+        (Hudi's default: the row is written again and the record index points to the new copy),
+        ``drop`` (such rows are left out) or ``fail`` (an error naming the key, nothing written).
         """
         from hudi import write
 

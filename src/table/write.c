@@ -37,6 +37,7 @@
 #include "table/services.h"
 #include "table/write.h"
 #include "table/write_convert.h"
+#include "table/insert_dup.h"
 #include "table/write_keys.h"
 #include "table/write_mdt.h"
 #include "table/write_plan.h"
@@ -206,6 +207,11 @@ typedef struct append_ctx {
    * built while the files are written (write_mdt.h). */
   bool build_rli;
   hudi_write_mdt_bulk_rli *rli;
+  /* hoodie.datasource.insert.dup.policy (insert_dup.h): the index that
+   * finds keys already in the table, opened for the first segment. */
+  hudi_dup_policy dup_policy;
+  hudi_index *dup_index;
+  size_t dup_dropped;
 } append_ctx;
 
 /* The data column whose values are the record keys as they are (a
@@ -830,12 +836,22 @@ static hudi_status bulk_sort_mode(const hudi_table *t, const hudi_option *opts, 
                       v);
 }
 
+/* Keys of this segment already in the table, as the write's
+ * hoodie.datasource.insert.dup.policy says (insert_dup.h). */
+static hudi_status apply_dup_policy(append_ctx *c, hudi_error *err) {
+  size_t dropped = 0;
+  HUDI_TRY(hudi_insert_dup_apply(&c->dup_index, c->t, &c->rows, c->dup_policy, &dropped, err));
+  c->dup_dropped += dropped;
+  return HUDI_OK;
+}
+
 /* The next segment of the stream, made ready as the first was (schema
  * evolution; a duplicate key inside it is found before its files). */
 static hudi_status next_segment(append_ctx *c, hudi_error *err) {
   HUDI_TRY(hudi_write_rows_next(&c->rows, c->stream, c->kg, c->segment_bytes, &c->eof, err));
   HUDI_TRY(hudi_write_rows_evolve(&c->rows, c->t, c->opts, c->n_opts, NULL, err));
-  return hudi_write_mdt_check_rows(c->t, &c->rows, err);
+  HUDI_TRY(hudi_write_mdt_check_rows(c->t, &c->rows, err));
+  return apply_dup_policy(c, err);
 }
 
 /* Every segment's files, then one duplicate check over all their keys;
@@ -1022,6 +1038,8 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   }
   if (st == HUDI_OK) st = build_schemas(&c, err);
   if (st == HUDI_OK) st = hudi_write_mdt_check_rows(table, &c.rows, err);
+  if (st == HUDI_OK) st = hudi_insert_dup_policy(table, c.opts, c.n_opts, &c.dup_policy, err);
+  if (st == HUDI_OK) st = apply_dup_policy(&c, err);
   c.keys_on = !c.eof && hudi_write_mdt_has_record_index(table);
   snprintf(res->action, sizeof res->action, "%s", table->type == HUDI_MERGE_ON_READ ? "deltacommit" : "commit");
   snprintf(res->operation, sizeof res->operation, "BULK_INSERT");
@@ -1035,6 +1053,7 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
     /* The commit is visible from here on, whatever the services report. */
     else st = hudi_services_after_commit(table, c.opts, c.n_opts, res, err);
   }
+  hudi_index_free(c.dup_index); /* before the shared metadata-table handle goes */
   if (sharing) hudi_mdt_share_end(table);
   hudi_write_end(&lock, table);
   hudi_commit_metadata_free(c.meta);

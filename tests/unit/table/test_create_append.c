@@ -340,12 +340,56 @@ static void bloom_basics(void **state) {
   hudi_bloom_free(&b);
 }
 
+/* hoodie.datasource.insert.dup.policy through the C API, with the record
+ * index and with bloom filters: fail names the key and writes nothing,
+ * drop writes only the new keys (test_write_insert_dup.py has the rest). */
+static void append_dup_policy(void **state) {
+  (void)state;
+  for (int rli = 0; rli < 2; rli++) {
+    char name[16], base[300];
+    snprintf(name, sizeof name, "dup%d", rli);
+    path_of(base, sizeof base, name);
+    hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
+    o.record_key_fields = "id";
+    o.partition_fields = "city";
+    o.record_index_enabled = rli;
+    hudi_table *t = NULL;
+    hudi_error err = HUDI_ERROR_INIT;
+    if (hudi_table_create(&t, base, &o, &err) != HUDI_OK) fail_msg("create: %s", err.message);
+    const char *ids[] = {"k1", "k2", "k3"}, *cities[] = {"sf", "nyc", "sf"};
+    struct ArrowArrayStream s;
+    hudi_write_result r;
+    make_stream(&s, ids, cities, 3);
+    assert_int_equal(hudi_table_append(&r, t, &s, NULL, 0, &err), HUDI_OK);
+
+    const char *again[] = {"k4", "k2", "k5", "k3"}, *where[] = {"la", "sf", "la", "la"};
+    hudi_option fail = {"hoodie.datasource.insert.dup.policy", "fail"};
+    make_stream(&s, again, where, 4);
+    assert_int_equal(hudi_table_append(&r, t, &s, &fail, 1, &err), HUDI_ERR_INVALID_ARG);
+    assert_non_null(strstr(err.message, "record key 'k3' is already in table"));
+    assert_non_null(strstr(err.message, "partition 'city=sf'"));
+    hudi_error_clear(&err);
+    assert_int_equal(count_files(base, "", ".parquet"), 2);
+    assert_int_equal(hudi_table_instant_count(t), 1);
+
+    hudi_option drop = {"hoodie.datasource.insert.dup.policy", "drop"};
+    make_stream(&s, again, where, 4);
+    if (hudi_table_append(&r, t, &s, &drop, 1, &err) != HUDI_OK) fail_msg("%s", err.message);
+    assert_int_equal(r.num_inserts, 2);
+    assert_int_equal(r.files_written, 1);
+    assert_int_equal(count_files(base, "city=la", ".parquet"), 1);
+    assert_int_equal(count_files(base, "city=sf", ".parquet"), 1);
+    assert_int_equal(hudi_table_instant_count(t), 2);
+    hudi_table_free(t);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(create_properties), cmocka_unit_test(create_errors),
       cmocka_unit_test(append_commit_protocol), cmocka_unit_test(java_string_order),
       cmocka_unit_test(java_string_order_random),
-      cmocka_unit_test(bloom_basics),
+      cmocka_unit_test(bloom_basics), cmocka_unit_test(append_dup_policy),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
