@@ -266,9 +266,9 @@ static hudi_status write_column_stats_logs(ctx *c, hudi_table *t, const hudi_mdt
                                            hudi_error *err) {
   const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
   if (!hudi_props_list_has(parts, "column_stats")) return HUDI_OK;
-  if (c->o.table_version != 9 || !hudi_cs_supported(t))
+  if (c->o.table_version < 8 || !hudi_cs_supported(t))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "table %s: hudi-c keeps column_stats of tables of version 9 only", t->base_uri);
+                        "table %s: hudi-c keeps column_stats of tables of version 8 and 9 only", t->base_uri);
   char **cols = NULL;
   size_t n_cols = 0, n_groups = 0;
   HUDI_TRY(hudi_cs_columns_load(&cols, &n_cols, NULL, t->storage, hudi_props_get(&t->props, "hoodie.table.index.defs.path"),

@@ -179,7 +179,7 @@ static hudi_status columns_from_json(char ***out, size_t *n, int *layout, json_t
   if (version && strcmp(version, "V2") != 0 && strcmp(version, "V1") != 0)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "%s: column_stats index version %s (hudi-c writes the V1 and V2 layouts)", path, version);
-  if (layout) *layout = version && !strcmp(version, "V1") ? 1 : 2;
+  if (layout) *layout = version && !strcmp(version, "V1") ? HUDI_CS_LAYOUT_V1 : HUDI_CS_LAYOUT_V2;
   json_t *fields = json_object_get(def, "sourceFields");
   size_t count = json_is_array(fields) ? json_array_size(fields) : 0;
   if (!json_is_array(fields) || count > HUDI_CS_MAX_COLUMNS)
@@ -208,7 +208,7 @@ hudi_status hudi_cs_columns_load(char ***out, size_t *n, int *layout, hudi_stora
                                  hudi_error *err) {
   *out = NULL;
   *n = 0;
-  if (layout) *layout = 2;
+  if (layout) *layout = HUDI_CS_LAYOUT_V2;
   const char *path = index_defs_path && *index_defs_path ? index_defs_path : ".hoodie/.index_defs/index.json";
   hudi_buf text;
   hudi_buf_init(&text, INDEX_DEFS_MAX);
@@ -388,7 +388,12 @@ static size_t decimal_bytes(hudi_pq_i128 v, uint8_t out[16]) {
   return (size_t)(16 - start);
 }
 
-static const char *wrapper_of(int32_t vt) {
+/* The wrapper record of a bound: by value type, as V2 wraps it; V1 in
+ * version-8 tables (Spark 1.0.2's records) wraps dates in DateWrapper and
+ * decimals in DecimalWrapper (the rest as V2). */
+static const char *wrapper_of(int32_t vt, int layout) {
+  if (layout == HUDI_CS_LAYOUT_V1_V8 && vt == HUDI_CS_VT_DATE) return "DateWrapper";
+  if (layout == HUDI_CS_LAYOUT_V1_V8 && vt == HUDI_CS_VT_DECIMAL) return "DecimalWrapper";
   switch (vt) {
     case HUDI_CS_VT_BOOLEAN: return "BooleanWrapper";
     case HUDI_CS_VT_INT: case HUDI_CS_VT_DATE: case HUDI_CS_VT_TIME_MILLIS: return "IntWrapper";
@@ -403,9 +408,29 @@ static const char *wrapper_of(int32_t vt) {
   }
 }
 
+/* V1's DecimalWrapper holds decimal(30, 15): the unscaled value at scale
+ * 15 (Spark 1.0.2 writes 12.34 of a decimal(10,2) as 12340000000000000).
+ * A value that does not fit (scale above 15, or more than 15 integer
+ * digits) is an error naming the column: Java's conversion would fail. */
+static hudi_status v1_decimal(hudi_pq_i128 *v, const hudi_cs_range *r, hudi_error *err) {
+  const hudi_pq_i128 limit = (hudi_pq_i128)1000000000000000LL * 1000000000000000LL; /* 10^30 */
+  if (r->scale < 0 || r->scale > 15) goto bad;
+  for (int32_t i = r->scale; i < 15; i++) {
+    if (*v > limit / 10 || *v < -(limit / 10)) goto bad;
+    *v *= 10;
+  }
+  if (*v >= limit || *v <= -limit) goto bad;
+  return HUDI_OK;
+bad:
+  return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                      "column '%s' (decimal(%d,%d)): the V1 column_stats layout holds decimal(30,15) bounds; this "
+                      "column's do not fit",
+                      r->column, (int)r->precision, (int)r->scale);
+}
+
 static hudi_status set_bound(hudi_avro_value *u, hudi_avro_arena *a, const hudi_cs_range *r, const hudi_pq_stat_value *v,
-                             hudi_error *err) {
-  const char *w = wrapper_of(r->value_type);
+                             int layout, hudi_error *err) {
+  const char *w = wrapper_of(r->value_type, layout);
   if (!w) return hudi_avro_value_set_null(u, a, err);
   hudi_avro_value *rec;
   HUDI_TRY(select_named(u, a, w, &rec, err));
@@ -423,7 +448,9 @@ static hudi_status set_bound(hudi_avro_value *u, hudi_avro_arena *a, const hudi_
       return hudi_avro_value_set_double(val, a, v->v.d, err);
     case HUDI_PQ_STAT_DECIMAL: {
       uint8_t b[16];
-      size_t n = decimal_bytes(v->v.dec, b);
+      hudi_pq_i128 d = v->v.dec;
+      if (layout == HUDI_CS_LAYOUT_V1_V8) HUDI_TRY(v1_decimal(&d, r, err));
+      size_t n = decimal_bytes(d, b);
       return hudi_avro_value_set_string(val, a, (const char *)b, n, err);
     }
     case HUDI_PQ_STAT_BYTES:
@@ -443,9 +470,9 @@ static hudi_status fill_stats(hudi_avro_value *cs, hudi_avro_arena *a, int32_t t
   HUDI_TRY(hudi_avro_value_set_string(inner, a, r->column, strlen(r->column), err));
   bool bounds = !deleted && r->kind != HUDI_PQ_STAT_NONE;
   if (!(f = field(cs, "minValue", err))) return HUDI_ERR_INTERNAL;
-  HUDI_TRY(bounds && r->has_min ? set_bound(f, a, r, &r->min, err) : hudi_avro_value_set_null(f, a, err));
+  HUDI_TRY(bounds && r->has_min ? set_bound(f, a, r, &r->min, layout, err) : hudi_avro_value_set_null(f, a, err));
   if (!(f = field(cs, "maxValue", err))) return HUDI_ERR_INTERNAL;
-  HUDI_TRY(bounds && r->has_max ? set_bound(f, a, r, &r->max, err) : hudi_avro_value_set_null(f, a, err));
+  HUDI_TRY(bounds && r->has_max ? set_bound(f, a, r, &r->max, layout, err) : hudi_avro_value_set_null(f, a, err));
   HUDI_TRY(set_long_field(cs, a, "valueCount", deleted ? 0 : r->value_count, err));
   HUDI_TRY(set_long_field(cs, a, "nullCount", deleted ? 0 : r->null_count, err));
   HUDI_TRY(set_long_field(cs, a, "totalSize", deleted ? 0 : r->total_size, err));
@@ -454,8 +481,11 @@ static hudi_status fill_stats(hudi_avro_value *cs, hudi_avro_arena *a, int32_t t
   HUDI_TRY(hudi_avro_value_set_boolean(f, a, deleted, err));
   if ((f = hudi_avro_value_field(cs, "isTightBound")))
     HUDI_TRY(hudi_avro_value_set_boolean(f, a, type == HUDI_MDT_TYPE_PARTITION_STATS, err));
+  /* V1: no value type (version 8's schema has no such field; version 9's
+   * is null); the wrappers are V2's. */
+  if (layout != HUDI_CS_LAYOUT_V2)
+    return (f = hudi_avro_value_field(cs, "valueType")) ? hudi_avro_value_set_null(f, a, err) : HUDI_OK;
   if (!(f = field(cs, "valueType", err))) return HUDI_ERR_INTERNAL;
-  if (layout == 1) return hudi_avro_value_set_null(f, a, err); /* V1: no value type; wrappers as V2's */
   hudi_avro_value *vt;
   HUDI_TRY(select_value(f, a, &vt, err));
   if (!(f = field(vt, "typeOrdinal", err))) return HUDI_ERR_INTERNAL;
@@ -502,9 +532,14 @@ static hudi_status build_record(hudi_mdt_record *out, const hudi_avro_node *sche
 
 /* The value types whose V1 records hudi-c knows to equal Spark's: those
  * whose Java statistic (Boolean, Integer, Long, Float, Double, String,
- * ByteBuffer) V1 wraps as V2 does. V1 wraps dates, decimals and
- * timestamps by their Java class (wrapValueIntoAvro): not written. */
-static bool v1_writable(int32_t vt) {
+ * ByteBuffer) V1 wraps as V2 does, and those Spark 1.0.2 was seen to write
+ * (test_mdt_column_stats_engines.py::test_v1_wrappers_match_spark): dates
+ * in DateWrapper (days), decimals in DecimalWrapper (scale 15), UTC
+ * microsecond timestamps in LongWrapper (microseconds). V1 wraps other
+ * timestamps and times by their Java class (wrapValueIntoAvro): not
+ * written. */
+static bool v1_writable(int32_t vt, int layout) {
+  bool v8 = layout == HUDI_CS_LAYOUT_V1_V8;
   switch (vt) {
     case HUDI_CS_VT_NULL:
     case HUDI_CS_VT_BOOLEAN:
@@ -514,6 +549,9 @@ static bool v1_writable(int32_t vt) {
     case HUDI_CS_VT_DOUBLE:
     case HUDI_CS_VT_STRING:
     case HUDI_CS_VT_BYTES: return true;
+    case HUDI_CS_VT_DATE:
+    case HUDI_CS_VT_DECIMAL:
+    case HUDI_CS_VT_TIMESTAMP_MICROS: return v8;
     default: return false;
   }
 }
@@ -529,11 +567,12 @@ hudi_status hudi_cs_record(hudi_mdt_record *out, const hudi_avro_node *schema, i
   hudi_mdt_record_init(out);
   if (type != HUDI_MDT_TYPE_COLUMN_STATS && type != HUDI_MDT_TYPE_PARTITION_STATS)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column stats record of type %d", (int)type);
-  if (layout == 1 && !deleted && !v1_writable(r->value_type)) {
+  if (layout != HUDI_CS_LAYOUT_V2 && !deleted && !v1_writable(r->value_type, layout)) {
     int32_t vt = r->value_type;
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "column '%s' (%s): hudi-c writes the V1 column_stats layout for boolean, integer, "
-                        "floating-point, string and binary columns only (the table's index definition says V1)",
+                        "floating-point, string and binary columns, and on version-8 tables date, decimal and UTC "
+                        "microsecond timestamp columns, only",
                         r->column, vt >= 0 && vt < (int32_t)(sizeof VT_NAMES / sizeof VT_NAMES[0]) ? VT_NAMES[vt] : "?");
   }
   return build_record(out, schema, type, partition, name, r, deleted, layout, err);
@@ -806,6 +845,9 @@ hudi_status hudi_cs_commit_records(hudi_cs_records *out, hudi_table *t, const hu
   if (!n_files || (!with_column_stats && !with_partition_stats)) return HUDI_OK;
   HUDI_TRY(hudi_cs_columns_load(&c.cols, &c.n_cols, &out->layout, t->storage,
                                 hudi_props_get(&t->props, "hoodie.table.index.defs.path"), err));
+  /* Version 8 (Hudi 1.0.x) writes V1 records; its index definitions name
+   * no version. */
+  if (t->version < 9) out->layout = HUDI_CS_LAYOUT_V1_V8;
   hudi_status st = with_column_stats ? column_stats(&c, err) : HUDI_OK;
   if (st == HUDI_OK && with_partition_stats) {
     hudi_fsview_options fo = {NULL, t->version};
@@ -825,9 +867,8 @@ hudi_status hudi_cs_commit_records(hudi_cs_records *out, hudi_table *t, const hu
 /* ---- the write path ---- */
 
 bool hudi_cs_supported(const hudi_table *t) {
-  /* Version 8 MDTs use the V1 column stats layout (no valueType): not
-   * written by hudi-c yet. */
-  return t->version >= 9;
+  /* Version 8 MDTs hold V1 records (no valueType), version 9 V1 or V2. */
+  return t->version >= 8;
 }
 
 
@@ -853,11 +894,11 @@ hudi_status hudi_cs_mdt_records(hudi_cs_records *out, hudi_table *t, const hudi_
   if (!cs && !ps) return HUDI_OK;
   if (!hudi_cs_supported(t))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "table %s: hudi-c keeps column_stats/partition_stats of tables of version 9 only",
+                        "table %s: hudi-c keeps column_stats/partition_stats of tables of version 8 and 9 only",
                         t->base_uri);
   if (ps && !cs)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s lists partition_stats without column_stats", t->base_uri);
-  HUDI_TRY(hudi_mdt_w_schema(&out->schema, 9, err));
+  HUDI_TRY(hudi_mdt_w_schema(&out->schema, t->version, err)); /* the MDT's own: v8 has no valueType */
   return hudi_cs_commit_records(out, t, out->schema->root, meta, files, n_files, cs, ps, err);
 }
 
@@ -980,9 +1021,9 @@ hudi_status hudi_cs_group_blocks_build(hudi_cs_group_blocks *out, hudi_storage *
                                        hudi_error *err) {
   memset(out, 0, sizeof *out);
   if (!n) return HUDI_OK;
-  if (o->table_version < 9)
-    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "column stats records need a version 9 metadata table (it is %d)",
-                        o->table_version);
+  if (o->table_version < 8)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "column stats records need a metadata table of version 8 or 9 (it is %d)", o->table_version);
   hudi_status st = build_partition(out, s, "column_stats", HUDI_MDT_TYPE_COLUMN_STATS, recs, n, schema, schema_json,
                                    schema_len, o, instant, err);
   if (st == HUDI_OK)

@@ -33,9 +33,11 @@ def spark(interop_config, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def spark_v8(interop_config, tmp_path_factory):
-    """Spark 3.5 with Hudi 1.0.x (table version 8 writer). A second JVM: started only when used."""
+    """Spark 3.5 with Hudi 1.0.x (table version 8 writer). A second JVM: started only when used.
+    Its bundle is on the driver's class path too: Hudi 1.0.x cannot read its metadata table's
+    DELETE blocks otherwise (spark_worker.start_session)."""
     oracle = SparkOracle(interop_config, tmp_path_factory.mktemp("spark-v8-worker"),
-                         jar_key="HUDI_JAR_V8", version_key="HUDI_VERSION_V8")
+                         jar_key="HUDI_JAR_V8", version_key="HUDI_VERSION_V8", driver_classpath=True)
     yield oracle
     oracle.close()
 

@@ -177,10 +177,12 @@ class SparkOracle(Worker):
     """Apache Spark (local[2]) with one Apache Hudi Spark bundle; one SparkSession for its life."""
 
     def __init__(self, config: InteropConfig, work_dir: Path, jar_key: str = "HUDI_JAR",
-                 version_key: str = "HUDI_VERSION") -> None:
+                 version_key: str = "HUDI_VERSION", driver_classpath: bool = False) -> None:
         self.hudi_version = config[version_key]
         argv = [config["SPARK_PYTHON"], str(WORKERS / "spark_worker.py"), "--hudi-jar", config[jar_key],
                 "--hudi-version", self.hudi_version, "--work-dir", str(work_dir)]
+        if driver_classpath:  # see spark_worker.start_session
+            argv.append("--driver-classpath")
         super().__init__(f"spark-hudi-{self.hudi_version}", argv, config.worker_env(), work_dir)
 
     def read_table(self, path: str, options: Optional[Dict[str, str]] = None) -> Frame:

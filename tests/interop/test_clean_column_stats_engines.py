@@ -1,5 +1,5 @@
 """hudi-c's cleaning of a copy-on-write table whose metadata table (MDT) keeps column_stats (a
-table Spark 1.2.0 SQL created with its default MDT) removes the deleted files' column_stats
+table Spark 1.2.0 or, for table version 8, Spark 1.0.2 SQL created with its default MDT) removes the deleted files' column_stats
 entries in the clean's MDT deltacommit as Spark's own clean does: Java builds isDeleted
 tombstones (HoodieTableMetadataUtil.convertMetadataToColumnStatsRecords) and its MDT append
 handle writes them as the keys of a DELETE block, one log file per column_stats file group.
@@ -197,12 +197,15 @@ def spark_clean_shape(spark, tmp_path: Path, partitioned: bool) -> tuple[set[str
     return touched_partitions(path, cleans[0]), delete_shape(path, cleans[0])
 
 
+@pytest.mark.parametrize("engine", ["spark", "spark_v8"])
 @pytest.mark.parametrize("partitioned", [True, False], ids=["partitioned", "nonpartitioned"])
-def test_clean_deletes_column_stats(spark, tmp_path, partitioned):
+def test_clean_deletes_column_stats(request, tmp_path, partitioned, engine):
+    """Against Spark 1.2.0 (table version 9) or Spark 1.0.2 (version 8, V1 records)."""
+    spark = request.getfixturevalue(engine)
     theirs_parts, theirs_shape = spark_clean_shape(spark, tmp_path, partitioned)
     assert theirs_parts == {"files", "column_stats"}, theirs_parts
 
-    name = f"cs_clean_{'p' if partitioned else 'np'}"
+    name = f"cs_clean_{'p' if partitioned else 'np'}{'_v8' if engine == 'spark_v8' else ''}"
     path = tmp_path / name
     create(spark, name, path, partitioned)
     spark.sql(f"INSERT INTO {name} VALUES ('k1', 1, 1, 'eu'), ('k2', 2, 1, 'us')")

@@ -1,5 +1,6 @@
-"""A table Spark 1.2.0 SQL creates and writes with its default metadata table (files,
-column_stats, partition_stats), copy-on-write or merge-on-read, stays writable by hudi-c, and hudi-c keeps column_stats and
+"""A table Spark 1.2.0 SQL (table version 9) or Spark 1.0.2 SQL (version 8, V1 records) creates and
+writes with its default metadata table (files, column_stats, partition_stats), copy-on-write or
+merge-on-read, stays writable by hudi-c, and hudi-c keeps column_stats and
 partition_stats current: Spark, reading with data skipping (hoodie.enable.data.skipping=true,
 hoodie.metadata.enable=true), gets the right rows for filters that only the rows hudi-c wrote
 match (a stale or wrong range would prune their files), and Spark writes again afterwards.
@@ -96,10 +97,15 @@ def unwrap(v):
     return v["value"] if isinstance(v, dict) else v
 
 
+@pytest.mark.parametrize("engine", ["spark", "spark_v8"])
 @pytest.mark.parametrize("table_type", ["cow", "mor"])
-def test_spark_table_with_column_stats(spark, tmp_path, table_type):
+def test_spark_table_with_column_stats(request, tmp_path, table_type, engine):
+    """Spark 1.2.0 (table version 9, V2 column stats with value types) or Spark 1.0.2 (version 8,
+    whose metadata table's V1 records carry no value type)."""
+    spark = request.getfixturevalue(engine)
+    v8 = engine == "spark_v8"
     path = tmp_path / "cs"
-    name = f"cs_tbl_{table_type}"
+    name = f"cs_tbl_{table_type}{'_v8' if v8 else ''}"
     mor = table_type == "mor"
     spark.sql(f"DROP TABLE IF EXISTS {name}")
     spark.sql(f"CREATE TABLE {name} (id STRING, v BIGINT, ts BIGINT, region STRING) USING hudi "
@@ -111,6 +117,7 @@ def test_spark_table_with_column_stats(spark, tmp_path, table_type):
     props = spark.table_config(str(path))["properties"]
     parts = props.get("hoodie.table.metadata.partitions", "").split(",")
     assert {"column_stats", "files", "partition_stats"} <= set(parts), props
+    assert props["hoodie.table.version"] == ("8" if v8 else "9")
     model = {"k1": 10, "k2": 20, "k3": 30, "k4": 40}
 
     # hudi-c: an update to a value far outside the old ranges, an insert, then a delete.
@@ -150,7 +157,8 @@ def test_spark_table_with_column_stats(spark, tmp_path, table_type):
         # base file that still holds k3's 30 keeps counting, as in Spark.
         (dlog,) = [f.name for f in path.rglob(f"*_{d.requested_time}*.log.*") if ".hoodie" not in f.parts]
         m = column_stats_of(path, dlog)["v"]
-        assert (m["minValue"], m["maxValue"], m["valueCount"], m["valueType"]["typeOrdinal"]) == (None, None, 0, 1)
+        assert (m["minValue"], m["maxValue"], m["valueCount"]) == (None, None, 0)
+        assert ("valueType" not in m) if v8 else m["valueType"]["typeOrdinal"] == 1
         assert partition_ranges(path)[(us, "v")] == (30, 7000, 3)
         # Compaction folds the logs into new base files: k3's 30 and k2's old 20 are gone.
         hudi.HudiTable(str(path)).compact()
@@ -196,3 +204,96 @@ def test_spark_table_with_column_stats(spark, tmp_path, table_type):
     for k in SKIPPING:
         spark.sql(f"RESET {k}")
     spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def tagged_decoder(monkeypatch) -> None:
+    """hudi_check's Avro decoder, with each wrapper-record union value tagged by its branch name
+    ({"wrapper": "DateWrapper", "value": ...}): V1 records tell types apart by wrapper only."""
+    plain = hc._avro_decode
+
+    def decode(schema, r):
+        if isinstance(schema, dict) and schema.get("type") == "union":
+            i = r.avro_long()
+            branch = schema["branches"][i]
+            v = plain(branch, r)
+            name = branch.get("name") if isinstance(branch, dict) else None
+            if name and name.endswith("Wrapper"):
+                return {"wrapper": name.rsplit(".", 1)[-1], "value": v["value"]}
+            return v
+        return plain(schema, r)
+
+    monkeypatch.setattr(hc, "_avro_decode", decode)
+
+
+def test_v1_wrappers_match_spark(spark_v8, tmp_path, monkeypatch):
+    """Table version 8: the V1 column_stats records hudi-c writes wrap each column type as Spark
+    1.0.2 wraps its own (booleans to timestamps: DateWrapper days, DecimalWrapper at scale 15,
+    UTC microsecond timestamps in LongWrapper), with the right bounds, and Spark's data skipping
+    finds the rows only hudi-c's file holds."""
+    tagged_decoder(monkeypatch)
+    path = tmp_path / "w8"
+    name = "cs_wrappers_v8"
+    spark = spark_v8
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+    spark.sql(f"CREATE TABLE {name} (id STRING, b BOOLEAN, i INT, v BIGINT, f FLOAT, d DOUBLE, dt DATE, "
+              "dc DECIMAL(10,2), t TIMESTAMP, ts BIGINT, region STRING) USING hudi PARTITIONED BY (region) "
+              f"LOCATION '{path}' TBLPROPERTIES (type = 'cow', primaryKey = 'id', preCombineField = 'ts', "
+              "'hoodie.table.timeline.timezone' = 'UTC')")
+    spark.sql(f"INSERT INTO {name} VALUES ('k1', true, 1, 10, 1.5, 2.5, DATE'2024-02-29', 12.34, "
+              "TIMESTAMP'2024-01-02 03:04:05.123456', 1, 'eu'), ('k2', false, 2, 20, 2.5, 3.5, DATE'1969-12-31', "
+              "-0.05, TIMESTAMP'1960-01-01 00:00:00', 1, 'eu')")
+    t = hudi.HudiTable(str(path))
+    snap = pa.Table.from_batches(t.read())
+    schema = snap.select([c for c in snap.schema.names if not c.startswith("_hoodie")]).schema
+    import datetime as dt
+    import decimal
+    utc = dt.timezone.utc
+    rows = [{"id": "k3", "b": True, "i": -7, "v": 300, "f": -1.25, "d": 1e9, "dt": dt.date(1900, 1, 1),
+             "dc": decimal.Decimal("99999999.99"), "t": dt.datetime(2030, 5, 6, 7, 8, 9, 10, tzinfo=utc), "ts": 2,
+             "region": "us"},
+            {"id": "k4", "b": True, "i": 9, "v": 400, "f": 0.5, "d": -1.0, "dt": dt.date(2100, 12, 31),
+             "dc": decimal.Decimal("-12345678.91"), "t": dt.datetime(1901, 1, 1, tzinfo=utc), "ts": 2,
+             "region": "us"}]
+    r = t.upsert(pa.RecordBatch.from_pylist(rows, schema=schema))
+    check(path)
+    ctx = hc.Context(hc.Table(str(path)), hc.Table(str(path / ".hoodie" / "metadata"), metadata_table=True))
+    by_file: dict[str, dict[str, dict]] = {}
+    for fid in hc._metadata_groups(ctx.mdt, "column_stats"):
+        for rec in ctx.merged_group("column_stats", fid).values():
+            m = rec["ColumnStatsMetadata"]
+            assert "valueType" not in m  # the version-8 schema has none
+            by_file.setdefault(m["fileName"], {})[m["columnName"]] = m
+    (ours,) = [f for f in by_file if r.requested_time in f]
+    (theirs,) = [f for f in by_file if f != ours]
+    cols = ["b", "i", "v", "f", "d", "dt", "dc", "t", "id", "_hoodie_record_key"]
+    for col in cols:
+        for bound in ("minValue", "maxValue"):
+            assert by_file[ours][col][bound]["wrapper"] == by_file[theirs][col][bound]["wrapper"], (col, bound)
+    assert by_file[ours]["dt"]["minValue"]["wrapper"] == "DateWrapper"
+    assert by_file[ours]["dc"]["minValue"]["wrapper"] == "DecimalWrapper"
+    assert by_file[ours]["t"]["minValue"]["wrapper"] == "LongWrapper"
+
+    def value(col, bound):
+        v = by_file[ours][col][bound]["value"]
+        return int.from_bytes(v, "big", signed=True) if col == "dc" else v
+
+    epoch = dt.date(1970, 1, 1)
+    assert (value("dt", "minValue"), value("dt", "maxValue")) == ((dt.date(1900, 1, 1) - epoch).days,
+                                                                  (dt.date(2100, 12, 31) - epoch).days)
+    assert (value("dc", "minValue"), value("dc", "maxValue")) == (-1234567891 * 10**13, 9999999999 * 10**13)
+    micros = lambda x: int((x - dt.datetime(1970, 1, 1, tzinfo=utc)) / dt.timedelta(microseconds=1))  # noqa: E731
+    assert (value("t", "minValue"), value("t", "maxValue")) == (micros(rows[1]["t"]), micros(rows[0]["t"]))
+    assert (value("i", "minValue"), value("f", "minValue"), value("b", "maxValue")) == (-7, -1.25, True)
+
+    for k, val in SKIPPING.items():
+        spark.sql(f"SET {k}={val}")
+    try:
+        for cond, want in [("dt < DATE'1950-01-01'", ["k3"]), ("dt > DATE'2050-01-01'", ["k4"]),
+                           ("dc > 1000000", ["k3"]), ("dc < -1000", ["k4"]), ("dc = 12.34", ["k1"]),
+                           ("t > TIMESTAMP'2029-01-01 00:00:00'", ["k3"]), ("t < TIMESTAMP'1950-01-01 00:00:00'", ["k4"]),
+                           ("t < TIMESTAMP'1965-01-01 00:00:00'", ["k2", "k4"])]:
+            assert ids(spark.sql(f"SELECT id FROM {name} WHERE {cond}")) == want, cond
+    finally:
+        for k in SKIPPING:
+            spark.sql(f"RESET {k}")
+        spark.sql(f"DROP TABLE IF EXISTS {name}")

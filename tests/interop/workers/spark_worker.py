@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from protocol import open_protocol_stream, serve, to_json_value  # noqa: E402
 
 
-def start_session(hudi_jar: str, work_dir: str):
+def start_session(hudi_jar: str, work_dir: str, on_driver_classpath: bool = False):
     from pyspark.sql import SparkSession
 
     # Hudi's quick start settings for Spark 3.5, plus a small local footprint: two cores, two
@@ -40,6 +40,13 @@ def start_session(hudi_jar: str, work_dir: str):
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.driver.host", "127.0.0.1")
     )
+    if on_driver_classpath:
+        # The bundle on the JVM's own class path too, not only in Spark's added-jars class loader:
+        # Hudi 1.0.x reads a DELETE block of its metadata table through Avro's SpecificData, which
+        # resolves HoodieDeleteRecord in Avro's (the application) class loader and, with the bundle
+        # only in spark.jars, fails with a ClassCastException (GenericData$Record), even on the
+        # tables it wrote itself.
+        builder = builder.config("spark.driver.extraClassPath", hudi_jar)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -149,9 +156,10 @@ def main(argv: List[str]) -> None:
     ap.add_argument("--hudi-jar", required=True)
     ap.add_argument("--hudi-version", required=True)
     ap.add_argument("--work-dir", required=True)
+    ap.add_argument("--driver-classpath", action="store_true")
     args = ap.parse_args(argv)
     proto = open_protocol_stream()
-    spark = start_session(args.hudi_jar, args.work_dir)
+    spark = start_session(args.hudi_jar, args.work_dir, args.driver_classpath)
     h = Handlers(spark)
     ops = {"read_table": h.read_table, "sql": h.sql, "table_config": h.table_config, "timeline": h.timeline,
            "write": h.write, "mdt_view": h.mdt_view}

@@ -404,6 +404,102 @@ static void v1_layout(void **state) {
   hudi_avro_schema_free(schema);
 }
 
+/* The branch name of a record's bound (a union of wrapper records). */
+static const char *bound_wrapper(const hudi_mdt_record *rec, const char *bound) {
+  const hudi_avro_value *cs = hudi_avro_value_field(rec->value, "ColumnStatsMetadata");
+  assert_non_null(cs);
+  const hudi_avro_value *u = hudi_avro_value_field(cs->v.u.value, bound);
+  assert_non_null(u);
+  assert_non_null(u->v.u.value);
+  return u->v.u.value->node->name;
+}
+
+/* The V1 layout of version-8 metadata tables, as Spark 1.0.2 writes it
+ * (its records seen in test_mdt_column_stats_engines.py::
+ * test_v1_wrappers_match_spark): no valueType field in the schema; dates
+ * in DateWrapper, decimals in DecimalWrapper at scale 15 (12.34 of a
+ * decimal(10,2) is 12340000000000000), UTC microsecond timestamps in
+ * LongWrapper; decimals outside decimal(30,15) and other timestamps are
+ * refused naming the column. */
+static void v1_layout_version8(void **state) {
+  (void)state;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_avro_schema *schema = NULL;
+  assert_int_equal(hudi_mdt_w_schema(&schema, 8, &err), HUDI_OK);
+  hudi_cs_range r;
+  memset(&r, 0, sizeof r);
+  r.column = "c";
+  r.kind = HUDI_PQ_STAT_INT;
+  r.has_min = r.has_max = true;
+  r.min.v.i = -1;
+  r.max.v.i = 19782;
+  r.value_count = 2;
+  hudi_mdt_record rec;
+  const struct { int32_t vt; const char *wrapper; } ok[] = {
+      {HUDI_CS_VT_DATE, "org.apache.hudi.avro.model.DateWrapper"},
+      {HUDI_CS_VT_TIMESTAMP_MICROS, "org.apache.hudi.avro.model.LongWrapper"},
+      {HUDI_CS_VT_INT, "org.apache.hudi.avro.model.IntWrapper"}};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    r.value_type = ok[i].vt;
+    if (hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
+                       HUDI_CS_LAYOUT_V1_V8, &err) != HUDI_OK)
+      fail_msg("%s", err.message);
+    assert_string_equal(bound_wrapper(&rec, "minValue"), ok[i].wrapper);
+    const hudi_avro_value *cs = hudi_avro_value_field(rec.value, "ColumnStatsMetadata")->v.u.value;
+    assert_null(hudi_avro_value_field(cs, "valueType"));
+    hudi_mdt_record_free(&rec);
+  }
+  /* A decimal(10,2) range [-0.05, 12.34]: unscaled values at scale 15. */
+  r.value_type = HUDI_CS_VT_DECIMAL;
+  r.kind = HUDI_PQ_STAT_DECIMAL;
+  r.precision = 10;
+  r.scale = 2;
+  r.min.v.dec = -5;
+  r.max.v.dec = 1234;
+  assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
+                                  HUDI_CS_LAYOUT_V1_V8, &err),
+                   HUDI_OK);
+  assert_string_equal(bound_wrapper(&rec, "maxValue"), "org.apache.hudi.avro.model.DecimalWrapper");
+  const hudi_avro_value *cs = hudi_avro_value_field(rec.value, "ColumnStatsMetadata")->v.u.value;
+  const hudi_avro_value *mx = hudi_avro_value_field(hudi_avro_value_field(cs, "maxValue")->v.u.value, "value");
+  const hudi_avro_value *mn = hudi_avro_value_field(hudi_avro_value_field(cs, "minValue")->v.u.value, "value");
+  static const uint8_t max_be[] = {0x2b, 0xd7, 0x2a, 0x24, 0x87, 0x40, 0x00}; /* 12340000000000000 */
+  static const uint8_t min_be[] = {0xd2, 0x86, 0x77, 0xc2, 0xe0, 0x00};       /* -50000000000000 */
+  assert_int_equal(mx->v.bytes.len, sizeof max_be);
+  assert_memory_equal(mx->v.bytes.data, max_be, sizeof max_be);
+  assert_int_equal(mn->v.bytes.len, sizeof min_be);
+  assert_memory_equal(mn->v.bytes.data, min_be, sizeof min_be);
+  hudi_mdt_record_free(&rec);
+  /* Out of decimal(30,15): scale 16, or 16 integer digits. */
+  r.scale = 16;
+  assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
+                                  HUDI_CS_LAYOUT_V1_V8, &err),
+                   HUDI_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.message, "column 'c' (decimal(10,16))"));
+  hudi_mdt_record_free(&rec);
+  r.precision = 20;
+  r.scale = 0;
+  r.max.v.dec = (hudi_pq_i128)1000000000000000LL; /* 10^15: 16 digits */
+  assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
+                                  HUDI_CS_LAYOUT_V1_V8, &err),
+                   HUDI_ERR_UNSUPPORTED);
+  hudi_mdt_record_free(&rec);
+  r.max.v.dec = (hudi_pq_i128)999999999999999LL; /* 15 digits fit */
+  assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
+                                  HUDI_CS_LAYOUT_V1_V8, &err),
+                   HUDI_OK);
+  hudi_mdt_record_free(&rec);
+  /* Millisecond timestamps: not seen written by Spark 1.0.2. */
+  r.value_type = HUDI_CS_VT_TIMESTAMP_MILLIS;
+  r.kind = HUDI_PQ_STAT_INT;
+  assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
+                                  HUDI_CS_LAYOUT_V1_V8, &err),
+                   HUDI_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.message, "column 'c' (timestamp-millis)"));
+  hudi_mdt_record_free(&rec);
+  hudi_avro_schema_free(schema);
+}
+
 /* Merging: a range whose values have unknown bounds (a string bound over
  * HUDI_CS_MAX_BOUND) leaves the merge without bounds, in either order; a
  * range of nulls only leaves the other's bounds. */
@@ -447,7 +543,7 @@ int main(void) {
       cmocka_unit_test(merge_unknown_bounds),
       cmocka_unit_test(keys),
       cmocka_unit_test(tombstone),
-      cmocka_unit_test(v1_layout),
+      cmocka_unit_test(v1_layout), cmocka_unit_test(v1_layout_version8),
       cmocka_unit_test(fixtures),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
