@@ -74,7 +74,8 @@ static hudi_status column_format(hudi_table *t, const char *column, char *fmt, s
   return st;
 }
 
-static hudi_status def_from_json(hudi_si_def *d, json_t *defs, const char *name, const char *path, hudi_error *err) {
+static hudi_status def_from_json(hudi_si_def *d, json_t *defs, const char *name, const char *path, int table_version,
+                                  hudi_error *err) {
   json_t *def = json_object_get(defs, name);
   if (!json_is_object(def))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: no definition of secondary index %s", path, name);
@@ -84,9 +85,12 @@ static hudi_status def_from_json(hudi_si_def *d, json_t *defs, const char *name,
   if (!type || strcmp(type, "secondary_index"))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: %s is of type %s, not secondary_index", path, name,
                         type ? type : "(none)");
-  if (!version || strcmp(version, "V2"))
+  /* Hudi 1.0.x (table version 8) writes no version. */
+  bool ok_version = table_version == 8 ? !version : version && !strcmp(version, "V2");
+  if (!ok_version)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "%s: secondary index %s has index version %s (hudi-c keeps the V2 indexes of table version 9)",
+                        "%s: secondary index %s has index version %s (hudi-c keeps the V2 indexes of table version "
+                        "9 and the unversioned ones of version 8)",
                         path, name, version ? version : "(none)");
   if (!json_is_array(fields) || json_array_size(fields) != 1 || !json_is_string(json_array_get(fields, 0)))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: secondary index %s does not name exactly one source field",
@@ -106,10 +110,11 @@ hudi_status hudi_si_defs_load(hudi_si_defs *out, hudi_table *t, hudi_error *err)
   memset(out, 0, sizeof *out);
   const char *parts = hudi_props_get(&t->props, PARTITIONS_KEY);
   if (!hudi_si_listed(t)) return HUDI_OK;
-  if (t->version < 9)
+  if (t->version < 8)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "table %s: hudi-c keeps secondary indexes of table version 9 only (it is %d)", t->base_uri,
-                        t->version);
+                        "table %s: hudi-c keeps secondary indexes of table versions 8 and 9 only (it is %d)",
+                        t->base_uri, t->version);
+  out->table_version = t->version;
   if (!hudi_props_list_has(parts, "record_index"))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has a secondary index without the record index",
                         t->base_uri);
@@ -144,7 +149,7 @@ hudi_status hudi_si_defs_load(hudi_si_defs *out, hudi_table *t, hudi_error *err)
       }
       memcpy(name, p, len);
       name[len] = '\0';
-      st = def_from_json(&out->items[out->n], defs, name, path, err);
+      st = def_from_json(&out->items[out->n], defs, name, path, t->version, err);
       if (st == HUDI_OK) out->n++;
     }
     p = end ? end + 1 : NULL;
@@ -157,6 +162,12 @@ hudi_status hudi_si_defs_load(hudi_si_defs *out, hudi_table *t, hudi_error *err)
       st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "secondary index %s: column '%s' has Arrow type '%s'; hudi-c keeps secondary indexes of "
                         "string, integer, date and timestamp columns",
+                        out->items[i].partition, out->items[i].column, fmt);
+    bool is_string = !strcmp(fmt, "u") || !strcmp(fmt, "U") || !strcmp(fmt, "vu");
+    if (st == HUDI_OK && t->version == 8 && !is_string)
+      st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "secondary index %s: column '%s' has Arrow type '%s'; on table version 8 hudi-c keeps "
+                        "secondary indexes of string columns only",
                         out->items[i].partition, out->items[i].column, fmt);
     size_t groups;
     if (st == HUDI_OK) st = hudi_cs_count_groups(t->storage, out->items[i].partition, &groups, err);
@@ -523,7 +534,9 @@ static bool same(const row_values *a, const row_values *b, size_t d) {
 }
 
 static hudi_status emit(hudi_si_changes *out, const hudi_si_def *def, const row_values *r, size_t d, const char *key,
-                        size_t klen, bool deleted, hudi_buf *scratch, hudi_error *err) {
+                        size_t klen, bool deleted, hudi_buf *scratch, int table_version, hudi_error *err) {
+  /* Version 8 (Spark 1.0.2) indexes no null value: nothing to add or remove. */
+  if (table_version == 8 && !r->v[d]) return HUDI_OK;
   hudi_buf_reset(scratch);
   HUDI_TRY(hudi_si_key(scratch, r->v[d], r->len[d], key, klen, err));
   return change_add(out, def->partition, scratch, deleted, err);
@@ -541,8 +554,10 @@ static hudi_status diff(commit_ctx *c, hudi_si_changes *out, hudi_error *err) {
     const row_values *now = hudi_hashmap_get(&c->after.keys, s->key, s->key_len, &nv) ? nv.ptr : NULL;
     for (size_t d = 0; st == HUDI_OK && d < c->defs->n; d++) {
       if (now && same(old, now, d)) continue;
-      st = emit(out, &c->defs->items[d], old, d, (const char *)s->key, s->key_len, true, &k, err);
-      if (st == HUDI_OK && now) st = emit(out, &c->defs->items[d], now, d, (const char *)s->key, s->key_len, false, &k, err);
+      int v = c->defs->table_version;
+      st = emit(out, &c->defs->items[d], old, d, (const char *)s->key, s->key_len, true, &k, v, err);
+      if (st == HUDI_OK && now)
+        st = emit(out, &c->defs->items[d], now, d, (const char *)s->key, s->key_len, false, &k, v, err);
     }
   }
   for (size_t i = 0; st == HUDI_OK && i < c->after.keys.cap; i++) {
@@ -550,7 +565,8 @@ static hudi_status diff(commit_ctx *c, hudi_si_changes *out, hudi_error *err) {
     if (!s->key || !s->value.ptr || hudi_hashmap_get(&c->before.keys, s->key, s->key_len, NULL)) continue;
     const row_values *now = s->value.ptr;
     for (size_t d = 0; st == HUDI_OK && d < c->defs->n; d++)
-      st = emit(out, &c->defs->items[d], now, d, (const char *)s->key, s->key_len, false, &k, err);
+      st = emit(out, &c->defs->items[d], now, d, (const char *)s->key, s->key_len, false, &k, c->defs->table_version,
+                err);
   }
   hudi_buf_free(&k);
   return st;
@@ -624,6 +640,12 @@ hudi_status hudi_si_key_shard(int32_t *out, const char *key, size_t len, size_t 
     }
   }
   return hudi_mdt_shard_of(out, key, prefix, n_groups, err);
+}
+
+hudi_status hudi_si_key_shard_of_version(int32_t *out, const char *key, size_t len, size_t n_groups, int table_version,
+                                         hudi_error *err) {
+  if (table_version == 8) return hudi_mdt_shard_of(out, key, len, n_groups, err);
+  return hudi_si_key_shard(out, key, len, n_groups, err);
 }
 
 static hudi_status si_record(hudi_mdt_record *r, const hudi_si_change *c, const hudi_avro_node *schema,
@@ -705,7 +727,7 @@ static hudi_status build_partition(hudi_cs_group_blocks *out, hudi_storage *s, c
     const hudi_si_change *x = &c->items[i];
     if (x->partition != partition) continue;
     refs[k].c = x;
-    st = hudi_si_key_shard(&refs[k].shard, x->key, x->len, groups, err);
+    st = hudi_si_key_shard_of_version(&refs[k].shard, x->key, x->len, groups, o->table_version, err);
     k++;
   }
   if (st == HUDI_OK) qsort(refs, count, sizeof *refs, cmp_ref);

@@ -48,6 +48,11 @@ typedef struct hudi_si_def {
 typedef struct hudi_si_defs {
   hudi_si_def *items;
   size_t n;
+  /* The table's version. 8 (Hudi 1.0.x, as Spark 1.0.2 writes them): an
+   * entry's file group hashes its whole key, null values have no entry,
+   * the definitions name no index version, and only string columns are
+   * kept (the ones seen written). 9: V2 (hudi_si_key_shard). */
+  int table_version;
 } hudi_si_defs;
 
 void hudi_si_defs_free(hudi_si_defs *d);
@@ -92,6 +97,10 @@ HUDI_NODISCARD hudi_status hudi_si_key(hudi_buf *out, const char *value, size_t 
  * unescaped '$' (index version V2). */
 HUDI_NODISCARD hudi_status hudi_si_key_shard(int32_t *out, const char *key, size_t len, size_t n_groups,
                                              hudi_error *err);
+/* The same for a table of table_version: version 8 hashes the whole key
+ * (Spark 1.0.2's entries; test_mdt_secondary_index_engines.py). */
+HUDI_NODISCARD hudi_status hudi_si_key_shard_of_version(int32_t *out, const char *key, size_t len, size_t n_groups,
+                                                        int table_version, hudi_error *err);
 
 /* The log content per touched file group of each index: an HFILE data
  * block of the additions (ascending keys), then a DELETE block of the

@@ -1,4 +1,4 @@
-"""A table Spark 1.2.0 SQL makes with a record index and a secondary index (CREATE INDEX) stays
+"""A table Spark 1.2.0 SQL (or Spark 1.0.2, table version 8) makes with a record index and a secondary index (CREATE INDEX) stays
 writable by hudi-c, copy-on-write and merge-on-read, and hudi-c keeps the secondary index current:
 Spark, looking rows up through the index (hoodie.enable.data.skipping=true, hoodie.metadata.enable=
 true), finds the rows whose indexed value only hudi-c's writes gave them and no longer finds old
@@ -52,20 +52,42 @@ def stored(path: Path) -> set[str]:
     return out
 
 
-def model(path: Path) -> set[str]:
+def model_entries(path: Path, v8: bool) -> set[str]:
+    """Version 9 indexes a null value as NUL; version 8 (Spark 1.0.2) indexes no null value."""
     snap = pa.Table.from_batches(hudi.HudiTable(str(path)).read())
     return {("\0" if c is None else esc(c)) + "$" + esc(k)
-            for k, c in zip(snap.column("_hoodie_record_key").to_pylist(), snap.column("city").to_pylist())}
+            for k, c in zip(snap.column("_hoodie_record_key").to_pylist(), snap.column("city").to_pylist())
+            if c is not None or not v8}
+
+
+def groups_by_key(path: Path) -> dict[str, int]:
+    """Live entry -> the number of the file group holding it."""
+    ctx = hc.Context(hc.Table(str(path)), hc.Table(str(path / ".hoodie" / "metadata"), metadata_table=True))
+    out = {}
+    for fid in hc._metadata_groups(ctx.mdt, INDEX):
+        for k, v in ctx.merged_group(INDEX, fid).items():
+            if not v["SecondaryIndexMetadata"]["isDeleted"]:
+                out[k] = int(fid.split("-")[-2])
+    return out
 
 
 def ids(frame) -> list[str]:
     return sorted(r["id"] for r in frame.rows)
 
 
+@pytest.mark.parametrize("engine", ["spark", "spark_v8"])
 @pytest.mark.parametrize("table_type", ["cow", "mor"])
-def test_spark_table_with_secondary_index(spark, tmp_path, table_type):
+def test_spark_table_with_secondary_index(request, tmp_path, table_type, engine):
+    """Spark 1.2.0 (table version 9) or Spark 1.0.2 (version 8: an entry's file group hashes its
+    whole key, null values have no entry)."""
+    spark = request.getfixturevalue(engine)
+    v8 = engine == "spark_v8"
+
+    def model(p: Path) -> set[str]:
+        return model_entries(p, v8)
+
     path = tmp_path / "si"
-    name = f"si_tbl_{table_type}"
+    name = f"si_tbl_{table_type}{'_v8' if v8 else ''}"
     spark.sql(f"DROP TABLE IF EXISTS {name}")
     spark.sql(f"CREATE TABLE {name} (id STRING, city STRING, v BIGINT, ts BIGINT, region STRING) USING hudi "
               f"PARTITIONED BY (region) LOCATION '{path}' "
@@ -143,4 +165,9 @@ def test_spark_table_with_secondary_index(spark, tmp_path, table_type):
         spark.sql(f"RESET {k}")
     ours = pa.Table.from_batches(hudi.HudiTable(str(path)).read())
     assert dict(zip(ours.column("id").to_pylist(), ours.column("city").to_pylist())) == model_rows
+    # Every live entry in the file group of its key as this version maps it (Spark's entries and ours).
+    n = len(hc._metadata_groups(hc.Table(str(path / ".hoodie" / "metadata"), metadata_table=True), INDEX))
+    for key, group in groups_by_key(path).items():
+        want = hc.record_index_shard(key if v8 else key[:key.index("$", 0 if key[0] != "\\" else 2) + 1], n)
+        assert group == want, (key, group, want)
     spark.sql(f"DROP TABLE IF EXISTS {name}")

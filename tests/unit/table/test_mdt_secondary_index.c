@@ -66,6 +66,40 @@ static void fixture_groups(void **state) {
   assert_int_equal(nulls, 2);    /* TXN-003's merchant_name, in both tables */
 }
 
+/* Table version 8 (Spark 1.0.2's v8_trips_8i3u1d, index rider_idx): each
+ * entry lies in the file group of its whole key's hash, which for some
+ * entries differs from the version-9 rule (the prefix through '$'). */
+static void fixture_groups_v8(void **state) {
+  (void)state;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_table *t = NULL;
+  hudi_mdt *m = NULL;
+  const char *trips =
+      HUDI_UNZIPPED_DIR "/hudi-rs/crates/test/data/quickstart_trips_table/mor/avro/v8_trips_8i3u1d/v8_trips_8i3u1d";
+  if (hudi_table_open(&t, trips, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
+  if (hudi_mdt_open(&m, t, &err) != HUDI_OK) fail_msg("%s", err.message);
+  size_t ng, checked = 0, v9_differs = 0;
+  const hudi_file_group *g = hudi_mdt_groups(m, "secondary_index_rider_idx", &ng);
+  assert_int_equal(ng, 10);
+  for (size_t i = 0; i < ng; i++) {
+    hudi_mdt_records r = {0};
+    if (hudi_mdt_group_scan(m, &g[i], &r, NULL, &err) != HUDI_OK) fail_msg("%s", err.message);
+    for (size_t j = 0; j < r.count; j++) {
+      int32_t shard = -1, v9 = -1;
+      assert_int_equal(hudi_si_key_shard_of_version(&shard, r.items[j].key, r.items[j].key_len, ng, 8, &err), HUDI_OK);
+      if (shard != (int32_t)i) fail_msg("key %s in group %zu, hudi-c says %d", r.items[j].key, i, shard);
+      assert_int_equal(hudi_si_key_shard_of_version(&v9, r.items[j].key, r.items[j].key_len, ng, 9, &err), HUDI_OK);
+      v9_differs += v9 != shard;
+      checked++;
+    }
+    hudi_mdt_records_free(&r);
+  }
+  assert_int_equal(checked, 6); /* riders A, C, D, E, G, I */
+  assert_true(v9_differs > 0);
+  hudi_mdt_free(m);
+  hudi_table_free(t);
+}
+
 /* Live entries of an index whose key ends in "$" + rk. */
 static size_t entries_of(hudi_mdt *m, const char *index, const char *rk, size_t *total) {
   hudi_error err = HUDI_ERROR_INIT;
@@ -146,7 +180,7 @@ static void keys(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(keys),
-      cmocka_unit_test(fixture_groups),
+      cmocka_unit_test(fixture_groups), cmocka_unit_test(fixture_groups_v8),
       cmocka_unit_test(delete_keeps_indexes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
