@@ -266,7 +266,7 @@ static hudi_status write_column_stats_logs(ctx *c, hudi_table *t, const hudi_mdt
                                            hudi_error *err) {
   const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
   if (!hudi_props_list_has(parts, "column_stats")) return HUDI_OK;
-  if (c->o.table_version < 8 || !hudi_cs_supported(t))
+  if (!hudi_cs_supported(t))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table %s: hudi-c keeps column_stats of tables of version 8 and 9 only", t->base_uri);
   char **cols = NULL;

@@ -74,3 +74,10 @@ hudi_status hudi_index_rli_create(hudi_index **out, hudi_table *t, hudi_error *e
   *out = &r->base;
   return HUDI_OK;
 }
+
+hudi_status hudi_index_for_write(hudi_index **out, hudi_table *t, hudi_error *err) {
+  hudi_status st = hudi_index_rli_create(out, t, err);
+  if (st != HUDI_ERR_NOT_FOUND) return st;
+  hudi_error_clear(err);
+  return hudi_index_bloom_create(out, t, err);
+}

@@ -14,4 +14,8 @@
  * handle and does not free it. */
 HUDI_NODISCARD hudi_status hudi_index_rli_create(hudi_index **out, hudi_table *t, hudi_error *err);
 
+/* The index a write looks keys up in: the record index when t has one,
+ * else footer bloom filters (hudi_index_bloom_create). */
+HUDI_NODISCARD hudi_status hudi_index_for_write(hudi_index **out, hudi_table *t, hudi_error *err);
+
 #endif

@@ -19,16 +19,6 @@ hudi_status hudi_insert_dup_policy(const hudi_table *t, const hudi_option *opts,
   return HUDI_OK;
 }
 
-static hudi_status open_index(hudi_index **ix, hudi_table *t, hudi_error *err) {
-  if (*ix) return HUDI_OK;
-  hudi_status st = hudi_index_rli_create(ix, t, err);
-  if (st == HUDI_ERR_NOT_FOUND) {
-    hudi_error_clear(err);
-    st = hudi_index_bloom_create(ix, t, err);
-  }
-  return st;
-}
-
 static hudi_status already_there(const hudi_table *t, const char *key, size_t len, const hudi_index_loc *loc,
                                  hudi_error *err) {
   return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
@@ -39,10 +29,9 @@ static hudi_status already_there(const hudi_table *t, const char *key, size_t le
 }
 
 hudi_status hudi_insert_dup_apply(hudi_index **ix, hudi_table *t, hudi_write_rows *r, hudi_dup_policy policy,
-                                  size_t *dropped, hudi_error *err) {
-  *dropped = 0;
+                                  hudi_error *err) {
   if (policy == HUDI_DUP_NONE || r->n == 0) return HUDI_OK;
-  HUDI_TRY(open_index(ix, t, err));
+  if (!*ix) HUDI_TRY(hudi_index_for_write(ix, t, err));
   const char **keys = hudi_calloc(r->n, sizeof *keys);
   size_t *lens = hudi_calloc(r->n, sizeof *lens);
   hudi_index_loc *locs = hudi_calloc(r->n, sizeof *locs);
@@ -57,10 +46,7 @@ hudi_status hudi_insert_dup_apply(hudi_index **ix, hudi_table *t, hudi_write_row
       st = already_there(t, keys[i], lens[i], &locs[i], err);
     }
   }
-  if (st == HUDI_OK) {
-    *dropped = r->n - kept;
-    r->n = kept;
-  }
+  if (st == HUDI_OK) r->n = kept;
   hudi_free(keys);
   hudi_free(lens);
   hudi_free(locs);

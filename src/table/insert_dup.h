@@ -22,11 +22,11 @@ HUDI_NODISCARD hudi_status hudi_insert_dup_policy(const hudi_table *t, const hud
                                                   hudi_dup_policy *out, hudi_error *err);
 
 /* Looks every row of r up in the table's index (*ix, created on first use
- * as upserts do: the record index, else footer bloom filters; the caller
+ * by hudi_index_for_write, as upserts do; the caller
  * frees it): with FAIL the first key found is an error naming it, its
  * partition and file group; with DROP the rows found leave r (r->n
- * shrinks, the order of the rest kept) and *dropped counts them. */
+ * shrinks, the order of the rest kept). */
 HUDI_NODISCARD hudi_status hudi_insert_dup_apply(hudi_index **ix, hudi_table *t, hudi_write_rows *r,
-                                                 hudi_dup_policy policy, size_t *dropped, hudi_error *err);
+                                                 hudi_dup_policy policy, hudi_error *err);
 
 #endif

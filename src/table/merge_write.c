@@ -1641,9 +1641,7 @@ static hudi_status run(mw *c, const hudi_merge_input *in, hudi_error *err) {
   HUDI_TRY(hudi_table_file_slices(&c->full, c->t, &ro, err));
   if (c->mode == HUDI_MERGE_UPSERT) {
     /* The index owns the location strings: it lives until the write ends. */
-    hudi_status ist = hudi_index_rli_create(&c->index, c->t, err);
-    if (ist == HUDI_ERR_NOT_FOUND) ist = hudi_index_bloom_create(&c->index, c->t, err);
-    HUDI_TRY(ist);
+    HUDI_TRY(hudi_index_for_write(&c->index, c->t, err));
     HUDI_TRY(plan(c, c->index, err));
     if (!has_changes(c)) return HUDI_OK;
     HUDI_TRY(assign_small_files(c, err));

@@ -211,7 +211,6 @@ typedef struct append_ctx {
    * finds keys already in the table, opened for the first segment. */
   hudi_dup_policy dup_policy;
   hudi_index *dup_index;
-  size_t dup_dropped;
 } append_ctx;
 
 /* The data column whose values are the record keys as they are (a
@@ -839,10 +838,7 @@ static hudi_status bulk_sort_mode(const hudi_table *t, const hudi_option *opts, 
 /* Keys of this segment already in the table, as the write's
  * hoodie.datasource.insert.dup.policy says (insert_dup.h). */
 static hudi_status apply_dup_policy(append_ctx *c, hudi_error *err) {
-  size_t dropped = 0;
-  HUDI_TRY(hudi_insert_dup_apply(&c->dup_index, c->t, &c->rows, c->dup_policy, &dropped, err));
-  c->dup_dropped += dropped;
-  return HUDI_OK;
+  return hudi_insert_dup_apply(&c->dup_index, c->t, &c->rows, c->dup_policy, err);
 }
 
 /* The next segment of the stream, made ready as the first was (schema
