@@ -388,12 +388,13 @@ static size_t decimal_bytes(hudi_pq_i128 v, uint8_t out[16]) {
   return (size_t)(16 - start);
 }
 
-/* The wrapper record of a bound: by value type, as V2 wraps it; V1 in
- * version-8 tables (Spark 1.0.2's records) wraps dates in DateWrapper and
- * decimals in DecimalWrapper (the rest as V2). */
+/* The wrapper record of a bound: by value type, as V2 wraps it; V1 (the
+ * records of Spark 1.0.2 on version 8 and of Spark 1.2 on tables it
+ * upgraded) wraps dates in DateWrapper and decimals in DecimalWrapper (the
+ * rest as V2). */
 static const char *wrapper_of(int32_t vt, int layout) {
-  if (layout == HUDI_CS_LAYOUT_V1_V8 && vt == HUDI_CS_VT_DATE) return "DateWrapper";
-  if (layout == HUDI_CS_LAYOUT_V1_V8 && vt == HUDI_CS_VT_DECIMAL) return "DecimalWrapper";
+  if (layout == HUDI_CS_LAYOUT_V1 && vt == HUDI_CS_VT_DATE) return "DateWrapper";
+  if (layout == HUDI_CS_LAYOUT_V1 && vt == HUDI_CS_VT_DECIMAL) return "DecimalWrapper";
   switch (vt) {
     case HUDI_CS_VT_BOOLEAN: return "BooleanWrapper";
     case HUDI_CS_VT_INT: case HUDI_CS_VT_DATE: case HUDI_CS_VT_TIME_MILLIS: return "IntWrapper";
@@ -449,7 +450,7 @@ static hudi_status set_bound(hudi_avro_value *u, hudi_avro_arena *a, const hudi_
     case HUDI_PQ_STAT_DECIMAL: {
       uint8_t b[16];
       hudi_pq_i128 d = v->v.dec;
-      if (layout == HUDI_CS_LAYOUT_V1_V8) HUDI_TRY(v1_decimal(&d, r, err));
+      if (layout == HUDI_CS_LAYOUT_V1) HUDI_TRY(v1_decimal(&d, r, err));
       size_t n = decimal_bytes(d, b);
       return hudi_avro_value_set_string(val, a, (const char *)b, n, err);
     }
@@ -482,7 +483,7 @@ static hudi_status fill_stats(hudi_avro_value *cs, hudi_avro_arena *a, int32_t t
   if ((f = hudi_avro_value_field(cs, "isTightBound")))
     HUDI_TRY(hudi_avro_value_set_boolean(f, a, type == HUDI_MDT_TYPE_PARTITION_STATS, err));
   /* V1: no value type (version 8's schema has no such field; version 9's
-   * is null); the wrappers are V2's. */
+   * is null); wrapper_of tells its types apart. */
   if (layout != HUDI_CS_LAYOUT_V2)
     return (f = hudi_avro_value_field(cs, "valueType")) ? hudi_avro_value_set_null(f, a, err) : HUDI_OK;
   if (!(f = field(cs, "valueType", err))) return HUDI_ERR_INTERNAL;
@@ -532,14 +533,13 @@ static hudi_status build_record(hudi_mdt_record *out, const hudi_avro_node *sche
 
 /* The value types whose V1 records hudi-c knows to equal Spark's: those
  * whose Java statistic (Boolean, Integer, Long, Float, Double, String,
- * ByteBuffer) V1 wraps as V2 does, and those Spark 1.0.2 was seen to write
- * (test_mdt_column_stats_engines.py::test_v1_wrappers_match_spark): dates
- * in DateWrapper (days), decimals in DecimalWrapper (scale 15), UTC
+ * ByteBuffer) V1 wraps as V2 does, and those Spark 1.0.2 and Spark 1.2 were
+ * seen to write (test_mdt_column_stats_engines.py::test_v1_wrappers_*):
+ * dates in DateWrapper (days), decimals in DecimalWrapper (scale 15), UTC
  * microsecond timestamps in LongWrapper (microseconds). V1 wraps other
  * timestamps and times by their Java class (wrapValueIntoAvro): not
  * written. */
-static bool v1_writable(int32_t vt, int layout) {
-  bool v8 = layout == HUDI_CS_LAYOUT_V1_V8;
+static bool v1_writable(int32_t vt) {
   switch (vt) {
     case HUDI_CS_VT_NULL:
     case HUDI_CS_VT_BOOLEAN:
@@ -548,10 +548,10 @@ static bool v1_writable(int32_t vt, int layout) {
     case HUDI_CS_VT_FLOAT:
     case HUDI_CS_VT_DOUBLE:
     case HUDI_CS_VT_STRING:
-    case HUDI_CS_VT_BYTES: return true;
+    case HUDI_CS_VT_BYTES:
     case HUDI_CS_VT_DATE:
     case HUDI_CS_VT_DECIMAL:
-    case HUDI_CS_VT_TIMESTAMP_MICROS: return v8;
+    case HUDI_CS_VT_TIMESTAMP_MICROS: return true;
     default: return false;
   }
 }
@@ -567,12 +567,11 @@ hudi_status hudi_cs_record(hudi_mdt_record *out, const hudi_avro_node *schema, i
   hudi_mdt_record_init(out);
   if (type != HUDI_MDT_TYPE_COLUMN_STATS && type != HUDI_MDT_TYPE_PARTITION_STATS)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "column stats record of type %d", (int)type);
-  if (layout != HUDI_CS_LAYOUT_V2 && !deleted && !v1_writable(r->value_type, layout)) {
+  if (layout != HUDI_CS_LAYOUT_V2 && !deleted && !v1_writable(r->value_type)) {
     int32_t vt = r->value_type;
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "column '%s' (%s): hudi-c writes the V1 column_stats layout for boolean, integer, "
-                        "floating-point, string and binary columns, and on version-8 tables date, decimal and UTC "
-                        "microsecond timestamp columns, only",
+                        "floating-point, string, binary, date, decimal and UTC microsecond timestamp columns only",
                         r->column, vt >= 0 && vt < (int32_t)(sizeof VT_NAMES / sizeof VT_NAMES[0]) ? VT_NAMES[vt] : "?");
   }
   return build_record(out, schema, type, partition, name, r, deleted, layout, err);
@@ -847,7 +846,7 @@ hudi_status hudi_cs_commit_records(hudi_cs_records *out, hudi_table *t, const hu
                                 hudi_props_get(&t->props, "hoodie.table.index.defs.path"), err));
   /* Version 8 (Hudi 1.0.x) writes V1 records; its index definitions name
    * no version. */
-  if (t->version < 9) out->layout = HUDI_CS_LAYOUT_V1_V8;
+  if (t->version < 9) out->layout = HUDI_CS_LAYOUT_V1;
   hudi_status st = with_column_stats ? column_stats(&c, err) : HUDI_OK;
   if (st == HUDI_OK && with_partition_stats) {
     hudi_fsview_options fo = {NULL, t->version};

@@ -152,12 +152,14 @@ HUDI_NODISCARD hudi_status hudi_cs_ranges_push(hudi_cs_ranges *out, const hudi_c
 
 /* ---- records ---- */
 
-/* Column-stats record layouts: V2 (a value type; table version 9), V1 as
- * Spark 1.2 writes it for tables it upgraded from version 8 (value type
- * null, bounds wrapped as V2 wraps them), and V1 as Hudi 1.0.x writes it
- * in version-8 metadata tables (no valueType field; dates in DateWrapper,
- * decimals in DecimalWrapper at scale 15). */
-enum { HUDI_CS_LAYOUT_V1 = 1, HUDI_CS_LAYOUT_V2 = 2, HUDI_CS_LAYOUT_V1_V8 = 3 };
+/* Column-stats record layouts: V2 (a value type; table version 9) and V1,
+ * which Hudi 1.0.x writes in version-8 metadata tables (no valueType field)
+ * and Spark 1.2 in tables it upgraded from version 8 (valueType null): the
+ * same wrappers in both (dates in DateWrapper, decimals in DecimalWrapper
+ * at scale 15, UTC microsecond timestamps in LongWrapper, the rest as V2
+ * wraps them). Whether the record has a valueType field is the schema's
+ * business (hudi_mdt_w_schema of the table's version). */
+enum { HUDI_CS_LAYOUT_V1 = 1, HUDI_CS_LAYOUT_V2 = 2 };
 
 /* Builds the column_stats (type 3; name = the file name) or partition_stats
  * (type 6; name = the partition path) record of range r in *out (fresh;
@@ -165,9 +167,8 @@ enum { HUDI_CS_LAYOUT_V1 = 1, HUDI_CS_LAYOUT_V2 = 2, HUDI_CS_LAYOUT_V1_V8 = 3 };
  * schema (the HoodieMetadataRecord schema of the table's version). deleted:
  * a tombstone (no bounds, zero counts, value type NULL). layout: one of
  * HUDI_CS_LAYOUT_*; HUDI_ERR_UNSUPPORTED naming the column for types whose
- * V1 wrapping hudi-c has not seen Spark write (V1: dates, decimals,
- * timestamps, times; V1_V8: timestamps other than UTC microseconds, times),
- * and for V1_V8 decimals outside decimal(30,15). */
+ * V1 wrapping hudi-c has not seen Spark write (timestamps other than UTC
+ * microseconds, times), and for V1 decimals outside decimal(30,15). */
 HUDI_NODISCARD hudi_status hudi_cs_record(hudi_mdt_record *out, const hudi_avro_node *schema, int32_t type,
                                           const char *partition, const char *name, const hudi_cs_range *r,
                                           bool deleted, int layout, hudi_error *err);
@@ -191,7 +192,7 @@ HUDI_NODISCARD hudi_status hudi_cs_record(hudi_mdt_record *out, const hudi_avro_
 typedef struct hudi_cs_records {
   hudi_mdt_record **items;
   size_t n, cap;
-  int layout; /* HUDI_CS_LAYOUT_*: the index definition's version, V1_V8 on version-8 tables */
+  int layout; /* HUDI_CS_LAYOUT_*: the index definition's version, V1 on version-8 tables */
   hudi_avro_schema *schema; /* owned by hudi_cs_mdt_records' result: the records' value trees use it */
 } hudi_cs_records;
 

@@ -297,3 +297,76 @@ def test_v1_wrappers_match_spark(spark_v8, tmp_path, monkeypatch):
         for k in SKIPPING:
             spark.sql(f"RESET {k}")
         spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_v1_wrappers_match_spark_on_upgraded_table(spark, spark_v8, tmp_path, monkeypatch):
+    """A table Spark 1.0.2 created (version 8) and Spark 1.2 upgraded to version 9 keeps a V1
+    column_stats definition; Spark 1.2 then writes V1 records with a null valueType and 1.0.2's
+    wrappers (DateWrapper days, DecimalWrapper at scale 15, UTC microsecond timestamps in
+    LongWrapper). hudi-c's records for its own file wrap every column as Spark 1.2's do, and Spark
+    1.2's data skipping finds the rows only hudi-c's file holds."""
+    tagged_decoder(monkeypatch)
+    path = tmp_path / "up"
+    name = "cs_wrappers_up"
+    spark_v8.sql(f"DROP TABLE IF EXISTS {name}")
+    spark_v8.sql(f"CREATE TABLE {name} (id STRING, i INT, dt DATE, dc DECIMAL(10,2), t TIMESTAMP, ts BIGINT, "
+                 f"region STRING) USING hudi PARTITIONED BY (region) LOCATION '{path}' TBLPROPERTIES "
+                 "(type = 'mor', primaryKey = 'id', preCombineField = 'ts', 'hoodie.table.timeline.timezone' = 'UTC')")
+    spark_v8.sql(f"INSERT INTO {name} VALUES ('k1', 1, DATE'2024-02-29', 12.34, "
+                 "TIMESTAMP'2024-01-02 03:04:05.123456', 1, 'eu')")
+    spark_v8.sql(f"DROP TABLE IF EXISTS {name}")
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+    spark.sql(f"CREATE TABLE {name} USING hudi LOCATION '{path}'")
+    spark.sql(f"INSERT INTO {name} VALUES ('k2', 2, DATE'1969-12-31', -0.05, TIMESTAMP'1960-01-01 00:00:00', "
+              "1, 'eu')")
+    props = (path / ".hoodie" / "hoodie.properties").read_text()
+    assert "hoodie.table.version=9" in props, props
+    defs = (path / ".hoodie" / ".index_defs" / "index.json").read_text()
+    assert '"V1"' in defs, defs  # the definition keeps version-8's layout
+    t = hudi.HudiTable(str(path))
+    snap = pa.Table.from_batches(t.read())
+    schema = snap.select([c for c in snap.schema.names if not c.startswith("_hoodie")]).schema
+    import datetime as dt
+    import decimal
+    utc = dt.timezone.utc
+    rows = [{"id": "k3", "i": -7, "dt": dt.date(1900, 1, 1), "dc": decimal.Decimal("99999999.99"),
+             "t": dt.datetime(2030, 5, 6, 7, 8, 9, 10, tzinfo=utc), "ts": 2, "region": "us"},
+            {"id": "k4", "i": 9, "dt": dt.date(2100, 12, 31), "dc": decimal.Decimal("-12345678.91"),
+             "t": dt.datetime(1901, 1, 1, tzinfo=utc), "ts": 2, "region": "us"}]
+    r = t.upsert(pa.RecordBatch.from_pylist(rows, schema=schema))
+    check(path)
+    ctx = hc.Context(hc.Table(str(path)), hc.Table(str(path / ".hoodie" / "metadata"), metadata_table=True))
+    by_file: dict[str, dict[str, dict]] = {}
+    for fid in hc._metadata_groups(ctx.mdt, "column_stats"):
+        for rec in ctx.merged_group("column_stats", fid).values():
+            m = rec["ColumnStatsMetadata"]
+            by_file.setdefault(m["fileName"], {})[m["columnName"]] = m
+    (ours,) = [f for f in by_file if r.requested_time in f]
+    # Spark 1.2's file: the latest of the others (its insert rewrote 1.0.2's file group with k2).
+    spark12 = max((f for f in by_file if f != ours), key=lambda f: f.rsplit("_", 1)[1])
+    theirs = by_file[spark12]
+    assert theirs["id"]["maxValue"]["value"] == "k2", sorted(by_file)
+    for col in ["i", "dt", "dc", "t", "id", "_hoodie_record_key"]:
+        for bound in ("minValue", "maxValue"):
+            assert by_file[ours][col][bound]["wrapper"] == theirs[col][bound]["wrapper"], (col, bound)
+        assert theirs[col]["valueType"] is None and by_file[ours][col]["valueType"] is None, col
+    assert [by_file[ours][c]["minValue"]["wrapper"] for c in ("dt", "dc", "t")] == \
+        ["DateWrapper", "DecimalWrapper", "LongWrapper"]
+    assert [int.from_bytes(by_file[ours]["dc"][b]["value"], "big", signed=True) for b in ("minValue", "maxValue")] \
+        == [-1234567891 * 10**13, 9999999999 * 10**13]  # scale 15
+    for k, val in SKIPPING.items():
+        spark.sql(f"SET {k}={val}")
+    try:
+        for cond, want in [("dt < DATE'1950-01-01'", ["k3"]), ("dt > DATE'2050-01-01'", ["k4"]),
+                           ("dc > 1000000", ["k3"]), ("dc < -1000", ["k4"]), ("dc = 12.34", ["k1"]),
+                           ("t > TIMESTAMP'2029-01-01 00:00:00'", ["k3"]),
+                           ("t < TIMESTAMP'1965-01-01 00:00:00'", ["k2", "k4"])]:
+            assert ids(spark.sql(f"SELECT id FROM {name} WHERE {cond}")) == want, cond
+        spark.sql(f"INSERT INTO {name} VALUES ('k5', 5, DATE'2200-01-01', 1.00, TIMESTAMP'2000-01-01 00:00:00', "
+                  "3, 'us')")
+        assert ids(spark.sql(f"SELECT id FROM {name} WHERE dt > DATE'2050-01-01'")) == ["k4", "k5"]
+    finally:
+        for k in SKIPPING:
+            spark.sql(f"RESET {k}")
+        spark.sql(f"DROP TABLE IF EXISTS {name}")
+    check(path)

@@ -363,7 +363,9 @@ static void tombstone(void **state) {
 /* The V1 layout (tables Spark upgraded from version 8): the record of a
  * long range is the V2 record without its valueType (one union branch
  * byte instead of branch, ordinal and a null additionalInfo); a date
- * range, which V1 wraps differently, is refused naming the column. */
+ * range is wrapped as Spark 1.2 wraps it there (DateWrapper, valueType
+ * null); a millisecond timestamp, whose V1 wrapping was not seen, is
+ * refused naming the column. */
 static void v1_layout(void **state) {
   (void)state;
   hudi_error err = HUDI_ERROR_INIT;
@@ -397,9 +399,21 @@ static void v1_layout(void **state) {
   hudi_buf_free(&enc[1]);
   hudi_mdt_record rec;
   r.value_type = HUDI_CS_VT_DATE;
-  assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false, 1, &err),
+  assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
+                                  HUDI_CS_LAYOUT_V1, &err),
+                   HUDI_OK);
+  const hudi_avro_value *cs = hudi_avro_value_field(rec.value, "ColumnStatsMetadata")->v.u.value;
+  const hudi_avro_value *mn = hudi_avro_value_field(cs, "minValue")->v.u.value;
+  assert_string_equal(mn->node->name, "org.apache.hudi.avro.model.DateWrapper");
+  assert_int_equal(hudi_avro_value_field(mn, "value")->v.i, 10);
+  const hudi_avro_value *vt = hudi_avro_value_field(cs, "valueType");
+  assert_int_equal(vt->node->branches[vt->v.u.branch]->type, HUDI_AVRO_NULL);
+  hudi_mdt_record_free(&rec);
+  r.value_type = HUDI_CS_VT_TIMESTAMP_MILLIS;
+  assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
+                                  HUDI_CS_LAYOUT_V1, &err),
                    HUDI_ERR_UNSUPPORTED);
-  assert_non_null(strstr(err.message, "column 'v' (date)"));
+  assert_non_null(strstr(err.message, "column 'v' (timestamp-millis)"));
   hudi_mdt_record_free(&rec);
   hudi_avro_schema_free(schema);
 }
@@ -442,7 +456,7 @@ static void v1_layout_version8(void **state) {
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
     r.value_type = ok[i].vt;
     if (hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
-                       HUDI_CS_LAYOUT_V1_V8, &err) != HUDI_OK)
+                       HUDI_CS_LAYOUT_V1, &err) != HUDI_OK)
       fail_msg("%s", err.message);
     assert_string_equal(bound_wrapper(&rec, "minValue"), ok[i].wrapper);
     const hudi_avro_value *cs = hudi_avro_value_field(rec.value, "ColumnStatsMetadata")->v.u.value;
@@ -457,7 +471,7 @@ static void v1_layout_version8(void **state) {
   r.min.v.dec = -5;
   r.max.v.dec = 1234;
   assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
-                                  HUDI_CS_LAYOUT_V1_V8, &err),
+                                  HUDI_CS_LAYOUT_V1, &err),
                    HUDI_OK);
   assert_string_equal(bound_wrapper(&rec, "maxValue"), "org.apache.hudi.avro.model.DecimalWrapper");
   const hudi_avro_value *cs = hudi_avro_value_field(rec.value, "ColumnStatsMetadata")->v.u.value;
@@ -473,7 +487,7 @@ static void v1_layout_version8(void **state) {
   /* Out of decimal(30,15): scale 16, or 16 integer digits. */
   r.scale = 16;
   assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
-                                  HUDI_CS_LAYOUT_V1_V8, &err),
+                                  HUDI_CS_LAYOUT_V1, &err),
                    HUDI_ERR_UNSUPPORTED);
   assert_non_null(strstr(err.message, "column 'c' (decimal(10,16))"));
   hudi_mdt_record_free(&rec);
@@ -481,19 +495,19 @@ static void v1_layout_version8(void **state) {
   r.scale = 0;
   r.max.v.dec = (hudi_pq_i128)1000000000000000LL; /* 10^15: 16 digits */
   assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
-                                  HUDI_CS_LAYOUT_V1_V8, &err),
+                                  HUDI_CS_LAYOUT_V1, &err),
                    HUDI_ERR_UNSUPPORTED);
   hudi_mdt_record_free(&rec);
   r.max.v.dec = (hudi_pq_i128)999999999999999LL; /* 15 digits fit */
   assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
-                                  HUDI_CS_LAYOUT_V1_V8, &err),
+                                  HUDI_CS_LAYOUT_V1, &err),
                    HUDI_OK);
   hudi_mdt_record_free(&rec);
   /* Millisecond timestamps: not seen written by Spark 1.0.2. */
   r.value_type = HUDI_CS_VT_TIMESTAMP_MILLIS;
   r.kind = HUDI_PQ_STAT_INT;
   assert_int_equal(hudi_cs_record(&rec, schema->root, HUDI_MDT_TYPE_COLUMN_STATS, "p", "f.parquet", &r, false,
-                                  HUDI_CS_LAYOUT_V1_V8, &err),
+                                  HUDI_CS_LAYOUT_V1, &err),
                    HUDI_ERR_UNSUPPORTED);
   assert_non_null(strstr(err.message, "column 'c' (timestamp-millis)"));
   hudi_mdt_record_free(&rec);
