@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "base/alloc.h"
+#include "base/java_text.h"
 
 #define DEFAULT_PARTITION "__HIVE_DEFAULT_PARTITION__"
 
@@ -124,21 +125,6 @@ hudi_status hudi_keygen_bind(hudi_keygen *kg, const hudi_arrow_view *batch, hudi
   return HUDI_OK;
 }
 
-/* Days since the epoch -> yyyy-MM-dd (proleptic Gregorian, as LocalDate). */
-static void civil_date(char out[64], int64_t days) {
-  int64_t z = days + 719468;
-  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t y = yoe + era * 400;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
-  int64_t d = doy - (153 * mp + 2) / 5 + 1;
-  int64_t m = mp < 10 ? mp + 3 : mp - 9;
-  if (m <= 2) y++;
-  snprintf(out, 64, "%04" PRId64 "-%02d-%02d", y, (int)m, (int)d);
-}
-
 /* v in decimal, as Java's Long.toString: the digits and a NUL in tmp
  * (no printf: this runs for every key of every row). */
 static const char *decimal_u64(char tmp[24], uint64_t v, bool negative) {
@@ -189,9 +175,8 @@ hudi_status hudi_keygen_value_string(const hudi_arrow_view *col, int64_t row, co
     case HUDI_ARROW_UINT32:
       return append_digits(out, tmp, decimal_u64(tmp, hudi_arrow_view_uint(col, row), false), err);
     case HUDI_ARROW_BOOL: return hudi_buf_append_str(out, hudi_arrow_view_bool(col, row) ? "true" : "false", err);
-    case HUDI_ARROW_DATE32:
-      civil_date(tmp, hudi_arrow_view_int(col, row));
-      return hudi_buf_append_str(out, tmp, err);
+    case HUDI_ARROW_DATE32: /* LocalDate.toString, as Hudi's key generators print dates */
+      return hudi_buf_append(out, tmp, hudi_java_local_date(tmp, (int32_t)hudi_arrow_view_int(col, row)), err);
     default:
       return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                           "column '%s' (%s) cannot be a record key or partition field: use a string, integer, "

@@ -12,6 +12,7 @@
 #include "avro/value.h"
 #include "base/alloc.h"
 #include "base/hashmap.h"
+#include "base/java_text.h"
 #include "expr/value.h"
 #include "hudi/read.h"
 #include "table/base_file.h"
@@ -45,11 +46,19 @@ bool hudi_si_listed(const hudi_table *t) {
 }
 
 /* Whether an Arrow column format is one whose values we turn into Hudi's
- * strings: strings, signed integers, dates (epoch days), times and
- * timestamps (raw counts). */
-static bool value_format_ok(const char *f) {
-  return !strcmp(f, "u") || !strcmp(f, "U") || !strcmp(f, "vu") || !strcmp(f, "c") || !strcmp(f, "s") ||
-         !strcmp(f, "i") || !strcmp(f, "l") || !strcmp(f, "tdD") || !strncmp(f, "tt", 2) || !strncmp(f, "ts", 2);
+ * strings. Version 9 (Hudi 1.1+): strings, signed integers, dates (epoch
+ * days), times and timestamps (raw counts). Version 8 (Hudi 1.0.x, its
+ * entries seen in test_mdt_secondary_index_engines.py::
+ * test_v8_index_values_match_spark): strings, signed integers, dates
+ * (LocalDate.toString), UTC microsecond timestamps (raw counts) and
+ * decimals (BigDecimal.toString). Doubles are Double.toString in both,
+ * whose digits (Java 17's) we do not reproduce exactly: not kept. */
+static bool value_format_ok(const char *f, int table_version) {
+  if (!strcmp(f, "u") || !strcmp(f, "U") || !strcmp(f, "vu") || !strcmp(f, "c") || !strcmp(f, "s") ||
+      !strcmp(f, "i") || !strcmp(f, "l") || !strcmp(f, "tdD"))
+    return true;
+  if (table_version == 8) return (!strncmp(f, "tsu:", 4) && f[4]) || !strncmp(f, "d:", 2);
+  return !strncmp(f, "tt", 2) || !strncmp(f, "ts", 2);
 }
 
 static hudi_status column_format(hudi_table *t, const char *column, char *fmt, size_t cap, hudi_error *err) {
@@ -158,16 +167,11 @@ hudi_status hudi_si_defs_load(hudi_si_defs *out, hudi_table *t, hudi_error *err)
   for (size_t i = 0; st == HUDI_OK && i < out->n; i++) {
     char fmt[64];
     st = column_format(t, out->items[i].column, fmt, sizeof fmt, err);
-    if (st == HUDI_OK && !value_format_ok(fmt))
+    if (st == HUDI_OK && !value_format_ok(fmt, t->version))
       st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "secondary index %s: column '%s' has Arrow type '%s'; hudi-c keeps secondary indexes of "
-                        "string, integer, date and timestamp columns",
-                        out->items[i].partition, out->items[i].column, fmt);
-    bool is_string = !strcmp(fmt, "u") || !strcmp(fmt, "U") || !strcmp(fmt, "vu");
-    if (st == HUDI_OK && t->version == 8 && !is_string)
-      st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "secondary index %s: column '%s' has Arrow type '%s'; on table version 8 hudi-c keeps "
-                        "secondary indexes of string columns only",
+                        "string, integer, date and timestamp columns (on table version 8: UTC microsecond "
+                        "timestamps, and decimals too)",
                         out->items[i].partition, out->items[i].column, fmt);
     size_t groups;
     if (st == HUDI_OK) st = hudi_cs_count_groups(t->storage, out->items[i].partition, &groups, err);
@@ -228,6 +232,7 @@ typedef struct row_values {
 typedef struct value_map {
   hudi_hashmap keys; /* record key -> row_values * */
   size_t n_defs;
+  int table_version; /* how values are printed (value_string) */
 } value_map;
 
 static void value_map_free(value_map *m) {
@@ -244,22 +249,29 @@ static void value_map_free(value_map *m) {
 }
 
 /* Element i of a column as Hudi's string (value_format_ok types):
- * strings as they are, integers (dates, times and timestamps as the count
- * of their unit) in decimal. */
-static hudi_status value_string(char **out, size_t *out_len, const hudi_arrow_view *v, int64_t i, hudi_error *err) {
+ * strings as they are, integers (times and timestamps as the count of
+ * their unit) in decimal; dates as epoch days (version 9) or
+ * LocalDate.toString (version 8); decimals as BigDecimal.toString. */
+static hudi_status value_string(char **out, size_t *out_len, const hudi_arrow_view *v, int64_t i, int table_version,
+                                hudi_error *err) {
   *out = NULL;
   *out_len = 0;
   hudi_value x;
   hudi_value_from_view(&x, v, i);
   if (x.is_null) return HUDI_OK;
-  char num[32];
+  const hudi_arrow_type *type = v->dictionary ? &v->dictionary->type : &v->type;
+  char num[HUDI_JAVA_DECIMAL_MAX];
   const char *s = num;
   size_t n;
   if (x.cls == HUDI_VC_BYTES) {
     s = x.v.bytes.len ? (const char *)x.v.bytes.data : "";
     n = x.v.bytes.len;
+  } else if (x.cls == HUDI_VC_INT && type->id == HUDI_ARROW_DATE32 && table_version == 8) {
+    n = hudi_java_local_date(num, (int32_t)x.v.i);
   } else if (x.cls == HUDI_VC_INT) {
     n = (size_t)snprintf(num, sizeof num, "%" PRId64, x.v.i);
+  } else if (x.cls == HUDI_VC_DECIMAL) {
+    n = hudi_java_big_decimal(num, x.v.dec, type->scale);
   } else {
     return hudi_err_set(err, HUDI_ERR_INTERNAL, "secondary index value of class %d", (int)x.cls);
   }
@@ -306,7 +318,7 @@ static hudi_status add_batch(value_map *m, const hudi_arrow_field *schema, struc
       break;
     }
     for (size_t d = 0; st == HUDI_OK && d < m->n_defs; d++)
-      st = value_string(&r->v[d], &r->len[d], &v.children[1 + d], i, err);
+      st = value_string(&r->v[d], &r->len[d], &v.children[1 + d], i, m->table_version, err);
     hudi_hashmap_value old;
     int replaced = 0;
     if (st == HUDI_OK) st = hudi_hashmap_put(&m->keys, key, klen, (hudi_hashmap_value){.ptr = r}, &old, &replaced, err);
@@ -592,6 +604,7 @@ hudi_status hudi_si_commit_changes(hudi_si_changes *out, const hudi_si_defs *def
   c.t = t;
   c.instant = instant;
   c.before.n_defs = c.after.n_defs = defs->n;
+  c.before.table_version = c.after.table_version = defs->table_version;
   hudi_hashmap_init(&c.before.keys, 0);
   hudi_hashmap_init(&c.after.keys, 0);
   hudi_status st = collect(&c, meta, err);

@@ -34,7 +34,13 @@ INDEX = "secondary_index_idx_city"
 def check(path: Path) -> None:
     r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
     fails = [ln for ln in r.stdout.splitlines() if ln.startswith("FAIL")]
-    fails = [ln for ln in fails if not ln.endswith(".crc: not a layout-2 timeline file name")]
+    # Hadoop's local file system leaves .crc files beside Spark's timeline files; the checker lists
+    # a few per check and then "... and N more", which is dropped only where every listed one is a .crc.
+    crc = ".crc: not a layout-2 timeline file name"
+    only_crc = {ln.split(":")[0] for ln in fails if ln.endswith(crc)} - \
+        {ln.split(":")[0] for ln in fails if not ln.endswith(crc) and not ln.split(": ", 1)[1].startswith("... and ")}
+    fails = [ln for ln in fails if not ln.endswith(crc)
+             and not (ln.split(": ", 1)[1].startswith("... and ") and ln.split(":")[0] in only_crc)]
     assert not fails, r.stdout + r.stderr
 
 
@@ -170,4 +176,141 @@ def test_spark_table_with_secondary_index(request, tmp_path, table_type, engine)
     for key, group in groups_by_key(path).items():
         want = hc.record_index_shard(key if v8 else key[:key.index("$", 0 if key[0] != "\\" else 2) + 1], n)
         assert group == want, (key, group, want)
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
+def live_entries(path: Path, index: str) -> dict[str, int]:
+    """Live entry -> the number of its file group, for any index."""
+    ctx = hc.Context(hc.Table(str(path)), hc.Table(str(path / ".hoodie" / "metadata"), metadata_table=True))
+    out = {}
+    for fid in hc._metadata_groups(ctx.mdt, index):
+        for k, v in ctx.merged_group(index, fid).items():
+            if not v["SecondaryIndexMetadata"]["isDeleted"]:
+                out[k] = int(fid.split("-")[-2])
+    return out
+
+
+def java_text(v) -> str:
+    """A value as Hudi 1.0.x prints it into an index entry: LocalDate.toString (Python's isoformat,
+    four-digit years), BigDecimal.toString (Python's Decimal str follows the same scientific-string
+    rule: exponent notation below an adjusted exponent of -6), timestamps as their microseconds."""
+    import datetime as dt
+    import decimal
+    if isinstance(v, dt.datetime):
+        return str((v - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // dt.timedelta(microseconds=1))
+    if isinstance(v, dt.date):
+        return v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    return str(v)
+
+
+V8_COLUMNS = ("i", "l", "dt", "t", "dc")
+
+
+def v8_model(path: Path) -> dict[str, set[str]]:
+    """index -> the entries a pyarrow read of our snapshot implies (version 8: no entry for nulls)."""
+    snap = pa.Table.from_batches(hudi.HudiTable(str(path)).read()).to_pylist()
+    return {c: {esc(java_text(r[c])) + "$" + esc(r["_hoodie_record_key"]) for r in snap if r[c] is not None}
+            for c in V8_COLUMNS}
+
+
+def test_v8_index_values_match_spark(spark_v8, tmp_path):
+    """Table version 8 (Spark 1.0.2): secondary indexes over INT, BIGINT, DATE, TIMESTAMP and
+    DECIMAL columns. Spark 1.0.2 prints dates as LocalDate.toString ("2024-02-29"; 1.1+ writes epoch
+    days), decimals as BigDecimal.toString ("12.34", "1E-10"), timestamps as microseconds. hudi-c's
+    entries equal those the values imply, in the file group of the whole key; Spark finds rows
+    through them; Spark writes after us; an index over a DOUBLE column is refused naming it."""
+    spark = spark_v8
+    path = tmp_path / "si8"
+    name = "si_values_v8"
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+    # Dates before 1582 are stored as they are (proleptic Gregorian, by Spark's writer as by ours);
+    # Spark 3 refuses to read them from Parquet unless told so.
+    spark.sql("SET spark.sql.parquet.datetimeRebaseModeInRead=CORRECTED")
+    spark.sql(f"CREATE TABLE {name} (id STRING, i INT, l BIGINT, dt DATE, t TIMESTAMP, dc DECIMAL(20,10), "
+              f"d DOUBLE, ts BIGINT) USING hudi LOCATION '{path}' TBLPROPERTIES (type = 'mor', primaryKey = 'id', "
+              "preCombineField = 'ts', 'hoodie.metadata.record.index.enable' = 'true', "
+              "'hoodie.index.type' = 'RECORD_INDEX', 'hoodie.table.timeline.timezone' = 'UTC')")
+    spark.sql(f"INSERT INTO {name} VALUES "
+              "('k1', -5, 12345678901, DATE'2024-02-29', TIMESTAMP'2024-01-02 03:04:05.123456', 12.34, 1.5, 1), "
+              "('k2', NULL, NULL, NULL, NULL, NULL, NULL, 1), "
+              "('k3', 7, -1, DATE'0112-02-16', TIMESTAMP'1960-01-01 00:00:00', 0.0000001, 0.1, 1)")
+    spark.sql("SET hoodie.write.lock.provider=org.apache.hudi.client.transaction.lock.InProcessLockProvider")
+    for c in V8_COLUMNS:
+        spark.sql(f"CREATE INDEX idx_{c} ON {name} ({c})")
+    spark.sql("RESET hoodie.write.lock.provider")
+    # The oracle agrees with Spark's own entries (dates as text, 1E-7 in exponent notation).
+    spark_entries = {c: set(live_entries(path, f"secondary_index_idx_{c}")) for c in V8_COLUMNS}
+    assert spark_entries == v8_model(path)
+    assert "0112-02-16$k3" in spark_entries["dt"] and "1.000E-7$k3" in spark_entries["dc"], spark_entries
+    import datetime as dt
+    import decimal
+    utc = dt.timezone.utc
+    t = hudi.HudiTable(str(path))
+    snap = pa.Table.from_batches(t.read())
+    schema = snap.select([c for c in snap.schema.names if not c.startswith("_hoodie")]).schema
+    rows = [{"id": "k1", "i": 99, "l": -(2**63), "dt": dt.date(9999, 12, 31), "t": dt.datetime(2030, 5, 6, 7, 8, 9, 10, tzinfo=utc),
+             "dc": decimal.Decimal("0E-10"), "d": 2.5, "ts": 2},
+            {"id": "k2", "i": 0, "l": 0, "dt": dt.date(1, 1, 1), "t": dt.datetime(1901, 1, 1, tzinfo=utc),
+             "dc": decimal.Decimal("-1234567890.0000000001"), "d": None, "ts": 2},
+            {"id": "k4", "i": None, "l": 4, "dt": dt.date(1969, 12, 31), "t": None,
+             "dc": decimal.Decimal("0.0000010000"), "d": 4.0, "ts": 2}]
+    t.upsert(pa.RecordBatch.from_pylist(rows, schema=schema), SKIPPING)
+    hudi.HudiTable(str(path)).delete_keys(["k3"], SKIPPING)
+    check(path)
+    want = v8_model(path)
+    n = {c: len(hc._metadata_groups(hc.Table(str(path / ".hoodie" / "metadata"), metadata_table=True),
+                                    f"secondary_index_idx_{c}")) for c in V8_COLUMNS}
+    for c in V8_COLUMNS:
+        got = live_entries(path, f"secondary_index_idx_{c}")
+        assert set(got) == want[c], c
+        for key, group in got.items():  # version 8: the file group of the whole key
+            assert group == hc.record_index_shard(key, n[c]), (c, key)
+    assert "9999-12-31$k1" in want["dt"] and "0E-10$k1" in want["dc"] and "0.0000010000$k4" in want["dc"]
+
+    # Spark 1.0.2 looks rows up through our entries, writes, and the entries stay right.
+    spark.sql(f"REFRESH TABLE {name}")
+    for k, val in SKIPPING.items():
+        spark.sql(f"SET {k}={val}")
+    try:
+        # Dates: Spark 1.0.2 finds no row by date equality through a date index, its own entries
+        # included (the lookup misses; with data skipping off it finds them), so only the entries are
+        # checked for dates (above).
+        for cond, ids_want in [("i = 99", ["k1"]), ("i = -5", []), ("l = 4", ["k4"]),
+                               ("t = TIMESTAMP'1901-01-01 00:00:00'", ["k2"]),
+                               ("dc = -1234567890.0000000001", ["k2"]), ("dc = 0.000001", ["k4"]), ("i = 7", [])]:
+            assert ids(spark.sql(f"SELECT id FROM {name} WHERE {cond}")) == ids_want, cond
+        spark.sql(f"UPDATE {name} SET dt = DATE'2000-01-01', dc = 5, ts = 3 WHERE id = 'k4'")
+        assert {c: set(live_entries(path, f"secondary_index_idx_{c}")) for c in V8_COLUMNS} == v8_model(path)
+        assert ids(spark.sql(f"SELECT id FROM {name} WHERE dc = 5")) == ["k4"]
+    finally:
+        for k in SKIPPING:
+            spark.sql(f"RESET {k}")
+    hudi.HudiTable(str(path)).upsert(pa.RecordBatch.from_pylist(
+        [{"id": "k4", "i": 1, "l": 4, "dt": dt.date(2001, 1, 1), "t": None, "dc": decimal.Decimal("5"), "d": 4.0,
+          "ts": 4}], schema=schema))
+    check(path)
+    assert {c: set(live_entries(path, f"secondary_index_idx_{c}")) for c in V8_COLUMNS} == v8_model(path)
+
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+    # A DOUBLE index (on a COW table: Hudi 1.0.2 cannot build any index of a MOR table with a
+    # decimal column once it has log files, "Found ...dc.fixed, expecting union", Spark's own
+    # included): Java's Double.toString digits are not reproduced, so the table is refused.
+    path = tmp_path / "si8d"
+    name = "si_double_v8"
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+    spark.sql(f"CREATE TABLE {name} (id STRING, d DOUBLE, ts BIGINT) USING hudi LOCATION '{path}' TBLPROPERTIES "
+              "(type = 'cow', primaryKey = 'id', preCombineField = 'ts', 'hoodie.metadata.record.index.enable' = "
+              "'true', 'hoodie.index.type' = 'RECORD_INDEX')")
+    spark.sql(f"INSERT INTO {name} VALUES ('k1', 1.5, 1)")
+    spark.sql("SET hoodie.write.lock.provider=org.apache.hudi.client.transaction.lock.InProcessLockProvider")
+    spark.sql(f"CREATE INDEX idx_d ON {name} (d)")
+    spark.sql("RESET hoodie.write.lock.provider")
+    before = sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir())
+    with pytest.raises(hudi.HudiUnsupportedError, match="column 'd'"):
+        hudi.HudiTable(str(path)).upsert(pa.table({"id": ["k5"], "d": [5.0], "ts": pa.array([5], pa.int64())}))
+    assert sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir()) == before
+    spark.sql("RESET spark.sql.parquet.datetimeRebaseModeInRead")
     spark.sql(f"DROP TABLE IF EXISTS {name}")
