@@ -12,6 +12,8 @@
 #include "table/log_delete_block.h"
 #include "table/log_format.h"
 #include "table/log_writer.h"
+#include "table/log_file_name.h"
+#include "table/mdt_bloom_filters.h"
 #include "table/mdt_column_stats.h"
 #include "table/mdt_payload.h"
 #include "table/mdt_reader.h"
@@ -179,41 +181,7 @@ static hudi_status write_files_log(ctx *c, hudi_error *err) {
   return st;
 }
 
-/* ---- column_stats ---- */
-
-/* The column_stats file groups: distinct "col-stats-NNNN-0" ids under
- * .hoodie/metadata/column_stats (base and log files), which must be
- * 0..n-1 as the key sharding assumes. */
-static hudi_status column_stats_groups(hudi_storage *s, size_t *out, hudi_error *err) {
-  const char *dir = HUDI_MDT_W_BASE "/column_stats";
-  char prefix[64];
-  if (!hudi_mdt_file_id_prefix(prefix, sizeof prefix, "column_stats"))
-    return hudi_err_set(err, HUDI_ERR_INTERNAL, "no file id prefix for column_stats");
-  hudi_file_list list = HUDI_FILE_LIST_INIT;
-  HUDI_TRY(hudi_storage_list(s, dir, 0, &list, err));
-  enum { MAX_GROUPS = 10000 };
-  bool seen[MAX_GROUPS] = {false};
-  size_t plen = strlen(prefix), distinct = 0;
-  long max_index = -1;
-  for (size_t i = 0; i < list.count; i++) {
-    const char *name = strrchr(list.items[i].path, '/');
-    name = name ? name + 1 : list.items[i].path;
-    if (*name == '.') name++; /* log files */
-    if (strncmp(name, prefix, plen) != 0) continue;
-    char *end;
-    long idx = strtol(name + plen, &end, 10);
-    if (end == name + plen || strncmp(end, "-0_", 3) != 0 || idx < 0 || idx >= MAX_GROUPS) continue;
-    if (!seen[idx]) distinct++;
-    seen[idx] = true;
-    if (idx > max_index) max_index = idx;
-  }
-  hudi_file_list_free(&list);
-  if (distinct == 0 || (long)distinct != max_index + 1)
-    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: file groups are not %s0000-0 .. %s%04ld-0 (%zu found)", dir,
-                        prefix, prefix, max_index, distinct);
-  *out = distinct;
-  return HUDI_OK;
-}
+/* ---- column_stats and bloom_filters ---- */
 
 typedef struct cs_key {
   char *key;
@@ -229,15 +197,16 @@ static int cmp_cs_key(const void *a, const void *b) {
   return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-/* One DELETE block of keys[0, n) (each {key, "column_stats", IntWrapper 0}). */
-static hudi_status delete_block(ctx *c, const cs_key *keys, size_t n, hudi_buf *out, hudi_error *err) {
+/* One DELETE block of keys[0, n) (each {key, partition, IntWrapper 0}). */
+static hudi_status delete_block(ctx *c, const char *partition, const cs_key *keys, size_t n, hudi_buf *out,
+                                hudi_error *err) {
   hudi_log_delete_record *recs = hudi_calloc(n, sizeof *recs);
-  if (!recs) return hudi_err_set(err, HUDI_ERR_NOMEM, "column_stats delete block of %zu keys", n);
+  if (!recs) return hudi_err_set(err, HUDI_ERR_NOMEM, "%s delete block of %zu keys", partition, n);
   for (size_t i = 0; i < n; i++) {
     recs[i].record_key = keys[i].key;
     recs[i].record_key_len = keys[i].len;
-    recs[i].partition_path = "column_stats";
-    recs[i].partition_path_len = strlen("column_stats");
+    recs[i].partition_path = partition;
+    recs[i].partition_path_len = strlen(partition);
     recs[i].ordering.kind = HUDI_LOG_ORDERING_INT; /* DeleteRecord's default ordering value */
     recs[i].ordering.v.i = 0;
   }
@@ -254,14 +223,63 @@ static hudi_status delete_block(ctx *c, const cs_key *keys, size_t n, hudi_buf *
   return st;
 }
 
+/* Keys to remove from one MDT partition, each with its file group. */
+typedef struct key_set {
+  cs_key *items;
+  size_t n, cap;
+  size_t n_groups; /* the partition's file groups */
+} key_set;
+
+static hudi_status key_set_add(key_set *ks, const hudi_buf *key, const char *partition, hudi_error *err) {
+  if (ks->n == ks->cap) {
+    size_t cap = ks->cap ? ks->cap * 2 : 64;
+    cs_key *items = hudi_realloc(ks->items, cap * sizeof *items);
+    if (!items) return hudi_err_set(err, HUDI_ERR_NOMEM, "%s keys", partition);
+    ks->items = items;
+    ks->cap = cap;
+  }
+  cs_key *x = &ks->items[ks->n];
+  HUDI_TRY(hudi_mdt_shard_of(&x->shard, (const char *)key->data, key->len, ks->n_groups, err));
+  if (!(x->key = hudi_malloc(key->len ? key->len : 1))) return hudi_err_set(err, HUDI_ERR_NOMEM, "%s key", partition);
+  memcpy(x->key, key->data, key->len);
+  x->len = key->len;
+  ks->n++;
+  return HUDI_OK;
+}
+
+static void key_set_free(key_set *ks) {
+  for (size_t i = 0; i < ks->n; i++) hudi_free(ks->items[i].key);
+  hudi_free(ks->items);
+  memset(ks, 0, sizeof *ks);
+}
+
+/* One log file per file group the keys shard to, holding a DELETE block
+ * of its keys in ascending order. */
+static hudi_status write_delete_logs(ctx *c, const char *partition, key_set *ks, hudi_error *err) {
+  if (ks->n > 1) qsort(ks->items, ks->n, sizeof *ks->items, cmp_cs_key);
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < ks->n;) {
+    size_t j = i;
+    while (j < ks->n && ks->items[j].shard == ks->items[i].shard) j++;
+    char prefix[64], file_id[96];
+    hudi_mdt_file_id_prefix(prefix, sizeof prefix, partition);
+    snprintf(file_id, sizeof file_id, "%s%04d-0", prefix, (int)ks->items[i].shard);
+    hudi_buf blocks;
+    hudi_buf_init(&blocks, HUDI_BUF_DEFAULT_MAX);
+    st = delete_block(c, partition, ks->items + i, j - i, &blocks, err);
+    if (st == HUDI_OK) st = write_log(c, partition, file_id, &blocks, 0, j - i, err);
+    hudi_buf_free(&blocks);
+    i = j;
+  }
+  return st;
+}
+
 /* The column_stats entries of the deleted files go, as Spark 1.2's clean
  * removes them: Java builds a tombstone (isDeleted=true) per deleted file
  * and indexed column (convertMetadataToColumnStatsRecords for a
  * HoodieCleanMetadata), and its MDT append handle writes records whose
- * payload is deleted as keys of a DELETE block; so one log file per
- * column_stats file group the keys shard to, holding a DELETE block of
- * its keys in ascending order. partition_stats are untouched: a clean
- * deletes no latest file. */
+ * payload is deleted as keys of a DELETE block (write_delete_logs).
+ * partition_stats are untouched: a clean deletes no latest file. */
 static hudi_status write_column_stats_logs(ctx *c, hudi_table *t, const hudi_mdt_file_change *deleted, size_t n,
                                            hudi_error *err) {
   const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
@@ -270,47 +288,45 @@ static hudi_status write_column_stats_logs(ctx *c, hudi_table *t, const hudi_mdt
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table %s: hudi-c keeps column_stats of tables of version 8 and 9 only", t->base_uri);
   char **cols = NULL;
-  size_t n_cols = 0, n_groups = 0;
+  size_t n_cols = 0;
   HUDI_TRY(hudi_cs_columns_load(&cols, &n_cols, NULL, t->storage, hudi_props_get(&t->props, "hoodie.table.index.defs.path"),
                                 err));
-  hudi_status st = column_stats_groups(c->s, &n_groups, err);
-  size_t n_keys = 0;
-  size_t total = n * n_cols;
-  cs_key *keys = st == HUDI_OK && total > 0 ? hudi_calloc(total, sizeof *keys) : NULL;
-  if (st == HUDI_OK && total > 0 && !keys) st = hudi_err_set(err, HUDI_ERR_NOMEM, "column_stats keys");
+  key_set ks = {0};
+  hudi_status st = hudi_cs_count_groups(c->s, "column_stats", &ks.n_groups, err);
   hudi_buf kb;
   hudi_buf_init(&kb, 1 << 16);
   for (size_t i = 0; st == HUDI_OK && i < n; i++)
     for (size_t k = 0; st == HUDI_OK && k < n_cols; k++) {
       hudi_buf_reset(&kb);
       st = hudi_cs_column_stats_key(&kb, cols[k], deleted[i].partition, deleted[i].name, err);
-      cs_key *x = &keys[n_keys];
-      if (st == HUDI_OK) st = hudi_mdt_shard_of(&x->shard, (const char *)kb.data, kb.len, n_groups, err);
-      if (st == HUDI_OK && !(x->key = hudi_malloc(kb.len ? kb.len : 1)))
-        st = hudi_err_set(err, HUDI_ERR_NOMEM, "column_stats key");
-      if (st != HUDI_OK) break;
-      memcpy(x->key, kb.data, kb.len);
-      x->len = kb.len;
-      n_keys++;
+      if (st == HUDI_OK) st = key_set_add(&ks, &kb, "column_stats", err);
     }
   hudi_buf_free(&kb);
-  if (st == HUDI_OK && n_keys > 1) qsort(keys, n_keys, sizeof *keys, cmp_cs_key);
-  for (size_t i = 0; st == HUDI_OK && i < n_keys;) {
-    size_t j = i;
-    while (j < n_keys && keys[j].shard == keys[i].shard) j++;
-    char prefix[64], file_id[96];
-    hudi_mdt_file_id_prefix(prefix, sizeof prefix, "column_stats");
-    snprintf(file_id, sizeof file_id, "%s%04d-0", prefix, (int)keys[i].shard);
-    hudi_buf blocks;
-    hudi_buf_init(&blocks, HUDI_BUF_DEFAULT_MAX);
-    st = delete_block(c, keys + i, j - i, &blocks, err);
-    if (st == HUDI_OK) st = write_log(c, "column_stats", file_id, &blocks, 0, j - i, err);
-    hudi_buf_free(&blocks);
-    i = j;
-  }
-  for (size_t i = 0; i < n_keys; i++) hudi_free(keys[i].key);
-  hudi_free(keys);
+  if (st == HUDI_OK) st = write_delete_logs(c, "column_stats", &ks, err);
+  key_set_free(&ks);
   hudi_cs_columns_free(cols, n_cols);
+  return st;
+}
+
+/* The bloom_filters entries of the deleted base files go the same way, as
+ * Spark's clean removes them (convertMetadataToBloomFilterRecords: base
+ * files only; tests/interop/test_mdt_bloom_filters_engines.py). */
+static hudi_status write_bloom_filter_logs(ctx *c, hudi_table *t, const hudi_mdt_file_change *deleted, size_t n,
+                                           hudi_error *err) {
+  if (!hudi_bf_listed(t)) return HUDI_OK;
+  key_set ks = {0};
+  hudi_status st = hudi_cs_count_groups(c->s, "bloom_filters", &ks.n_groups, err);
+  hudi_buf kb;
+  hudi_buf_init(&kb, 1 << 16);
+  for (size_t i = 0; st == HUDI_OK && i < n; i++) {
+    if (hudi_log_file_name_matches(deleted[i].name, strlen(deleted[i].name))) continue;
+    hudi_buf_reset(&kb);
+    st = hudi_cs_file_key(&kb, deleted[i].partition, deleted[i].name, err);
+    if (st == HUDI_OK) st = key_set_add(&ks, &kb, "bloom_filters", err);
+  }
+  hudi_buf_free(&kb);
+  if (st == HUDI_OK) st = write_delete_logs(c, "bloom_filters", &ks, err);
+  key_set_free(&ks);
   return st;
 }
 
@@ -343,6 +359,7 @@ static hudi_status run(ctx *c, hudi_table *t, const hudi_mdt_file_change *delete
   HUDI_TRY(hudi_mdt_w_commit_metadata(&c->meta, "UPSERT_PREPPED", c->schema_json, err));
   HUDI_TRY(write_files_log(c, err));
   HUDI_TRY(write_column_stats_logs(c, t, deleted, n, err));
+  HUDI_TRY(write_bloom_filter_logs(c, t, deleted, n, err));
   HUDI_TRY(hudi_mdt_w_completion(c->s, &c->o, c->instant, c->completion, err));
   return hudi_mdt_w_complete(c->s, c->meta, c->instant, c->completion, err);
 }

@@ -38,7 +38,8 @@ hudi_status hudi_create_mdt_plan(const hudi_create_options *o, bool *mdt, bool *
     HUDI_TRY(bool_opt(o, unmaintained[i], &on, err));
     if (on == 1)
       return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                          "%s=true: hudi-c maintains only the metadata table's files and record_index partitions",
+                          "%s=true: hudi-c creates the metadata table with its files and record_index partitions "
+                          "only (it keeps that index current on tables Spark built it for)",
                           unmaintained[i]);
   }
   return HUDI_OK;

@@ -155,12 +155,17 @@ hudi_status hudi_cs_partition_stats_key(hudi_buf *out, const char *column, const
   return append_id64(out, partition_id(partition), err);
 }
 
-hudi_status hudi_cs_column_stats_key(hudi_buf *out, const char *column, const char *partition, const char *file_name,
-                                     hudi_error *err) {
-  HUDI_TRY(hudi_cs_partition_stats_key(out, column, partition, err));
+hudi_status hudi_cs_file_key(hudi_buf *out, const char *partition, const char *file_name, hudi_error *err) {
+  HUDI_TRY(append_id64(out, partition_id(partition), err));
   char md5[25];
   hudi_md5_base64(md5, file_name, strlen(file_name)); /* FileIndexID: MD5, BITS_128 */
   return hudi_buf_append(out, md5, strlen(md5), err);
+}
+
+hudi_status hudi_cs_column_stats_key(hudi_buf *out, const char *column, const char *partition, const char *file_name,
+                                     hudi_error *err) {
+  HUDI_TRY(append_id64(out, column, err));
+  return hudi_cs_file_key(out, partition, file_name, err);
 }
 
 /* ---- columns ---- */
@@ -1027,6 +1032,9 @@ hudi_status hudi_cs_group_blocks_build(hudi_cs_group_blocks *out, hudi_storage *
                                    schema_len, o, instant, err);
   if (st == HUDI_OK)
     st = build_partition(out, s, "partition_stats", HUDI_MDT_TYPE_PARTITION_STATS, recs, n, schema, schema_json,
+                         schema_len, o, instant, err);
+  if (st == HUDI_OK)
+    st = build_partition(out, s, "bloom_filters", HUDI_MDT_TYPE_BLOOM_FILTER, recs, n, schema, schema_json,
                          schema_len, o, instant, err);
   if (st != HUDI_OK) hudi_cs_group_blocks_free(out);
   return st;

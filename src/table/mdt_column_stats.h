@@ -102,6 +102,11 @@ void hudi_cs_ranges_free(hudi_cs_ranges *r);
  * partition "" means non-partitioned. */
 HUDI_NODISCARD hudi_status hudi_cs_column_stats_key(hudi_buf *out, const char *column, const char *partition,
                                                     const char *file_name, hudi_error *err);
+/* Appends the bloom_filters key of (partition, file name): Hudi's
+ * PartitionIndexID then FileIndexID, the column_stats key without its
+ * column. */
+HUDI_NODISCARD hudi_status hudi_cs_file_key(hudi_buf *out, const char *partition, const char *file_name,
+                                            hudi_error *err);
 /* Appends the partition_stats key of (column, partition). */
 HUDI_NODISCARD hudi_status hudi_cs_partition_stats_key(hudi_buf *out, const char *column, const char *partition,
                                                        hudi_error *err);
@@ -227,9 +232,9 @@ bool hudi_cs_supported(const struct hudi_table *t);
 bool hudi_cs_maintains(const struct hudi_table *t, const char *name, size_t len);
 
 /* One MDT log file's content: the HFILE_DATA block of the records of one
- * file group of column_stats or partition_stats. */
+ * file group of column_stats, partition_stats or bloom_filters. */
 typedef struct hudi_cs_group_block {
-  const char *partition; /* "column_stats" or "partition_stats" */
+  const char *partition; /* "column_stats", "partition_stats" or "bloom_filters" */
   char file_id[64];
   hudi_buf blocks;
   size_t n_records;

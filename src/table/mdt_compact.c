@@ -12,6 +12,7 @@
 #include "table/bloom.h"
 #include "table/compaction_plan.h"
 #include "table/mdt_record_index.h"
+#include "table/mdt_bloom_filters.h"
 #include "table/mdt_column_stats.h"
 #include "table/mdt_clean.h"
 #include "table/mdt_compact_async.h"
@@ -597,8 +598,9 @@ static bool compactable(compact_ctx *c) {
    * are a record and its tombstone; partition_stats are tight bounds), as
    * the slice merge does; tombstones are then dropped (put_record). So do
    * the secondary indexes hudi-c keeps (newer replaces older; removals are
-   * DELETE blocks). Other partitions (bloom filters, expression indexes,
-   * secondary indexes hudi-c cannot keep) are left alone. */
+   * DELETE blocks), and bloom_filters (a record per base file, written
+   * once; a clean's DELETE blocks remove it). Other partitions (expression
+   * indexes, secondary indexes hudi-c cannot keep) are left alone. */
   size_t n_groups;
   const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
   hudi_si_defs si; /* the secondary indexes hudi-c keeps (mdt_secondary_index.h) */
@@ -610,7 +612,7 @@ static bool compactable(compact_ctx *c) {
     for (size_t k = 0; si_loaded && is_secondary_partition(p) && k < si.n; k++)
       kept_si = kept_si || !strcmp(si.items[k].partition, p);
     ok = !strcmp(p, "files") || !strcmp(p, "record_index") || (is_stats_partition(p) && hudi_cs_supported(c->t)) ||
-         kept_si;
+         (!strcmp(p, "bloom_filters") && hudi_bf_maintains(c->t)) || kept_si;
   }
   if (si_loaded) hudi_si_defs_free(&si);
   if (!ok) return false;

@@ -14,6 +14,7 @@
 #include "base/alloc.h"
 #include "base/hash.h"
 #include "base/threadpool.h"
+#include "table/mdt_bloom_filters.h"
 #include "table/mdt_column_stats.h"
 #include "table/mdt_reader.h"
 #include "table/properties.h"
@@ -60,7 +61,8 @@ hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
     const char *end = strchr(p, ',');
     size_t len = end ? (size_t)(end - p) : strlen(p);
     if (len == 5 && !memcmp(p, "files", 5)) has_files = true;
-    if (len && !maintained(p, len) && !hudi_cs_maintains(t, p, len) && !is_secondary(p, len) &&
+    bool bloom = len == 13 && !memcmp(p, "bloom_filters", 13) && hudi_bf_maintains(t);
+    if (len && !maintained(p, len) && !hudi_cs_maintains(t, p, len) && !is_secondary(p, len) && !bloom &&
         used < sizeof others) {
       int w = snprintf(others + used, sizeof others - used, "%s%.*s", used ? ", " : "", (int)len, p);
       if (w > 0) used += (size_t)w;
@@ -70,8 +72,9 @@ hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
   if (used)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table %s has metadata-table indexes hudi-c does not maintain (%s; %s=%s): writing would "
-                        "leave them stale and Spark would prune or look up records wrongly; hudi-c keeps only "
-                        "files and record_index current",
+                        "leave them stale and Spark would prune or look up records wrongly; hudi-c keeps files, "
+                        "record_index, column_stats, partition_stats, bloom_filters and secondary indexes of "
+                        "string, integer, date and timestamp columns current",
                         t->base_uri, others, PARTITIONS_KEY, parts);
   if (!has_files)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has a metadata table without the files partition (%s=%s)",
@@ -136,6 +139,7 @@ static hudi_status mdt_update(hudi_table *t, const hudi_commit_metadata *meta, c
   o.begun = begun;
   hudi_cs_records csr = {0}; /* column_stats / partition_stats (mdt_column_stats.h) */
   if (st == HUDI_OK) st = hudi_cs_mdt_records(&csr, t, meta, files, k, err);
+  if (st == HUDI_OK) st = hudi_bf_commit_records(&csr, t, instant, files, k, err); /* mdt_bloom_filters.h */
   o.index_records = csr.items;
   o.n_index_records = csr.n;
   hudi_si_defs sid = {0}; /* secondary indexes (mdt_secondary_index.h) */

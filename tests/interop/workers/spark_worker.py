@@ -34,7 +34,11 @@ def start_session(hudi_jar: str, work_dir: str, on_driver_classpath: bool = Fals
         .config("spark.ui.enabled", "false")
         .config("spark.driver.memory", "2g")
         .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
+        # Java 17 keeps java.util.concurrent.locks closed, and Spark's launcher does not open it:
+        # Hudi's BLOOM index reading filters from the metadata table (hoodie.bloom.index.use.metadata)
+        # Kryo-serializes a lock (InaccessibleObjectException otherwise).
+        .config("spark.driver.extraJavaOptions",
+                "-Duser.timezone=UTC --add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED")
         .config("spark.sql.warehouse.dir", os.path.join(work_dir, "warehouse"))
         .config("spark.local.dir", os.path.join(work_dir, "local"))
         .config("spark.driver.bindAddress", "127.0.0.1")
