@@ -140,12 +140,14 @@ def test_spark_table_with_bloom_filters(request, tmp_path, engine, table_type):
     assert set(prefixes) == {"region=eu", "region=us"}, prefixes
     expect_matches_storage(path, prefixes)  # the oracle agrees with Spark's own records
 
-    # hudi-c: 12 upserts (k1 and k2 changed, k4 new in eu), 2 commits retained: its cleans remove
-    # the records of the base files they delete, and the metadata table compacts meanwhile.
+    # hudi-c: upserts (k1 and k2 changed, a new key each), 2 commits retained: its cleans remove
+    # the records of the base files they delete; in the long run (12, Spark 1.2 COW) the metadata
+    # table compacts meanwhile.
+    long_run = (engine, table_type) == ("spark", "cow")
     snap = pa.Table.from_batches(hudi.HudiTable(str(path)).read())
     schema = snap.select([c for c in snap.schema.names if not c.startswith("_hoodie")]).schema
     model = {"k1": 1, "k2": 2, "k3": 2}
-    for i in range(12):
+    for i in range(12 if long_run else 5):
         rows = [{"id": "k1", "v": 100 + i, "ts": 10 + i, "region": "eu"},
                 {"id": "k2", "v": 200 + i, "ts": 10 + i, "region": "us"},
                 {"id": f"n{i}", "v": i, "ts": 10 + i, "region": "us"}]
@@ -162,7 +164,8 @@ def test_spark_table_with_bloom_filters(request, tmp_path, engine, table_type):
         if instant_blocks(path, PARTITION, c):  # not yet compacted and cleaned away
             assert delete_shape(path, c) == spark_shape, c
     mdt = completed(path / ".hoodie" / "metadata")
-    assert any(a == "commit" for a in mdt.values()), mdt  # the metadata table compacted
+    if long_run:
+        assert any(a == "commit" for a in mdt.values()), mdt  # the metadata table compacted
 
     # Spark upserts through its BLOOM index, the filters read from the metadata table: keys only
     # hudi-c's files hold are found and updated, not inserted again.
@@ -172,8 +175,8 @@ def test_spark_table_with_bloom_filters(request, tmp_path, engine, table_type):
         spark.sql(f"SET {k}={val}")
     try:
         spark.sql(f"REFRESH TABLE {name}")
-        spark.sql(f"INSERT INTO {name} VALUES ('n5', 555, 100, 'us'), ('k1', 999, 100, 'eu')")
-        model.update(n5=555, k1=999)
+        spark.sql(f"INSERT INTO {name} VALUES ('n4', 444, 100, 'us'), ('k1', 999, 100, 'eu')")
+        model.update(n4=444, k1=999)
     finally:
         for k in opts:
             spark.sql(f"RESET {k}")
