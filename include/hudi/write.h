@@ -44,8 +44,10 @@ typedef struct hudi_create_options {
    * `files` partition and the record-level index (partition record_index),
    * kept current by every append (a bulk insert then refuses a key twice in
    * one write). false: no MDT, unless option hoodie.metadata.enable=true
-   * (then `files` only). The MDT indexes hudi-c does not maintain (column
-   * and partition stats, bloom filters, secondary indexes) are refused. */
+   * (then `files` only). Options asking for the other MDT indexes (column
+   * and partition stats, bloom filters, secondary indexes) are refused at
+   * create; on tables Spark built them for, every write keeps them current
+   * (docs/status.md). */
   bool record_index_enabled;
   /* Hudi options ("hoodie.*": hoodie.datasource.write.hive_style_partitioning
    * (default true), hoodie.datasource.write.partitionpath.urlencode (false),
@@ -117,7 +119,8 @@ HUDI_EXTERN hudi_status hudi_table_append(hudi_write_result *result, hudi_table 
 
 
 /* ---- keyed writes (upsert, update, delete) ------------------------------
- * The index is Hudi's global BLOOM index over the latest base files (footer
+ * Keys are found through the table's record-level index, or, on tables
+ * without one, Hudi's global BLOOM index over the latest base files (footer
  * min/max record keys and bloom filters, confirmed by reading the keys):
  * a key is found in whatever partition holds it, and a record whose
  * partition value changes moves there (deleted from the old partition).
