@@ -66,18 +66,6 @@ static hudi_status build_record(hudi_mdt_record *out, const hudi_avro_node *sche
   return HUDI_OK;
 }
 
-static hudi_status push(hudi_cs_records *out, hudi_mdt_record *rec, hudi_error *err) {
-  if (out->n == out->cap) {
-    size_t cap = out->cap ? out->cap * 2 : 16;
-    hudi_mdt_record **items = hudi_realloc(out->items, cap * sizeof *items);
-    if (!items) return hudi_err_set(err, HUDI_ERR_NOMEM, "bloom_filters records");
-    out->items = items;
-    out->cap = cap;
-  }
-  out->items[out->n++] = rec;
-  return HUDI_OK;
-}
-
 /* One base file's record, from its footer (none without a bloom filter). */
 static hudi_status file_record(hudi_cs_records *out, hudi_table *t, const char *instant,
                                const hudi_mdt_file_change *fc, hudi_buf *path, hudi_error *err) {
@@ -90,12 +78,14 @@ static hudi_status file_record(hudi_cs_records *out, hudi_table *t, const char *
     return hudi_err_set(err, HUDI_ERR_IO, "bloom_filters: cannot read the footer of %s", (const char *)path->data);
   hudi_status st = HUDI_OK;
   if (f.bloom && f.bloom_len) {
-    hudi_mdt_record *rec = hudi_malloc(sizeof *rec);
-    if (!rec) st = hudi_err_set(err, HUDI_ERR_NOMEM, "bloom_filters record");
+    hudi_mdt_record *rec = NULL;
+    st = hudi_cs_records_grow(out, err);
+    if (st == HUDI_OK && !(rec = hudi_malloc(sizeof *rec))) st = hudi_err_set(err, HUDI_ERR_NOMEM, "bloom_filters record");
     if (rec) hudi_mdt_record_init(rec);
     if (st == HUDI_OK) st = build_record(rec, out->schema->root, fc->partition, fc->name, instant, &f, err);
-    if (st == HUDI_OK) st = push(out, rec, err);
-    if (st != HUDI_OK && rec) {
+    if (st == HUDI_OK) {
+      out->items[out->n++] = rec;
+    } else if (rec) {
       hudi_mdt_record_free(rec);
       hudi_free(rec);
     }

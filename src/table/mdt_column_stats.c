@@ -595,15 +595,19 @@ void hudi_cs_records_free(hudi_cs_records *r) {
   memset(r, 0, sizeof *r);
 }
 
+hudi_status hudi_cs_records_grow(hudi_cs_records *out, hudi_error *err) {
+  if (out->n < out->cap) return HUDI_OK;
+  size_t cap = out->cap ? out->cap * 2 : 64;
+  hudi_mdt_record **items = hudi_realloc(out->items, cap * sizeof *items);
+  if (!items) return hudi_err_set(err, HUDI_ERR_NOMEM, "metadata index records");
+  out->items = items;
+  out->cap = cap;
+  return HUDI_OK;
+}
+
 static hudi_status records_add(hudi_cs_records *out, const hudi_avro_node *schema, int32_t type, const char *partition,
                                const char *name, const hudi_cs_range *r, bool deleted, hudi_error *err) {
-  if (out->n == out->cap) {
-    size_t cap = out->cap ? out->cap * 2 : 64;
-    hudi_mdt_record **items = hudi_realloc(out->items, cap * sizeof *items);
-    if (!items) return hudi_err_set(err, HUDI_ERR_NOMEM, "column stats records");
-    out->items = items;
-    out->cap = cap;
-  }
+  HUDI_TRY(hudi_cs_records_grow(out, err));
   hudi_mdt_record *rec = hudi_malloc(sizeof *rec);
   if (!rec) return hudi_err_set(err, HUDI_ERR_NOMEM, "column stats record");
   hudi_status st = hudi_cs_record(rec, schema, type, partition, name, r, deleted, out->layout, err);

@@ -202,6 +202,8 @@ typedef struct hudi_cs_records {
 } hudi_cs_records;
 
 void hudi_cs_records_free(hudi_cs_records *r);
+/* Room for one more record in r->items. */
+HUDI_NODISCARD hudi_status hudi_cs_records_grow(hudi_cs_records *r, hudi_error *err);
 
 struct hudi_table;
 struct hudi_commit_metadata;
