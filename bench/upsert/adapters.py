@@ -386,10 +386,25 @@ class HudiCMorAsyncAdapter(HudiCAdapter):
         self.settings["metadata-table compaction"] = "background (hoodie.metadata.compact.async=true)"
 
 
+class HudiCMorIncrementalAdapter(HudiCAdapter):
+    """MOR with the metadata table compacted incrementally
+    (hoodie.metadata.compact.incremental=true): every commit compacts about a tenth of the
+    metadata table's bytes (the file groups whose oldest log is oldest), inline, instead of the
+    whole table every tenth commit."""
+
+    name = "hudi-c (MOR, incremental MDT compaction)"
+    write_options = {"hoodie.metadata.compact.incremental": "true"}
+
+    def create(self, schema: pa.Schema) -> None:
+        super().create(schema)
+        self.settings["metadata-table compaction"] = "incremental (hoodie.metadata.compact.incremental=true)"
+
+
 ADAPTERS: Dict[str, Type[Adapter]] = {
     "hudi-c-mor": HudiCAdapter,
     "hudi-c-cow": HudiCCowAdapter,
     "hudi-c-mor-async": HudiCMorAsyncAdapter,
+    "hudi-c-mor-incremental": HudiCMorIncrementalAdapter,
     "delta-rs": DeltaAdapter,
     "pyiceberg": IcebergAdapter,
 }

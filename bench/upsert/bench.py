@@ -34,7 +34,7 @@ from scenarios import SCENARIOS, data_dir  # noqa: E402
 
 ENGINES = ["hudi-c-mor", "hudi-c-cow", "delta-rs", "pyiceberg"]
 # run only when named in --engines
-OPTIONAL_ENGINES = ["hudi-c-mor-async"]
+OPTIONAL_ENGINES = ["hudi-c-mor-async", "hudi-c-mor-incremental"]
 SAMPLE_EVERY_S = 0.01
 
 

@@ -77,7 +77,19 @@ HUDI_EXTERN hudi_status hudi_table_compact(hudi_compact_result *result, hudi_tab
  * it (hoodie.metadata.compact.async.parallelism file groups at a time,
  * default 1) and completes the compaction and the metadata table's clean
  * under the lock. This call waits for it too. Use one writer process: a
- * Java writer starting meanwhile runs the pending compaction itself. */
+ * Java writer starting meanwhile runs the pending compaction itself.
+ *
+ * hoodie.metadata.compact.incremental=true (hudi-c's own key; a write or
+ * table option, default false) spreads the metadata table's compaction
+ * over the commits instead: every P commits (P the file groups compacted
+ * side by side: the cores, up to 4) a commit compacts, inline, about
+ * P/hoodie.metadata.compact.max.delta.commits of the metadata table's
+ * bytes, the file groups whose oldest log file is oldest first, and every
+ * group that has read a log file for max.delta.commits deltacommits
+ * (sooner when a group has). Each
+ * is an ordinary compaction whose plan lists some of the file groups;
+ * Java readers and writers take it as any other. Archival keeps every
+ * deltacommit whose log files a metadata file group still reads. */
 HUDI_EXTERN hudi_status hudi_table_wait_services(hudi_table *table, hudi_error *err);
 
 /* ---- cleaning ------------------------------------------------------------ */

@@ -66,6 +66,7 @@ typedef struct archive_target {
   bool mor;
   bool data_has_mdt;        /* data table with a metadata table: rule 4 */
   const hudi_timeline *data; /* metadata table: the data table's active timeline (rule 5) */
+  hudi_table *owner;         /* the data table (its handle lists the MDT's file groups: rules 4 and 5) */
   char tl_dir[128];          /* its timeline directory under the storage base */
 } archive_target;
 
@@ -176,6 +177,27 @@ static hudi_status mdt_latest_compaction(char *out, hudi_storage *s, hudi_error 
     if (m.items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(m.items[i].action, "commit"))
       snprintf(out, HUDI_INSTANT_TIME_MAX, "%s", m.items[i].requested_time);
   hudi_timeline_free(&m);
+  return HUDI_OK;
+}
+
+/* The earliest deltacommit whose log file a metadata file group's latest
+ * slice still reads ("" when none does). After a compaction of only some
+ * groups (hoodie.metadata.compact.incremental), the others still read logs
+ * older than it. */
+static hudi_status mdt_live_logs(char *out, hudi_table *t, hudi_error *err) {
+  out[0] = 0;
+  hudi_mdt *m = NULL;
+  HUDI_TRY(hudi_mdt_acquire(&m, t, err));
+  size_t n;
+  const hudi_file_group *g = hudi_mdt_all_groups(m, &n);
+  for (size_t i = 0; i < n; i++) {
+    const hudi_file_slice *s = hudi_file_group_latest_slice(&g[i]);
+    for (size_t k = 0; s && k < s->n_logs; k++) {
+      const char *in = s->logs[k].name.instant;
+      if (in && in[0] && (!out[0] || strcmp(in, out) < 0)) snprintf(out, HUDI_INSTANT_TIME_MAX, "%s", in);
+    }
+  }
+  hudi_mdt_release(t, m);
   return HUDI_OK;
 }
 
@@ -291,7 +313,11 @@ static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, c
     }
   }
   /* 4. With a metadata table: nothing completed after its last compaction
-   * (none yet: nothing at all). */
+   * (none yet: nothing at all), nor at or after the oldest deltacommit whose
+   * log files a metadata file group still reads (after a compaction of only
+   * some groups, hoodie.metadata.compact.incremental). Readers take MDT log
+   * blocks only of instants active on the data timeline or on the MDT's,
+   * and the MDT's archival follows the data table's (rule 5 in Java too). */
   if (t->data_has_mdt) {
     char mc[HUDI_INSTANT_TIME_MAX];
     st = mdt_latest_compaction(mc, t->s, err);
@@ -302,6 +328,12 @@ static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, c
         lower(bound, in->requested_time);
         break;
       }
+    }
+    if (t->owner) {
+      char live[HUDI_INSTANT_TIME_MAX];
+      st = mdt_live_logs(live, t->owner, err);
+      if (st != HUDI_OK) goto done;
+      lower(bound, live);
     }
   }
   /* 5. The metadata table: nothing at or after the data table's earliest
@@ -326,6 +358,12 @@ static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, c
         last_compaction = tl->items[i].requested_time;
     if (!last_compaction) goto done;
     lower(bound, last_compaction);
+    if (t->owner) {
+      char live[HUDI_INSTANT_TIME_MAX];
+      st = mdt_live_logs(live, t->owner, err);
+      if (st != HUDI_OK) goto done;
+      lower(bound, live);
+    }
   }
   /* Savepoints: stop at the first, or skip them all (beyond.savepoint). */
   const char *first_savepoint = NULL;
@@ -520,6 +558,7 @@ static hudi_status archive_mdt_with(hudi_archive_result *res, hudi_table *t, con
   hudi_status st = mdt_cfg(&c, data_cfg, t, opts, n, err);
   archive_target tgt;
   target_init(&tgt, t->storage, ".hoodie/metadata", props, true, false, &t->timeline);
+  tgt.owner = t;
   hudi_archive_result r;
   memset(&r, 0, sizeof r);
   bool archived = false;
@@ -554,6 +593,12 @@ static hudi_status archive_mdt(hudi_archive_result *res, hudi_table *t, const ar
   return st;
 }
 
+hudi_status hudi_archive_check_options(const hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
+  archive_cfg c, m;
+  HUDI_TRY(read_cfg(&c, t, opts, n, err));
+  return mdt_cfg(&m, &c, t, opts, n, err);
+}
+
 hudi_status hudi_archive_run(hudi_archive_result *result, hudi_table *t, const hudi_option *opts, size_t n,
                              bool automatic, hudi_error *err) {
   memset(result, 0, sizeof *result);
@@ -564,6 +609,7 @@ hudi_status hudi_archive_run(hudi_archive_result *result, hudi_table *t, const h
   const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
   archive_target tgt;
   target_init(&tgt, t->storage, "", &t->props, t->type == HUDI_MERGE_ON_READ, parts && *parts, NULL);
+  tgt.owner = t;
   bool archived = false;
   hudi_status st = archive_timeline(result, &tgt, &c, &archived, err);
   if (st == HUDI_OK && archived) {

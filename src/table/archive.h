@@ -20,6 +20,12 @@
  * (false), hoodie.compact.inline.max.delta.commits (5),
  * hoodie.timeline.compaction.batch.size (10). Layout-1 tables are left
  * alone (nothing archived). */
+/* Checks the archival options as hudi_archive_run reads them, for the
+ * data table and its metadata table (HUDI_ERR_INVALID_ARG naming the bad
+ * one): a write checks them before it writes anything. */
+HUDI_NODISCARD hudi_status hudi_archive_check_options(const hudi_table *t, const hudi_option *opts, size_t n,
+                                                      hudi_error *err);
+
 HUDI_NODISCARD hudi_status hudi_archive_run(hudi_archive_result *result, hudi_table *t, const hudi_option *opts,
                                             size_t n, bool automatic, hudi_error *err);
 

@@ -168,6 +168,110 @@ static hudi_status plan_ops(compact_ctx *c, hudi_error *err) {
   return HUDI_OK;
 }
 
+/* The bytes a group's compaction reads: its latest slice's base and logs. */
+static uint64_t slice_bytes(const hudi_file_slice *s) {
+  uint64_t n = s && s->base ? s->base->size : 0;
+  for (size_t k = 0; s && k < s->n_logs; k++) n += s->logs[k].size;
+  return n;
+}
+
+/* Completed deltacommits from instant on: how long a group has read a log
+ * of that instant. */
+static size_t deltacommits_from(const hudi_timeline *tl, const char *instant) {
+  size_t n = 0;
+  for (size_t i = 0; i < tl->count; i++) {
+    const hudi_instant *x = &tl->items[i];
+    if (is_completed(x) && !strcmp(x->action, "deltacommit") && strcmp(x->requested_time, instant) >= 0) n++;
+  }
+  return n;
+}
+
+static size_t op_age(const op *o, const hudi_timeline *tl) {
+  const char *oldest = NULL;
+  for (size_t k = 0; k < o->n_logs; k++) {
+    const char *in = o->logs[k].name.instant;
+    if (in && (!oldest || strcmp(in, oldest) < 0)) oldest = in;
+  }
+  return oldest ? deltacommits_from(tl, oldest) : 0;
+}
+
+typedef struct aged {
+  op o;
+  size_t age;
+  uint64_t bytes;
+} aged;
+
+static int cmp_staleness(const void *a, const void *b) {
+  const aged *x = a, *y = b;
+  if (x->age != y->age) return x->age > y->age ? -1 : 1;
+  if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+  int c = strcmp(x->o.g->partition, y->o.g->partition);
+  return c ? c : strcmp(x->o.g->file_id, y->o.g->file_id);
+}
+
+/* Incremental mode compacts a share of the groups every P deltacommits,
+ * P the groups compacted at once (group_threads: the cores, up to 4):
+ * the P shards of a share then run side by side, as the groups of a
+ * whole-table compaction do, where one shard per commit would leave
+ * cores idle. */
+static int group_threads(const hudi_mdt_compact_options *o, size_t n_ops);
+static int share_groups(const hudi_mdt_compact_options *o) { return group_threads(o, 64); }
+
+/* Whether a share is due: P deltacommits since the last compaction, or a
+ * group reading a log for max deltacommits (keep_share). */
+static bool share_due(compact_ctx *c, const hudi_mdt_compact_options *o, int32_t max) {
+  if (c->res->delta_commits == 0) return false;
+  if (c->res->delta_commits >= (size_t)share_groups(o)) return true;
+  const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
+  size_t n_groups;
+  const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
+  const char *oldest = NULL;
+  for (size_t i = 0; i < n_groups; i++) {
+    const hudi_file_slice *s = hudi_file_group_latest_slice(&groups[i]);
+    for (size_t k = 0; s && k < s->n_logs; k++) {
+      const char *in = s->logs[k].name.instant;
+      if (s->logs[k].completion_time[0] && in && (!oldest || strcmp(in, oldest) < 0)) oldest = in;
+    }
+  }
+  return oldest && deltacommits_from(tl, oldest) >= (size_t)max;
+}
+
+/* Incremental mode: keeps the operations of this share, about P/max of
+ * all slices' bytes, taking the groups whose oldest log is the
+ * oldest first (so each is compacted about every max commits, as without
+ * the mode), always at least one, and every group that has read a log
+ * for max deltacommits or more. That last rule keeps what Hudi's
+ * compaction of every group every max deltacommits guarantees: no log
+ * older than the last max deltacommits, so Java's archival, bounded by the
+ * MDT's latest compaction, never takes the instants of logs still read. A
+ * group is taken while it brings the share nearer its target (equal
+ * record-index shards: one per commit, not two). */
+static hudi_status keep_share(compact_ctx *c, int32_t max, int p, hudi_error *err) {
+  const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
+  size_t n_groups;
+  const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
+  uint64_t total = 0;
+  for (size_t i = 0; i < n_groups; i++) total += slice_bytes(hudi_file_group_latest_slice(&groups[i]));
+  aged *a = hudi_calloc(c->n_ops ? c->n_ops : 1, sizeof *a);
+  if (!a) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory planning the metadata compaction");
+  for (size_t i = 0; i < c->n_ops; i++) a[i] = (aged){c->ops[i], op_age(&c->ops[i], tl), slice_bytes(c->ops[i].slice)};
+  qsort(a, c->n_ops, sizeof *a, cmp_staleness);
+  uint64_t target = total * (uint64_t)p / (uint64_t)max, taken = 0;
+  size_t kept = 0;
+  for (size_t i = 0; i < c->n_ops; i++) {
+    bool take = kept == 0 || a[i].age >= (size_t)max || taken + a[i].bytes / 2 < target;
+    if (!take) {
+      hudi_free(a[i].o.logs);
+      continue;
+    }
+    c->ops[kept++] = a[i].o;
+    taken += a[i].bytes;
+  }
+  c->n_ops = kept;
+  hudi_free(a);
+  return HUDI_OK;
+}
+
 static hudi_status set_metric(hudi_compaction_plan *p, hudi_tl_list *m, const char *key, double v, hudi_error *err) {
   hudi_tl_double_entry *e;
   HUDI_TRY(hudi_tl_list_push(m, &p->doc.arena, sizeof *e, (void **)&e, err));
@@ -676,12 +780,15 @@ static hudi_status schedule(compact_ctx *c, const hudi_mdt_compact_options *o, h
   const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
   c->res->delta_commits = delta_commits_since(tl);
   int32_t max = o->max_delta_commits > 0 ? o->max_delta_commits : HUDI_MDT_DEFAULT_MAX_DELTA_COMMITS;
-  if (!o->force && c->res->delta_commits < (size_t)max) return HUDI_OK;
+  bool share = o->incremental && !o->force;
+  if (!o->force && !share && c->res->delta_commits < (size_t)max) return HUDI_OK;
+  if (share && !share_due(c, o, max)) return HUDI_OK;
   char instant[HUDI_INSTANT_TIME_BUF];
   HUDI_TRY(pick_instant(c->t, tl, instant, err));
   if (hudi_timeline_find(tl, instant)) return HUDI_OK; /* already there (compactIfNecessary) */
   memcpy(c->instant, instant, sizeof instant);
   HUDI_TRY(plan_ops(c, err));
+  if (share) HUDI_TRY(keep_share(c, max, share_groups(o), err));
   if (c->n_ops == 0) {
     c->instant[0] = '\0';
     return HUDI_OK;
@@ -999,6 +1106,11 @@ hudi_status hudi_mdt_services_options_get(hudi_mdt_services_options *out, const 
                        out->clean.by_versions;
   const char *a = option(t, opts, n, HUDI_MDT_COMPACT_ASYNC_OPTION, NULL);
   out->async = a && !strcmp(a, "true");
+  const char *inc = option(t, opts, n, HUDI_MDT_COMPACT_INCREMENTAL_OPTION, NULL);
+  if (inc && strcmp(inc, "true") && strcmp(inc, "false"))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s must be true or false, not '%s'",
+                        HUDI_MDT_COMPACT_INCREMENTAL_OPTION, inc);
+  out->compact.incremental = inc && !strcmp(inc, "true");
   int32_t par = 1; /* leave a core to the writer */
   HUDI_TRY(int_option(t, opts, n, HUDI_MDT_COMPACT_ASYNC_PARALLELISM_OPTION, NULL, &par, err));
   out->async_parallelism = par;

@@ -11,7 +11,9 @@
  *     instant minus 1 ms (so it can still be rolled back); skipped when C
  *     is already on the MDT timeline;
  *   - every file group whose latest slice has log files completed before C
- *     is compacted (UnBoundedCompactionStrategy): C.compaction.requested
+ *     is compacted (UnBoundedCompactionStrategy; with
+ *     hoodie.metadata.compact.incremental, a share of them every few
+ *     deltacommits, see below): C.compaction.requested
  *     (a HoodieCompactionPlan), C.compaction.inflight (empty, as Spark
  *     leaves it), one base HFile per group `<fileId>_<token>_<C>.hfile`
  *     holding the merged records in key order (files listings merged as
@@ -56,9 +58,10 @@ typedef struct hudi_mdt_compact_options {
   int64_t hfile_create_time_ms; /* -1 = now */
   int parallelism;              /* groups compacted at once; 0 = the cores, up to 4 */
   bool single_core;             /* one compression thread per HFile (background runs) */
+  bool incremental;             /* hoodie.metadata.compact.incremental (below) */
 } hudi_mdt_compact_options;
 
-#define HUDI_MDT_COMPACT_OPTIONS_INIT {0, false, 0, -1, 0, false}
+#define HUDI_MDT_COMPACT_OPTIONS_INIT {0, false, 0, -1, 0, false, false}
 
 typedef struct hudi_mdt_compact_result {
   char instant[HUDI_INSTANT_TIME_BUF]; /* "" when nothing was compacted */
@@ -113,6 +116,17 @@ void hudi_mdt_compact_job_free(hudi_mdt_compact_job *job);
 /* hudi-c's own keys (Hudi runs MDT compaction inline only). */
 #define HUDI_MDT_COMPACT_ASYNC_OPTION "hoodie.metadata.compact.async"
 #define HUDI_MDT_COMPACT_ASYNC_PARALLELISM_OPTION "hoodie.metadata.compact.async.parallelism"
+/* Incremental compaction (hudi-c's own key, default false): instead of
+ * every file group once per max.delta.commits deltacommits, every P
+ * deltacommits (P the groups compacted side by side: the cores, up to 4)
+ * a commit compacts about P/max.delta.commits of the MDT's bytes, the
+ * groups whose oldest log is oldest first, and every group that has read
+ * a log for max.delta.commits deltacommits (sooner when one has). The
+ * same work spread over the commits: no commit pays for the whole record
+ * index. Each compaction is an ordinary one whose plan lists only some
+ * file groups, as a bounded compaction strategy's would; Java's readers
+ * and writers take it as any other. */
+#define HUDI_MDT_COMPACT_INCREMENTAL_OPTION "hoodie.metadata.compact.incremental"
 
 typedef struct hudi_mdt_services_options {
   hudi_mdt_clean_options clean;

@@ -26,7 +26,21 @@ static hudi_status refuse_pending_restore(const hudi_table *t, hudi_error *err) 
   return HUDI_OK;
 }
 
+/* The options the services after the commit read, checked before anything
+ * is written: a bad value refused after the data commit would leave the
+ * write done while the caller is told it failed. */
+static hudi_status check_service_options(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
+  hudi_clean_config cc;
+  HUDI_TRY(hudi_clean_config_load(&cc, t, opts, n, err));
+  hudi_mdt_services_options so;
+  HUDI_TRY(hudi_mdt_services_options_get(&so, t, opts, n, err));
+  HUDI_TRY(hudi_archive_check_options(t, opts, n, err));
+  int64_t max_delta;
+  return hudi_write_int_option(t, opts, n, "hoodie.compact.inline.max.delta.commits", 5, 1, &max_delta, err);
+}
+
 hudi_status hudi_services_before_write(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
+  HUDI_TRY(check_service_options(t, opts, n, err));
   HUDI_TRY(refuse_pending_restore(t, err));
   /* Failed writes first (EAGER): nothing below may plan around them. */
   HUDI_TRY(hudi_rollback_failed_writes(t, opts, n, NULL, err));

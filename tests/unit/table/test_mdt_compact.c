@@ -18,6 +18,7 @@
 #include "arrow/builder.h"
 #include "arrow/stream.h"
 #include "base/alloc.h"
+#include "base/threadpool.h"
 #include "hfile/hfile.h"
 #include "hudi/write.h"
 #include "io/storage.h"
@@ -755,6 +756,87 @@ static void parallel_equals_serial(void **state) {
   model_free(&m);
 }
 
+/* Completed compactions on t's MDT timeline; the latest one's instant
+ * goes to last (when not NULL). */
+static int mdt_compactions(const char *name, char *last, size_t cap) {
+  char p[400];
+  snprintf(p, sizeof p, "%s/%s/.hoodie/metadata/.hoodie/timeline", dir, name);
+  DIR *d = opendir(p);
+  assert_non_null(d);
+  int n = 0;
+  struct dirent *e;
+  if (last) last[0] = 0;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len < 7 || strcmp(e->d_name + len - 7, ".commit")) continue;
+    n++;
+    if (last && strncmp(e->d_name, last, 17) > 0) snprintf(last, cap, "%.17s", e->d_name);
+  }
+  closedir(d);
+  return n;
+}
+
+/* hoodie.metadata.compact.incremental: every commit compacts a share of
+ * the groups (the stalest first), none holds more than max logs for
+ * long, and every lookup and listing stays what the model says. */
+static void incremental_spreads_compaction(void **state) {
+  (void)state;
+  static const hudi_option INC[] = {{"hoodie.metadata.compact.incremental", "true"}, {"fsync", "false"}};
+  hudi_table *t = create_table("t6");
+  model m = {0};
+  int total_groups = 0, shares = 0;
+  int p = hudi_cpu_count() < 4 ? hudi_cpu_count() : 4; /* groups side by side */
+  for (int round = 0; round < 24; round++) {
+    commit_round(t, &m, round, INC, 2);
+    if (round % 6 == 5) {
+      snapshot s = take("t6", &m);
+      snapshot_free(&s);
+    }
+    char last[32], suffix[40];
+    /* At most one compaction per commit. */
+    int now = mdt_compactions("t6", last, sizeof last);
+    assert_true(now == shares || now == shares + 1);
+    if (now == shares) continue;
+    shares = now;
+    snprintf(suffix, sizeof suffix, "_%s.hfile", last);
+    int groups = count_files("t6", "files", suffix) + count_files("t6", "record_index", suffix);
+    /* A share, not the whole table: 11 groups, p/10 of the bytes. */
+    assert_true(groups >= 1 && groups <= 2 * p + 3);
+    total_groups += groups;
+  }
+  /* A share every p commits, or sooner for a group's old log; about the
+   * work of compacting every group every 10 commits. */
+  assert_true(shares >= 24 / p - 1 && shares <= 24);
+  assert_true(total_groups >= 15 && total_groups <= 45);
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_mdt *mdt;
+  if (hudi_mdt_open(&mdt, t, &err) != HUDI_OK) fail_msg("%s", err.message);
+  size_t n;
+  const hudi_file_group *g = hudi_mdt_all_groups(mdt, &n);
+  assert_int_equal(n, 11);
+  for (size_t i = 0; i < n; i++) {
+    const hudi_file_slice *sl = hudi_file_group_latest_slice(&g[i]);
+    assert_non_null(sl->base); /* each was compacted at least once */
+    if (sl->n_logs > 10) fail_msg("%s/%s reads %zu logs", g[i].partition, g[i].file_id, sl->n_logs);
+  }
+  hudi_mdt_free(mdt);
+  /* Without the option the count rule is back: not due after one commit. */
+  int before = mdt_compactions("t6", NULL, 0);
+  commit_round(t, &m, 24, FS_OFF, 1);
+  assert_int_equal(mdt_compactions("t6", NULL, 0), before);
+  /* A bad value is refused, naming the key; nothing is written. */
+  static const hudi_option BAD[] = {{"hoodie.metadata.compact.incremental", "yes"}, {"fsync", "false"}};
+  hudi_write_result r;
+  const char *k[1] = {m.keys[0]};
+  hudi_status st = hudi_table_delete_keys(&r, t, k, 1, BAD, 2, &err); /* refused before the write */
+  assert_int_not_equal(st, HUDI_OK);
+  assert_non_null(strstr(err.message, "hoodie.metadata.compact.incremental"));
+  snapshot s = take("t6", &m);
+  snapshot_free(&s);
+  model_free(&m);
+  hudi_table_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bloom_matches_spark),
@@ -764,6 +846,7 @@ int main(void) {
       cmocka_unit_test(clean_by_file_versions),
       cmocka_unit_test(writes_compact_automatically),
       cmocka_unit_test(parallel_equals_serial),
+      cmocka_unit_test(incremental_spreads_compaction),
       cmocka_unit_test(alloc_failures),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
