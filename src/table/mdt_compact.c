@@ -237,15 +237,15 @@ static bool share_due(compact_ctx *c, const hudi_mdt_compact_options *o, int32_t
 }
 
 /* Incremental mode: keeps the operations of this share, about P/max of
- * all slices' bytes, taking the groups whose oldest log is the
- * oldest first (so each is compacted about every max commits, as without
- * the mode), always at least one, and every group that has read a log
- * for max deltacommits or more. That last rule keeps what Hudi's
- * compaction of every group every max deltacommits guarantees: no log
- * older than the last max deltacommits, so Java's archival, bounded by the
- * MDT's latest compaction, never takes the instants of logs still read. A
- * group is taken while it brings the share nearer its target (equal
- * record-index shards: one per commit, not two). */
+ * all slices' bytes, taking the groups whose oldest log is the oldest
+ * first (so each is compacted about every max commits, as without the
+ * mode), always at least one, and every group that has read a log for
+ * max deltacommits or more. That last rule keeps what Hudi's compaction of
+ * every group every max deltacommits guarantees: no log older than the
+ * last max deltacommits, so Java's archival, bounded by the MDT's latest
+ * compaction, never takes the instants of logs still read. A group is
+ * taken while it brings the share nearer its target (of ten equal
+ * record-index shards, P per share, not P + 1). */
 static hudi_status keep_share(compact_ctx *c, int32_t max, int p, hudi_error *err) {
   const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
   size_t n_groups;
