@@ -113,3 +113,26 @@ def test_bad_value_is_refused_before_writing(tmp_path):
     with pytest.raises(Exception, match="hoodie.keep.max.commits"):
         t.upsert(m.batch(3, 5, 0), {"hoodie.keep.min.commits": "9", "hoodie.keep.max.commits": "5"})
     assert sorted(os.listdir(path / ".hoodie" / "timeline")) == before
+
+
+def test_incremental_shares_in_the_background(tmp_path):
+    """Both keys: the commit that makes a share due only schedules it, and the handle's
+    background thread compacts that share while the next writes go on."""
+    path = tmp_path / "t"
+    opts = dict(INC, **{"hoodie.metadata.compact.async": "true"})
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="city", table_type="mor")
+    m = Model()
+    for w in range(1, 21):
+        write(t, m, w, opts)
+        got, _ = snapshot(t)
+        assert got.equals(m.expected()), w
+    t.wait_services()
+    shares = compactions(path)
+    assert len(shares) >= 20 // P - 1, shares
+    for c in shares:
+        assert 1 <= len(groups_compacted(path, c)) <= 2 * P + 3, c
+    assert not [n for n in mdt_timeline(path) if n.endswith(".compaction.requested")
+                and n.split(".")[0] not in shares]  # nothing left pending after wait_services
+    check(path)
+    got, _ = snapshot(HudiTable(str(path)))
+    assert got.equals(m.expected())
