@@ -274,8 +274,9 @@ static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error
   c->policy = o->by_versions ? "KEEP_LATEST_FILE_VERSIONS" : o->by_hours ? "KEEP_LATEST_BY_HOURS" : "KEEP_LATEST_COMMITS";
   size_t n_groups;
   const hudi_file_group *g = hudi_mdt_all_groups(c->m, &n_groups);
+  bool wait = !o->incremental_compaction; /* see mdt_clean.h */
   if (o->by_versions) {
-    if (too_soon_after_compaction(tl)) return HUDI_OK;
+    if (wait && too_soon_after_compaction(tl)) return HUDI_OK;
     /* HoodieMetadataWriteUtils: ceil(1.2 x the data table's versions). */
     int32_t data = o->data_versions_retained > 0 ? o->data_versions_retained : 3;
     size_t keep = (size_t)((data * 6 + 4) / 5);
@@ -292,7 +293,7 @@ static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error
     if (o->commits_retained_override > 0) {
       retained = (size_t)o->commits_retained_override;
     } else {
-      if (too_soon_after_compaction(tl)) return HUDI_OK;
+      if (wait && too_soon_after_compaction(tl)) return HUDI_OK;
       int32_t data = o->data_commits_retained > 0 ? o->data_commits_retained : 10;
       double scaled = (double)data * 1.2;
       retained = scaled > HUDI_MDT_MIN_COMMITS_RETAINED ? (size_t)scaled : HUDI_MDT_MIN_COMMITS_RETAINED;

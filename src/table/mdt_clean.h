@@ -49,9 +49,16 @@ typedef struct hudi_mdt_clean_options {
    * hoodie.clean.fileversions.retained (0 = 3). */
   bool by_versions;
   int32_t data_versions_retained;
+  /* hoodie.metadata.compact.incremental: a share is compacted every few
+   * commits, so fewer than 3 instants ever follow the latest compaction
+   * and Java's wait after one would never let the MDT be cleaned. Under
+   * KEEP_LATEST_COMMITS (20 or more retained) and KEEP_LATEST_FILE_VERSIONS
+   * (4 or more) the slices the latest compactions replaced are retained
+   * anyway, which is what the wait protects readers from: it is skipped. */
+  bool incremental_compaction;
 } hudi_mdt_clean_options;
 
-#define HUDI_MDT_CLEAN_OPTIONS_INIT {0, 0, false, -1, 0, false, 0}
+#define HUDI_MDT_CLEAN_OPTIONS_INIT {0, 0, false, -1, 0, false, 0, false}
 
 typedef struct hudi_mdt_clean_result {
   char instant[HUDI_INSTANT_TIME_BUF]; /* "" when nothing was cleaned */

@@ -1111,6 +1111,7 @@ hudi_status hudi_mdt_services_options_get(hudi_mdt_services_options *out, const 
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s must be true or false, not '%s'",
                         HUDI_MDT_COMPACT_INCREMENTAL_OPTION, inc);
   out->compact.incremental = inc && !strcmp(inc, "true");
+  out->clean.incremental_compaction = out->compact.incremental;
   int32_t par = 1; /* leave a core to the writer */
   HUDI_TRY(int_option(t, opts, n, HUDI_MDT_COMPACT_ASYNC_PARALLELISM_OPTION, NULL, &par, err));
   out->async_parallelism = par;

@@ -122,7 +122,7 @@ def test_engines_use_incrementally_compacted_mdt(tmp_path, spark, hudirs, intero
         if n.endswith(".hfile"):
             fid, inst = n.split("_")[0], n.rsplit("_", 1)[1][:-6]
             latest[fid] = max(latest.get(fid, ""), inst)
-    assert len(latest) >= 6 and len(set(latest.values())) >= 5, latest
+    assert len(latest) >= 6 and len(set(latest.values())) >= 3, latest
     history = path / ".hoodie" / "metadata" / ".hoodie" / "timeline" / "history"
     assert history.is_dir() and any(history.iterdir()), "the MDT archived nothing"
     check(path)
