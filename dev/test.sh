@@ -84,13 +84,15 @@ interop_tests() {
     .venv/bin/python -m pytest -q -rs tests/interop
 }
 tier "Interop tests" interop_tests
-# The upsert benchmark at smoke scale (bench/upsert): hudi-c (MOR, COW), delta-rs and PyIceberg run
-# every scenario's commits and each end state is checked against a pyarrow oracle. Timings are
-# recorded, not asserted: performance lives in benchmarks, not tests.
+# The upsert benchmark at smoke scale (bench/upsert): hudi-c (MOR, MOR with the metadata table
+# compacted incrementally, COW), delta-rs and PyIceberg run every scenario's commits and each end
+# state is checked against a pyarrow oracle. Timings are recorded, not asserted: performance lives
+# in benchmarks, not tests.
 bench_smoke() {
   local whl
   whl=$(hudi_wheel) || return 1
-  HUDI_BENCH_WHEEL="$whl" bench/upsert/run.sh --with-hudi all --scale 0.01 --work-dir "$LOGS/bench" --results-dir "$LOGS/bench-results" --require-all &&
+  HUDI_BENCH_WHEEL="$whl" bench/upsert/run.sh --with-hudi all --scale 0.01 --work-dir "$LOGS/bench" --results-dir "$LOGS/bench-results" --require-all \
+    --engines hudi-c-mor,hudi-c-mor-incremental,hudi-c-cow,delta-rs,pyiceberg &&
     # the harness's own tests (oracle, data generation, adapters, what each op records), in the
     # virtual environment run.sh made
     "${HUDI_BENCH_VENV:-.venv-bench}/bin/python" -m pytest -q -p no:cacheprovider bench/upsert/test_upsert_bench.py
