@@ -14,6 +14,7 @@
 #include "table/clean_mdt.h"
 #include "table/clean_plan.h"
 #include "table/fsview.h"
+#include "table/mdt_fsview.h"
 #include "table/schema_resolve.h"
 #include "table/services.h"
 #include "table/write.h"
@@ -348,7 +349,9 @@ static hudi_status plan(planner *p, hudi_error *err) {
   if (by_ectr(p->c) && !p->info.ectr) return HUDI_OK; /* too few commits, or none in the hours window */
   HUDI_TRY(load_replaced(p, err));
   hudi_fsview_options fo = {NULL, p->t->version};
-  HUDI_TRY(hudi_fsview_build_from_listing(&p->view, p->t->storage, &p->t->timeline, &fo, err));
+  /* The metadata table's view when it can give it: no listing of every
+   * partition after every commit. */
+  HUDI_TRY(hudi_fsview_build_for_services(&p->view, p->t, &fo, NULL, err));
   hudi_buf key;
   hudi_buf_init(&key, 1 << 20);
   hudi_status st = HUDI_OK;

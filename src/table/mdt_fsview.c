@@ -119,6 +119,29 @@ hudi_status hudi_fsview_build_from_mdt(hudi_fsview *out, hudi_mdt *m, const hudi
   return st;
 }
 
+hudi_status hudi_fsview_build_for_services(hudi_fsview *out, hudi_table *t, const hudi_fsview_options *opts,
+                                           bool *from_mdt, hudi_error *err) {
+  if (from_mdt) *from_mdt = false;
+  const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
+  if (t->version >= 8 && parts && *parts) {
+    hudi_mdt *m = NULL;
+    hudi_error tmp = HUDI_ERROR_INIT;
+    hudi_status st = hudi_mdt_acquire(&m, t, &tmp);
+    if (st == HUDI_ERR_NOMEM) {
+      if (err) *err = tmp;
+      return st;
+    }
+    if (st == HUDI_OK && hudi_fsview_mdt_usable(m, NULL, 0)) {
+      st = hudi_fsview_build_from_mdt(out, m, &t->timeline, opts, NULL, err);
+      hudi_mdt_release(t, m);
+      if (st == HUDI_OK && from_mdt) *from_mdt = true;
+      return st;
+    }
+    if (st == HUDI_OK) hudi_mdt_release(t, m);
+  }
+  return hudi_fsview_build_from_listing(out, t->storage, &t->timeline, opts, err);
+}
+
 /* ---- column_stats pruning ------------------------------------------------- */
 
 static const hudi_avro_value *unwrap(const hudi_avro_value *v) {

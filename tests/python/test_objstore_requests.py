@@ -276,3 +276,38 @@ def test_large_base_footer_fetched_once(moto, index, tmp_path):  # noqa: F811
     assert n_gets <= sum(needed.values()), (n_gets, needed, show(kinds))
     got = HudiTable(uri, opts).read()
     assert rows(got) == rows(HudiTable(local, {}).read())
+
+
+def test_services_plan_from_the_metadata_table(moto, tmp_path):  # noqa: F811
+    """The automatic clean and the inline compaction after a write plan from the metadata table's
+    view, as Java's cleaner and compaction planner do: no LIST of a data partition, where
+    listing storage would list every partition after every commit. The local twin, written the
+    same way, reads back the same rows, and hudi_check accepts it. (LISTs left: the timelines,
+    the metadata table's directory when its handle is refreshed, the markers.)"""
+    prefix = f"services-{os.getpid()}-{time.time_ns()}/t/"
+    uri = f"s3://{BUCKET}/{prefix}".rstrip("/")
+    opts = {k: v for k, v in s3_options(moto).items() if k not in ("list_max_keys", "multipart_threshold")}
+    local = str(tmp_path / "local" / "t")
+    trace = Trace(tmp_path / "trace", prefix)
+    wopts = {"hoodie.clean.commits.retained": "2", "hoodie.compact.inline": "true",
+             "hoodie.compact.inline.max.delta.commits": "3"}
+    ids = list(range(30))
+    for u, o in ((uri, opts), (local, {})):
+        HudiTable.create(u, "id", ordering_fields="ts", partition_fields="p", table_type="mor",
+                         record_index_enabled=True, storage_options=o)
+        HudiTable(u, o).append(batch(ids, [1] * 30, ["a", "b", "c"] * 10, ids), wopts)
+    all_kinds = []
+    for w in range(2, 10):
+        up = batch([w, w + 10, w + 20], [w] * 3, ["a", "b", "c"][w % 3:] + ["a", "b", "c"][:w % 3], [w * 100] * 3)
+        _, kinds = trace.run(lambda: HudiTable(uri, opts).upsert(up, wopts))
+        HudiTable(local, {}).upsert(up, wopts)
+        all_kinds += kinds
+    timeline = os.listdir(Path(local) / ".hoodie" / "timeline")
+    assert any(n.endswith(".clean") for n in timeline), timeline  # cleans ran
+    assert any(n.endswith(".commit") for n in timeline), timeline  # compactions ran
+    assert any(re.fullmatch(r"DELETE p=\w/.*", k) for k in all_kinds), show(all_kinds)  # files cleaned
+    # no LIST of the table (a listing's: everything outside .hoodie/) nor of a partition
+    assert count(all_kinds, r"LIST (p=.*)?") == 0, show(all_kinds)
+    assert rows(HudiTable(uri, opts).read()) == rows(HudiTable(local, {}).read())
+    from test_mdt_compact_async import check
+    check(local)
