@@ -351,7 +351,7 @@ static hudi_status plan(planner *p, hudi_error *err) {
   hudi_fsview_options fo = {NULL, p->t->version};
   /* The metadata table's view when it can give it: no listing of every
    * partition after every commit. */
-  HUDI_TRY(hudi_fsview_build_for_services(&p->view, p->t, &fo, NULL, err));
+  HUDI_TRY(hudi_fsview_build_latest(&p->view, p->t, &fo, NULL, err));
   hudi_buf key;
   hudi_buf_init(&key, 1 << 20);
   hudi_status st = HUDI_OK;

@@ -1,5 +1,6 @@
 /* column_stats and partition_stats records (mdt_column_stats.h). */
 #include "table/mdt_column_stats.h"
+#include "table/mdt_fsview.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -860,7 +861,9 @@ hudi_status hudi_cs_commit_records(hudi_cs_records *out, hudi_table *t, const hu
   if (st == HUDI_OK && with_partition_stats) {
     hudi_fsview_options fo = {NULL, t->version};
     hudi_hashmap_init(&c.replaced, 0);
-    st = hudi_fsview_build_from_listing(&c.view, t->storage, &t->timeline, &fo, err);
+    /* The partitions' files as of the last commit (this write's are
+     * passed in): from the MDT, not a listing of the table. */
+    st = hudi_fsview_build_latest(&c.view, t, &fo, NULL, err);
     c.have_view = st == HUDI_OK;
     if (st == HUDI_OK) st = replaced_groups(&c, err);
     for (size_t i = 0; st == HUDI_OK && i < n_files; i++)

@@ -119,7 +119,7 @@ hudi_status hudi_fsview_build_from_mdt(hudi_fsview *out, hudi_mdt *m, const hudi
   return st;
 }
 
-hudi_status hudi_fsview_build_for_services(hudi_fsview *out, hudi_table *t, const hudi_fsview_options *opts,
+hudi_status hudi_fsview_build_latest(hudi_fsview *out, hudi_table *t, const hudi_fsview_options *opts,
                                            bool *from_mdt, hudi_error *err) {
   if (from_mdt) *from_mdt = false;
   const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");

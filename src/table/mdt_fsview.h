@@ -42,14 +42,16 @@ HUDI_NODISCARD hudi_status hudi_fsview_build_from_mdt(hudi_fsview *out, hudi_mdt
                                                       const hudi_fsview_options *opts, hudi_mdt_read_stats *stats,
                                                       hudi_error *err);
 
-/* The view the table services (clean and compaction planning) work on:
- * from t's MDT when t has one (table version 8 or later) that can give it
+/* The view of t's latest files the writer's own steps work on (cleaning,
+ * compaction planning and running, partition stats): from t's MDT when t
+ * has one (table version 8 or later) that can give it
  * (hudi_fsview_mdt_usable), as Java's cleaner and compaction planner use
  * the MDT-backed view, else from a storage listing. Within a write the
- * write's shared handle is used (mdt_reader.h). *from_mdt (nullable) says
+ * write's shared handle is used (mdt_reader.h; the acquire may refresh
+ * it: call it where no handle's view is held). *from_mdt (nullable) says
  * which. An MDT that cannot be opened falls back to the listing, as reads
  * do. */
-HUDI_NODISCARD hudi_status hudi_fsview_build_for_services(hudi_fsview *out, hudi_table *t,
+HUDI_NODISCARD hudi_status hudi_fsview_build_latest(hudi_fsview *out, hudi_table *t,
                                                           const hudi_fsview_options *opts, bool *from_mdt,
                                                           hudi_error *err);
 
