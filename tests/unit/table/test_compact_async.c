@@ -373,7 +373,10 @@ static void test_failure_reported_and_retried(void **state) {
   hudi_status st = upsert_w(t, &m, 6, good, 1, &r, &err);
   assert_int_not_equal(st, HUDI_OK);
   assert_non_null(strstr(err.message, "background compaction"));
-  assert_non_null(strstr(err.message, "log files"));
+  /* The plan's log files are gone: the view (from the metadata table)
+   * still lists them, so opening one fails, naming it (a listing's view
+   * misses them: "log files missing"). */
+  assert_true(strstr(err.message, ".log.") || strstr(err.message, "log files"));
   reload(t);
   assert_int_equal(t->timeline.count, n_before); /* the write wrote nothing */
   assert_int_equal(pending_compactions(t), 1);
