@@ -180,23 +180,15 @@ static hudi_status mdt_latest_compaction(char *out, hudi_storage *s, hudi_error 
   return HUDI_OK;
 }
 
-/* The earliest deltacommit whose log file a metadata file group's latest
- * slice still reads ("" when none does). After a compaction of only some
- * groups (hoodie.metadata.compact.incremental), the others still read logs
- * older than it. */
-static hudi_status mdt_live_logs(char *out, hudi_table *t, hudi_error *err) {
-  out[0] = 0;
+/* Lowers bound to the earliest deltacommit whose log file a metadata file
+ * group's latest slice still reads. After a compaction of only some groups
+ * (hoodie.metadata.compact.incremental), the others still read logs older
+ * than it. Without an open table (t == NULL) nothing changes. */
+static hudi_status lower_to_live_logs(char *bound, hudi_table *t, hudi_error *err) {
+  if (!t) return HUDI_OK;
   hudi_mdt *m = NULL;
   HUDI_TRY(hudi_mdt_acquire(&m, t, err));
-  size_t n;
-  const hudi_file_group *g = hudi_mdt_all_groups(m, &n);
-  for (size_t i = 0; i < n; i++) {
-    const hudi_file_slice *s = hudi_file_group_latest_slice(&g[i]);
-    for (size_t k = 0; s && k < s->n_logs; k++) {
-      const char *in = s->logs[k].name.instant;
-      if (in && in[0] && (!out[0] || strcmp(in, out) < 0)) snprintf(out, HUDI_INSTANT_TIME_MAX, "%s", in);
-    }
-  }
+  lower(bound, hudi_mdt_oldest_live_log(m));
   hudi_mdt_release(t, m);
   return HUDI_OK;
 }
@@ -329,12 +321,8 @@ static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, c
         break;
       }
     }
-    if (t->owner) {
-      char live[HUDI_INSTANT_TIME_MAX];
-      st = mdt_live_logs(live, t->owner, err);
-      if (st != HUDI_OK) goto done;
-      lower(bound, live);
-    }
+    st = lower_to_live_logs(bound, t->owner, err);
+    if (st != HUDI_OK) goto done;
   }
   /* 5. The metadata table: nothing at or after the data table's earliest
    * commit or earliest pending instant
@@ -358,12 +346,8 @@ static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, c
         last_compaction = tl->items[i].requested_time;
     if (!last_compaction) goto done;
     lower(bound, last_compaction);
-    if (t->owner) {
-      char live[HUDI_INSTANT_TIME_MAX];
-      st = mdt_live_logs(live, t->owner, err);
-      if (st != HUDI_OK) goto done;
-      lower(bound, live);
-    }
+    st = lower_to_live_logs(bound, t->owner, err);
+    if (st != HUDI_OK) goto done;
   }
   /* Savepoints: stop at the first, or skip them all (beyond.savepoint). */
   const char *first_savepoint = NULL;

@@ -222,18 +222,8 @@ static int share_groups(const hudi_mdt_compact_options *o) { return group_thread
 static bool share_due(compact_ctx *c, const hudi_mdt_compact_options *o, int32_t max) {
   if (c->res->delta_commits == 0) return false;
   if (c->res->delta_commits >= (size_t)share_groups(o)) return true;
-  const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
-  size_t n_groups;
-  const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
-  const char *oldest = NULL;
-  for (size_t i = 0; i < n_groups; i++) {
-    const hudi_file_slice *s = hudi_file_group_latest_slice(&groups[i]);
-    for (size_t k = 0; s && k < s->n_logs; k++) {
-      const char *in = s->logs[k].name.instant;
-      if (s->logs[k].completion_time[0] && in && (!oldest || strcmp(in, oldest) < 0)) oldest = in;
-    }
-  }
-  return oldest && deltacommits_from(tl, oldest) >= (size_t)max;
+  const char *oldest = hudi_mdt_oldest_live_log(c->m);
+  return oldest && deltacommits_from(&hudi_mdt_table(c->m)->timeline, oldest) >= (size_t)max;
 }
 
 /* Incremental mode: keeps the operations of this share, about P/max of
@@ -781,8 +771,8 @@ static hudi_status schedule(compact_ctx *c, const hudi_mdt_compact_options *o, h
   c->res->delta_commits = delta_commits_since(tl);
   int32_t max = o->max_delta_commits > 0 ? o->max_delta_commits : HUDI_MDT_DEFAULT_MAX_DELTA_COMMITS;
   bool share = o->incremental && !o->force;
-  if (!o->force && !share && c->res->delta_commits < (size_t)max) return HUDI_OK;
-  if (share && !share_due(c, o, max)) return HUDI_OK;
+  bool due = o->force || (share ? share_due(c, o, max) : c->res->delta_commits >= (size_t)max);
+  if (!due) return HUDI_OK;
   char instant[HUDI_INSTANT_TIME_BUF];
   HUDI_TRY(pick_instant(c->t, tl, instant, err));
   if (hudi_timeline_find(tl, instant)) return HUDI_OK; /* already there (compactIfNecessary) */

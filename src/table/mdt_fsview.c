@@ -119,27 +119,53 @@ hudi_status hudi_fsview_build_from_mdt(hudi_fsview *out, hudi_mdt *m, const hudi
   return st;
 }
 
-hudi_status hudi_fsview_build_latest(hudi_fsview *out, hudi_table *t, const hudi_fsview_options *opts,
-                                           bool *from_mdt, hudi_error *err) {
-  if (from_mdt) *from_mdt = false;
+/* Acquires t's MDT when the view may come from it; *m stays NULL, with
+ * the reason in src->note, when it may not or cannot be opened. */
+static hudi_status acquire_for_view(hudi_mdt **m, hudi_table *t, hudi_view_source *src, hudi_error *err) {
+  *m = NULL;
   const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
-  if (t->version >= 8 && parts && *parts) {
-    hudi_mdt *m = NULL;
+  if (src->list_only) {
+    snprintf(src->note, sizeof src->note, "hoodie.metadata.enable is false");
+  } else if (!parts || !*parts) {
+    snprintf(src->note, sizeof src->note, "the table has no metadata table partitions");
+  } else if (t->version < 8) {
+    /* As hudi-rs: version 6 metadata tables (no fixture or writer of ours
+     * to test them against) are not read. */
+    snprintf(src->note, sizeof src->note, "table version %d: the metadata table is used from version 8", t->version);
+  } else {
     hudi_error tmp = HUDI_ERROR_INIT;
-    hudi_status st = hudi_mdt_acquire(&m, t, &tmp);
+    hudi_status st = hudi_mdt_acquire(m, t, &tmp);
     if (st == HUDI_ERR_NOMEM) {
       if (err) *err = tmp;
       return st;
     }
-    if (st == HUDI_OK && hudi_fsview_mdt_usable(m, NULL, 0)) {
-      st = hudi_fsview_build_from_mdt(out, m, &t->timeline, opts, NULL, err);
-      hudi_mdt_release(t, m);
-      if (st == HUDI_OK && from_mdt) *from_mdt = true;
-      return st;
-    }
-    if (st == HUDI_OK) hudi_mdt_release(t, m);
+    if (st != HUDI_OK)
+      snprintf(src->note, sizeof src->note, "%s: %.200s",
+               st == HUDI_ERR_NOT_FOUND ? "no metadata table" : "the metadata table cannot be opened", tmp.message);
   }
-  return hudi_fsview_build_from_listing(out, t->storage, &t->timeline, opts, err);
+  return HUDI_OK;
+}
+
+hudi_status hudi_fsview_build_latest(hudi_fsview *out, hudi_table *t, const hudi_fsview_options *opts,
+                                     hudi_view_source *src, hudi_error *err) {
+  hudi_view_source none = {0};
+  if (!src) src = &none;
+  src->mdt = NULL;
+  src->from_mdt = false;
+  src->note[0] = '\0';
+  const hudi_timeline *tl = src->timeline ? src->timeline : &t->timeline;
+  hudi_mdt *m;
+  HUDI_TRY(acquire_for_view(&m, t, src, err));
+  hudi_status st;
+  if (m && hudi_fsview_mdt_usable(m, src->note, sizeof src->note)) {
+    src->from_mdt = true;
+    st = hudi_fsview_build_from_mdt(out, m, tl, opts, NULL, err);
+  } else {
+    st = hudi_fsview_build_from_listing(out, t->storage, tl, opts, err);
+  }
+  if (src->keep_mdt) src->mdt = m;
+  else hudi_mdt_release(t, m);
+  return st;
 }
 
 /* ---- column_stats pruning ------------------------------------------------- */

@@ -42,18 +42,31 @@ HUDI_NODISCARD hudi_status hudi_fsview_build_from_mdt(hudi_fsview *out, hudi_mdt
                                                       const hudi_fsview_options *opts, hudi_mdt_read_stats *stats,
                                                       hudi_error *err);
 
-/* The view of t's latest files the writer's own steps work on (cleaning,
- * compaction planning and running, partition stats): from t's MDT when t
- * has one (table version 8 or later) that can give it
- * (hudi_fsview_mdt_usable), as Java's cleaner and compaction planner use
- * the MDT-backed view, else from a storage listing. Within a write the
- * write's shared handle is used (mdt_reader.h; the acquire may refresh
- * it: call it where no handle's view is held). *from_mdt (nullable) says
- * which. An MDT that cannot be opened falls back to the listing, as reads
- * do. */
-HUDI_NODISCARD hudi_status hudi_fsview_build_latest(hudi_fsview *out, hudi_table *t,
-                                                          const hudi_fsview_options *opts, bool *from_mdt,
-                                                          hudi_error *err);
+/* How hudi_fsview_build_latest chose its source, and what the caller asks
+ * of it. Zero-initialised, it asks for nothing. */
+typedef struct hudi_view_source {
+  const hudi_timeline *timeline; /* in: the timeline to slice by; NULL: t's */
+  bool list_only;                /* in: list storage (hoodie.metadata.enable=false) */
+  bool keep_mdt;                 /* in: hand the acquired MDT handle back in mdt */
+  hudi_mdt *mdt;                 /* out: with keep_mdt, the handle when one was
+                                  * acquired, even when the view was listed;
+                                  * the caller releases it (hudi_mdt_release) */
+  bool from_mdt;                 /* out: the view is (or was being) built from the MDT */
+  char note[256];                /* out: why storage was listed instead */
+} hudi_view_source;
+
+/* The view of t's latest files: from t's MDT when t has one (table version
+ * 8 or later) that can give it (hudi_fsview_mdt_usable), as Java's readers,
+ * cleaner and compaction planner use the MDT-backed view, else from a
+ * storage listing. Reads, cleaning, compaction planning and running and
+ * partition stats all take it. Within a write the write's shared handle is
+ * used (mdt_reader.h; the acquire may refresh it: call it where no
+ * handle's view is held). An MDT that cannot be opened (properties,
+ * timeline) is not used, as Java's HoodieBackedTableMetadata.initIfNeeded
+ * and hudi-rs do; its records failing later is an error in all three.
+ * src (nullable) gives the options and receives the choice. */
+HUDI_NODISCARD hudi_status hudi_fsview_build_latest(hudi_fsview *out, hudi_table *t, const hudi_fsview_options *opts,
+                                                    hudi_view_source *src, hudi_error *err);
 
 /* One file slice to test: its partition and the names of its files (base
  * and logs). */

@@ -258,6 +258,18 @@ const hudi_file_group *hudi_mdt_all_groups(const hudi_mdt *m, size_t *n) {
   return m->view.groups;
 }
 
+const char *hudi_mdt_oldest_live_log(const hudi_mdt *m) {
+  const char *oldest = NULL;
+  for (size_t i = 0; i < m->view.n_groups; i++) {
+    const hudi_file_slice *s = hudi_file_group_latest_slice(&m->view.groups[i]);
+    for (size_t k = 0; s && k < s->n_logs; k++) {
+      const char *in = s->logs[k].name.instant;
+      if (in && in[0] && (!oldest || strcmp(in, oldest) < 0)) oldest = in;
+    }
+  }
+  return oldest;
+}
+
 /* ---- schemas ---- */
 
 static hudi_status get_schema(hudi_mdt *m, const uint8_t *json, size_t len, const hudi_avro_node **out,

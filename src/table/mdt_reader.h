@@ -124,6 +124,11 @@ const hudi_file_group *hudi_mdt_groups(const hudi_mdt *m, const char *partition,
 /* Every file group of the MDT, sorted by (partition, file id). */
 const hudi_file_group *hudi_mdt_all_groups(const hudi_mdt *m, size_t *n);
 
+/* The earliest instant in the names of the log files that the MDT's
+ * latest slices still read, NULL when none: archival must keep it, and
+ * incremental compaction bounds a group's age by it. Points into m. */
+const char *hudi_mdt_oldest_live_log(const hudi_mdt *m);
+
 /* Records of a lookup or scan: items[i].key == NULL marks an absent key. */
 typedef struct hudi_mdt_records {
   hudi_mdt_record *items;

@@ -409,40 +409,13 @@ static hudi_status collect_groups(hudi_read_plan *p, hudi_hashmap *replaced, hud
 /* The view from the metadata table when it can give it (*m is then left
  * open for column_stats pruning), else from a listing. */
 static hudi_status build_view(hudi_read_plan *p, const hudi_fsview_options *fo, hudi_mdt **m, hudi_error *err) {
-  *m = NULL;
-  const char *parts = hudi_props_get(&p->t->props, "hoodie.table.metadata.partitions");
-  if (!p->use_mdt) {
-    snprintf(p->view_note, sizeof p->view_note, "hoodie.metadata.enable is false");
-  } else if (!parts || !*parts) {
-    snprintf(p->view_note, sizeof p->view_note, "the table has no metadata table partitions");
-  } else if (p->t->version < 8) {
-    /* As hudi-rs: version 6 metadata tables (no fixture or writer of ours
-     * to test them against) are not read. */
-    snprintf(p->view_note, sizeof p->view_note, "table version %d: the metadata table is used from version 8",
-             p->t->version);
-  } else {
-    /* Within a write: its shared handle (mdt_reader.h), current. */
-    hudi_status st = hudi_mdt_acquire(m, p->t, err);
-    if (st == HUDI_ERR_NOT_FOUND) {
-      snprintf(p->view_note, sizeof p->view_note, "no metadata table: %.200s", err ? err->message : "");
-      if (err) hudi_error_clear(err);
-    } else if (st != HUDI_OK && st != HUDI_ERR_NOMEM) {
-      /* An MDT that cannot be opened (properties, timeline) is not used,
-       * as Java's HoodieBackedTableMetadata.initIfNeeded and hudi-rs do;
-       * its records failing later is an error in all three. */
-      snprintf(p->view_note, sizeof p->view_note, "the metadata table cannot be opened: %.200s",
-               err ? err->message : "");
-      if (err) hudi_error_clear(err);
-    } else if (st != HUDI_OK) {
-      return st;
-    } else if (hudi_fsview_mdt_usable(*m, p->view_note, sizeof p->view_note)) {
-      st = hudi_fsview_build_from_mdt(&p->view, *m, p->tl, fo, NULL, err);
-      if (st == HUDI_OK) p->view_from_mdt = true;
-      else hudi_err_context(err, st, "hoodie.metadata.enable=false lists storage instead");
-      return st;
-    }
-  }
-  return hudi_fsview_build_from_listing(&p->view, p->t->storage, p->tl, fo, err);
+  hudi_view_source src = {.timeline = p->tl, .list_only = !p->use_mdt, .keep_mdt = true};
+  hudi_status st = hudi_fsview_build_latest(&p->view, p->t, fo, &src, err);
+  *m = src.mdt;
+  memcpy(p->view_note, src.note, sizeof p->view_note);
+  p->view_from_mdt = st == HUDI_OK && src.from_mdt;
+  if (st != HUDI_OK && src.from_mdt) hudi_err_context(err, st, "hoodie.metadata.enable=false lists storage instead");
+  return st;
 }
 
 /* Drops the planned slices whose files' column_stats rule the filter out. */
