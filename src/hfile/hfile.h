@@ -136,6 +136,31 @@ HUDI_NODISCARD hudi_status hudi_hfile_reader_scan_prefix(hudi_hfile_reader *r, c
 HUDI_NODISCARD hudi_status hudi_hfile_reader_scan(hudi_hfile_reader *r, hudi_hfile_kv_fn fn, void *ctx,
                                                   hudi_error *err);
 
+/* A scan that may take data blocks whole (hudi_hfile_reader_scan_blocks). */
+typedef struct hudi_hfile_block_visitor {
+  /* Whether the data block whose keys run from first up to, not
+   * including, next (next NULL: the file's last block) is handed to whole
+   * instead of its key-values to kv. */
+  bool (*take_whole)(void *ctx, const uint8_t *first, size_t first_len, const uint8_t *next, size_t next_len);
+  /* The block's on-disk bytes (header included), valid during the call;
+   * last is the block's last row key for the file's last block (from
+   * hfile.LASTKEY), else NULL. */
+  hudi_status (*whole)(void *ctx, const uint8_t *block, size_t len, const uint8_t *first, size_t first_len,
+                       const uint8_t *last, size_t last_len, hudi_error *err);
+  hudi_hfile_kv_fn kv; /* non-zero stops the scan */
+} hudi_hfile_block_visitor;
+
+/* Every key-value in order, as hudi_hfile_reader_scan, but offering each
+ * data block whole first when the file's cells can be copied as they are
+ * (GZ blocks without tags: what Hudi's writers and ours write); other
+ * files go to kv only. *decoded (nullable) counts the key-values given
+ * to kv: the entry count minus it is what the whole blocks hold. */
+HUDI_NODISCARD hudi_status hudi_hfile_reader_scan_blocks(hudi_hfile_reader *r, const hudi_hfile_block_visitor *v,
+                                                         void *ctx, uint64_t *decoded, hudi_error *err);
+
+/* The row key of hfile.LASTKEY (NULL when the file has none). */
+const uint8_t *hudi_hfile_reader_last_key(const hudi_hfile_reader *r, size_t *len);
+
 /* ---- writer ---------------------------------------------------------- */
 
 typedef enum hudi_hfile_compression {
@@ -225,6 +250,20 @@ HUDI_NODISCARD hudi_status hudi_hfile_writer_append2(hudi_hfile_writer *w, const
 /* The last key appended (NULL, *len 0 before the first); valid until the
  * next append. */
 const uint8_t *hudi_hfile_writer_last_key(const hudi_hfile_writer *w, size_t *len);
+/* Copies a whole GZ data block of another HFile (len on-disk bytes,
+ * header included, as hudi_hfile_reader_scan_blocks hands it over) after
+ * what was appended so far, which is first closed into blocks: a merge
+ * keeps the blocks no change falls in without inflating and deflating
+ * them again. first is the block's first row key; last its last one, or
+ * NULL when another key or block follows (finish refuses a file that ends
+ * with a block whose last key was not given: hfile.LASTKEY). Its cells
+ * are not counted: hudi_hfile_writer_add_copied adds them. */
+HUDI_NODISCARD hudi_status hudi_hfile_writer_copy_block(hudi_hfile_writer *w, const uint8_t *block, size_t len,
+                                                        const uint8_t *first, size_t first_len, const uint8_t *last,
+                                                        size_t last_len, hudi_error *err);
+/* Counts key-values of copied blocks in the trailer's entry count and the
+ * key and value bytes of hfile.AVG_KEY_LEN / AVG_VALUE_LEN. */
+void hudi_hfile_writer_add_copied(hudi_hfile_writer *w, uint64_t entries, uint64_t key_bytes, uint64_t value_bytes);
 /* Adds (or replaces) a file info entry, e.g. "schema". The writer itself
  * sets hfile.LASTKEY, hfile.AVG_KEY_LEN, hfile.AVG_VALUE_LEN,
  * hfile.CREATE_TIME_TS, MAX_MEMSTORE_TS_KEY and KEY_VALUE_VERSION. */

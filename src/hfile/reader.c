@@ -877,3 +877,112 @@ hudi_status hudi_hfile_reader_scan_prefix(hudi_hfile_reader *r, const uint8_t *p
 hudi_status hudi_hfile_reader_scan(hudi_hfile_reader *r, hudi_hfile_kv_fn fn, void *ctx, hudi_error *err) {
   return hudi_hfile_reader_scan_prefix(r, NULL, 0, fn, ctx, err);
 }
+
+/* ---- block-wise scan -------------------------------------------------- */
+
+const uint8_t *hudi_hfile_reader_last_key(const hudi_hfile_reader *r, size_t *len) {
+  const uint8_t *v;
+  size_t vl;
+  *len = 0;
+  /* hfile.LASTKEY is a KeyValue key: i16 row length, row, then (HBase's
+   * files) family, qualifier, timestamp and type. */
+  if (!hudi_hfile_reader_file_info(r, "hfile.LASTKEY", &v, &vl) || vl < 2 || (size_t)hudi_be16(v) > vl - 2)
+    return NULL;
+  *len = hudi_be16(v);
+  return v + 2;
+}
+
+/* Sequential reads of the data section in chunks of this size: a scan
+ * reads every block, and one read per 4 KiB block is a system call (or a
+ * request) per block. */
+#define SCAN_CHUNK ((size_t)4 << 20)
+
+/* The on-disk bytes of data block e, from chunk (refilled from e on when
+ * it does not hold them). */
+static hudi_status scan_raw(hudi_hfile_reader *r, const idx_entry *e, hudi_buf *chunk, uint64_t *chunk_off,
+                            const uint8_t **p, hudi_error *err) {
+  if (!block_sane(r, e->off, e->size))
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index points to a %u-byte data block at byte offset %llu, outside the data section",
+                        r->name, e->size, (unsigned long long)e->off);
+  if (chunk->len == 0 || e->off < *chunk_off || e->off - *chunk_off > chunk->len ||
+      e->size > chunk->len - (e->off - *chunk_off)) {
+    uint64_t end = r->src.size - HUDI_HFILE_TRAILER_SIZE;
+    size_t n = end - e->off < SCAN_CHUNK ? (size_t)(end - e->off) : SCAN_CHUNK;
+    if (n < e->size) n = e->size;
+    HUDI_TRY(read_range(r, e->off, n, chunk, err));
+    *chunk_off = e->off;
+  }
+  *p = chunk->data + (e->off - *chunk_off);
+  return HUDI_OK;
+}
+
+/* Decodes data block e (its bytes at p) into r->block. */
+static hudi_status decode_raw(hudi_hfile_reader *r, const idx_entry *e, const uint8_t *p, hudi_error *err) {
+  r->cur_off = -1;
+  hudi_hfile_block_header h;
+  HUDI_TRY(hudi_hfile_block_header_parse(&h, p, e->size, e->off, r->name, err));
+  if (memcmp(h.magic, HUDI_HFILE_MAGIC_DATA, 8) != 0)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: expected a %s block at byte offset %llu, found %s", r->name,
+                        HUDI_HFILE_MAGIC_DATA, (unsigned long long)e->off, h.magic);
+  HUDI_TRY(hudi_hfile_block_decode(&h, p, r->gz, e->off, r->name, &r->block, err));
+  r->cur_off = (int64_t)e->off;
+  r->stats.data_blocks_read++;
+  return HUDI_OK;
+}
+
+/* Hands data block b over whole when the visitor takes it. */
+static hudi_status offer_whole(hudi_hfile_reader *r, size_t b, const hudi_hfile_block_visitor *v, void *ctx,
+                               const uint8_t *p, bool *taken, hudi_error *err) {
+  const idx_entry *e = &r->data_idx[b];
+  bool last = b + 1 == r->n_data;
+  const uint8_t *next = last ? NULL : idx_key(r, &r->data_idx[b + 1]);
+  size_t next_len = last ? 0 : r->data_idx[b + 1].key_len, last_len = 0;
+  const uint8_t *last_key = last ? hudi_hfile_reader_last_key(r, &last_len) : NULL;
+  *taken = false;
+  hudi_hfile_block_header h;
+  HUDI_TRY(hudi_hfile_block_header_parse(&h, p, e->size, e->off, r->name, err));
+  if (memcmp(h.magic, HUDI_HFILE_MAGIC_DATA, 8) != 0 ||
+      (uint64_t)h.on_disk_size_without_header + HUDI_HFILE_HEADER_SIZE != e->size)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: the index's %u-byte data block at byte offset %llu is a %s block of %llu bytes",
+                        r->name, e->size, (unsigned long long)e->off, h.magic,
+                        (unsigned long long)h.on_disk_size_without_header + HUDI_HFILE_HEADER_SIZE);
+  /* The file's last block goes whole only with its last key known; a
+   * block with real checksums (HBase's writer: CRC32C over the header)
+   * not at all, as the copy's new prevBlockOffset would break them. */
+  if ((last && !last_key) || h.checksum_type != 0 || !v->take_whole(ctx, idx_key(r, e), e->key_len, next, next_len))
+    return HUDI_OK;
+  *taken = true;
+  return v->whole(ctx, p, e->size, idx_key(r, e), e->key_len, last_key, last_len, err);
+}
+
+hudi_status hudi_hfile_reader_scan_blocks(hudi_hfile_reader *r, const hudi_hfile_block_visitor *v, void *ctx,
+                                          uint64_t *decoded, hudi_error *err) {
+  if (decoded) *decoded = 0;
+  HUDI_TRY(ensure_index(r, err));
+  bool copyable = r->gz && !r->includes_tags && v->take_whole && v->whole;
+  hudi_buf chunk;
+  hudi_buf_init(&chunk, SCAN_CHUNK + HUDI_HFILE_MAX_BLOCK);
+  uint64_t chunk_off = 0, n_kv = 0;
+  hudi_status st = HUDI_OK;
+  for (size_t b = 0; st == HUDI_OK && b < r->n_data; b++) {
+    const uint8_t *p = NULL;
+    st = scan_raw(r, &r->data_idx[b], &chunk, &chunk_off, &p, err);
+    bool taken = false;
+    if (st == HUDI_OK && copyable) st = offer_whole(r, b, v, ctx, p, &taken, err);
+    if (st != HUDI_OK || taken) continue;
+    st = decode_raw(r, &r->data_idx[b], p, err);
+    int stop = 0;
+    for (size_t pos = 0; st == HUDI_OK && !stop && pos < r->block.len;) {
+      kv e = {0};
+      st = kv_parse(r, pos, &e, err);
+      if (st != HUDI_OK) break;
+      n_kv++;
+      stop = v->kv(ctx, e.row, e.row_len, e.value, e.value_len);
+      pos = e.next;
+    }
+    if (stop) break;
+  }
+  hudi_buf_free(&chunk);
+  if (decoded) *decoded = n_kv;
+  return st;
+}

@@ -68,6 +68,7 @@ struct hudi_hfile_writer {
   struct gz_sizer *gz; /* block sizing for the cut search, kept for its memory */
   int last_cut;        /* the previous block was closed early (spec §3.9) */
   int has_key;         /* last_key holds a key */
+  int last_key_exact;  /* 0: last_key is a copied block's first key (a lower bound) */
   hudi_fast_deflater *fast; /* libdeflate for data blocks; NULL: zlib */
   hudi_fast_deflater *stored; /* libdeflate at level 0 for index blocks; NULL: zlib */
   /* Pipelined encoding (compress_threads; "the pipeline" below). */
@@ -237,6 +238,7 @@ hudi_status hudi_hfile_writer_create(hudi_hfile_writer **out, const hudi_hfile_w
                                o.compression == HUDI_HFILE_GZ);
   hudi_buf_init(&w->enc, HUDI_BUF_DEFAULT_MAX);
   w->first_data_off = -1;
+  w->last_key_exact = 1;
   w->last_data_off = 0;
   /* Should libdeflate's state not be had, zlib writes the blocks. */
   if (o.compression == HUDI_HFILE_GZ && !o.java_exact_bytes)
@@ -1034,7 +1036,78 @@ hudi_status hudi_hfile_writer_append2(hudi_hfile_writer *w, const uint8_t *key, 
   if (key_len) memcpy(w->last_key.data, key, key_len);
   w->last_key.len = key_len;
   w->has_key = 1;
+  w->last_key_exact = 1;
   return HUDI_OK;
+}
+
+/* Writes every key-value appended so far into data blocks; queued ones are
+ * written (or re-cut) as they come. */
+static hudi_status flush_all(hudi_hfile_writer *w, hudi_error *err) {
+  for (;;) {
+    if (w->n_kvs > 0 && pipelined(w)) {
+      HUDI_TRY(pump(w, false, err));
+      if (w->n_kvs > 0 && pipelined(w)) queue_block(w);
+    } else if (w->n_kvs > 0) {
+      HUDI_TRY(flush_block(w, err));
+    } else if (w->pipe && hudi_hfile_pipe_count(w->pipe) > 0) {
+      HUDI_TRY(pump(w, true, err));
+    } else {
+      return HUDI_OK;
+    }
+  }
+}
+
+hudi_status hudi_hfile_writer_copy_block(hudi_hfile_writer *w, const uint8_t *block, size_t len, const uint8_t *first,
+                                         size_t first_len, const uint8_t *last, size_t last_len, hudi_error *err) {
+  if (w->finished) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile writer already finished");
+  if (first_len > MAX_KEY_LEN || last_len > MAX_KEY_LEN)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile key of %zu bytes exceeds %d",
+                        first_len > last_len ? first_len : last_len, MAX_KEY_LEN);
+  if (w->opts.compression != HUDI_HFILE_GZ)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile writer: copied data blocks need GZ compression");
+  hudi_hfile_block_header h;
+  HUDI_TRY(hudi_hfile_block_header_parse(&h, block, len, 0, "copied data block", err));
+  if (memcmp(h.magic, HUDI_HFILE_MAGIC_DATA, 8) != 0 || (uint64_t)h.on_disk_size_without_header + HUDI_HFILE_HEADER_SIZE != len)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile writer: a copied block must be one whole %s block (%zu bytes)",
+                        HUDI_HFILE_MAGIC_DATA, len);
+  if (h.checksum_type != 0)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
+                        "HFile writer: a copied block must have checksum type NULL (0), not %u: its header changes",
+                        (unsigned)h.checksum_type);
+  if (w->has_key && key_cmp(w->last_key.data, w->last_key.len, first, first_len) > 0)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile keys must be ascending: copied block from '%.*s' follows '%.*s'",
+                        (int)(first_len > 200 ? 200 : first_len), (const char *)first,
+                        (int)(w->last_key.len > 200 ? 200 : w->last_key.len), (const char *)w->last_key.data);
+  HUDI_TRY(flush_all(w, err));
+  /* The index entry's key: i16 length + the block's first row key. */
+  uint8_t key[MAX_KEY_LEN + 2];
+  hudi_put_be16(key, (uint16_t)first_len);
+  if (first_len) memcpy(key + 2, first, first_len);
+  HUDI_TRY(out_room(w, len, first_len, err));
+  uint64_t off = w->out.len;
+  HUDI_TRY(hudi_buf_append(&w->out, block, len, err));
+  /* prevBlockOffset as put_block sets it (readers ignore it; checksums
+   * are of type NULL, so nothing else changes). */
+  hudi_put_be64(w->out.data + off + 16, w->first_data_off < 0 ? UINT64_MAX : off);
+  if (w->first_data_off < 0) w->first_data_off = (int64_t)off;
+  w->last_data_off = (int64_t)off;
+  w->total_usw += h.uncompressed_size_without_header;
+  w->blocks++;
+  /* Its last key when given; else its first, a lower bound for the next
+   * append's order check, which finish refuses as hfile.LASTKEY. */
+  const uint8_t *k = last ? last : first;
+  size_t kl = last ? last_len : first_len;
+  if (kl) memcpy(w->last_key.data, k, kl);
+  w->last_key.len = kl;
+  w->has_key = 1;
+  w->last_key_exact = last != NULL;
+  return hudi_hfile_index_writer_add(&w->index, &w->out, key, first_len + 2, off, (uint32_t)len, err);
+}
+
+void hudi_hfile_writer_add_copied(hudi_hfile_writer *w, uint64_t entries, uint64_t key_bytes, uint64_t value_bytes) {
+  w->entries += entries;
+  w->total_key_len += key_bytes;
+  w->total_value_len += value_bytes;
 }
 
 uint64_t hudi_hfile_writer_recuts(const hudi_hfile_writer *w) { return w->recuts; }
@@ -1169,19 +1242,9 @@ hudi_status hudi_hfile_writer_finish(hudi_hfile_writer *w, uint8_t **out, size_t
   *out_len = 0;
   if (w->finished) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile writer already finished");
   w->finished = 1;
-  /* The last blocks; queued ones are written (or re-cut) as they come. */
-  for (;;) {
-    if (w->n_kvs > 0 && pipelined(w)) {
-      HUDI_TRY(pump(w, false, err));
-      if (w->n_kvs > 0 && pipelined(w)) queue_block(w);
-    } else if (w->n_kvs > 0) {
-      HUDI_TRY(flush_block(w, err));
-    } else if (w->pipe && hudi_hfile_pipe_count(w->pipe) > 0) {
-      HUDI_TRY(pump(w, true, err));
-    } else {
-      break;
-    }
-  }
+  HUDI_TRY(flush_all(w, err));
+  if (!w->last_key_exact)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "HFile writer: the last copied data block's last key was not given");
   /* No worker may touch the buffer from here on: it grows and is handed out. */
   if (w->pipe) hudi_hfile_pipe_prefault_wait(w->pipe);
   /* HBase's order: the last leaf index block, meta blocks, intermediate

@@ -9,7 +9,9 @@
 
 #include "base/alloc.h"
 #include "base/threadpool.h"
+#include "hfile/block.h"
 #include "table/bloom.h"
+#include "table/index.h"
 #include "table/compaction_plan.h"
 #include "table/mdt_record_index.h"
 #include "table/mdt_bloom_filters.h"
@@ -128,6 +130,7 @@ typedef struct compact_ctx {
   size_t n_ops;
   hudi_commit_metadata *meta;
   hudi_mdt_compact_result *res;
+  bool copy_blocks; /* base blocks no log record changes are copied (!rebuild_blocks) */
 } compact_ctx;
 
 static void ops_free(compact_ctx *c) {
@@ -333,10 +336,16 @@ typedef struct base_writer {
   uint8_t head[600];
   size_t head_len;
   hudi_buf min_key;
+  bool has_min; /* min_key holds the first key written or copied */
   uint64_t n;
   bool stats_group; /* a column_stats / partition_stats file group */
   bool si_group;    /* a secondary index's */
   uint64_t dropped; /* column-stats tombstones left out */
+  /* Copying the base file's unchanged blocks (hudi_mdt_block_copy): the
+   * bloom filter goes on from the base file's, with the new keys only. */
+  bool copying;
+  const uint8_t *base_avg_key, *base_avg_value; /* its hfile.AVG_KEY_LEN / AVG_VALUE_LEN */
+  uint64_t base_avg_key_len, base_avg_value_len;
 } base_writer;
 
 static bool is_stats_partition(const char *p) { return !strcmp(p, "column_stats") || !strcmp(p, "partition_stats"); }
@@ -469,11 +478,64 @@ static hudi_status put_record(void *ctx, hudi_mdt_merged *r, hudi_error *err) {
     HUDI_TRY(payload(b, r, err));
     HUDI_TRY(hudi_hfile_writer_append(b->w, r->key, r->key_len, b->scratch.data, b->scratch.len, err));
   }
-  HUDI_TRY(hudi_bloom_add(&b->bloom, r->key, r->key_len, err));
+  /* Copying, the bloom filter already holds every key of the base file. */
+  if (!b->copying || r->insert) HUDI_TRY(hudi_bloom_add(&b->bloom, r->key, r->key_len, err));
   /* The max key is the writer's last key (keys come in order). */
-  if (b->n == 0) HUDI_TRY(hudi_buf_append(&b->min_key, r->key, r->key_len, err));
+  if (!b->has_min) HUDI_TRY(hudi_buf_append(&b->min_key, r->key, r->key_len, err));
+  b->has_min = true;
   b->n++;
   return HUDI_OK;
+}
+
+/* hfile.AVG_KEY_LEN / AVG_VALUE_LEN of r: an i32 (0 when absent). */
+static uint64_t file_info_i32(hudi_hfile_reader *r, const char *name) {
+  const uint8_t *v;
+  size_t n;
+  return hudi_hfile_reader_file_info(r, name, &v, &n) && n == 4 ? hudi_be32(v) : 0;
+}
+
+/* Whether the base file's blocks may be copied: only when its bloom filter
+ * can go on as the writer of its keys left it (hudi_bloom_resume), since a
+ * copied block's keys are not seen again. The filter then takes the new
+ * keys only; keys the logs delete stay in it, which a bloom filter allows
+ * (it may only err towards "might contain"). */
+static bool accept_base(void *ctx, hudi_hfile_reader *r) {
+  base_writer *b = ctx;
+  hudi_buf text;
+  hudi_buf_init(&text, (size_t)1 << 30);
+  bool found = false;
+  hudi_error ignored = HUDI_ERROR_INIT;
+  hudi_bloom old;
+  bool ok = hudi_hfile_reader_meta_block(r, "bloomFilter", &text, &found, &ignored) == HUDI_OK && found &&
+            hudi_bloom_deserialize(&old, (const char *)text.data, text.len, true, &ignored) == HUDI_OK;
+  if (ok) {
+    int64_t keys = (int64_t)(old.n_rows > 0 ? old.n_rows - 1 : 0) * old.nr + old.current;
+    hudi_bloom_free(&old);
+    hudi_bloom_cfg cfg = {true, true, MDT_BLOOM_ENTRIES, HUDI_BLOOM_DEFAULT_MAX_ENTRIES, MDT_BLOOM_FPP};
+    hudi_bloom resumed;
+    ok = hudi_bloom_resume(&resumed, (const char *)text.data, text.len, &cfg, keys);
+    if (ok) {
+      hudi_bloom_free(&b->bloom);
+      b->bloom = resumed;
+    }
+  }
+  hudi_buf_free(&text);
+  if (!ok) return false;
+  b->copying = true;
+  b->base_avg_key_len = file_info_i32(r, "hfile.AVG_KEY_LEN");
+  b->base_avg_value_len = file_info_i32(r, "hfile.AVG_VALUE_LEN");
+  return true;
+}
+
+/* An unchanged base block, copied as it is (its records keep the
+ * _hoodie_file_name of the base file they were compacted into: readers
+ * take nothing from it). */
+static hudi_status copy_block(void *ctx, const uint8_t *block, size_t len, const uint8_t *first, size_t first_len,
+                              const uint8_t *last, size_t last_len, hudi_error *err) {
+  base_writer *b = ctx;
+  if (!b->has_min) HUDI_TRY(hudi_buf_append(&b->min_key, first, first_len, err));
+  b->has_min = true;
+  return hudi_hfile_writer_copy_block(b->w, block, len, first, first_len, last, last_len, err);
 }
 
 static hudi_status add_stat(compact_ctx *c, const op *o, const char *rel, size_t size,
@@ -583,8 +645,18 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
     *spare = (spare_buf){NULL, 0};
   }
   hudi_mdt_merge_counts k = {0};
+  hudi_mdt_block_copy copy = {copy_block, &b, b.schema_node, accept_base, 0, 0, 0};
   if (st == HUDI_OK)
-    st = hudi_mdt_slice_merge(m, o->slice->base, o->logs, o->n_logs, put_record, &b, &k, NULL, err);
+    st = hudi_mdt_slice_merge(m, o->slice->base, o->logs, o->n_logs, put_record, &b, c->copy_blocks ? &copy : NULL,
+                              &k, NULL, err);
+  /* The copied blocks' records, their key and value bytes from the base
+   * file's averages (hfile.AVG_* are informational: HBase sizes with them). */
+  if (st == HUDI_OK && copy.records) {
+    hudi_hfile_writer_add_copied(b.w, copy.records, copy.records * b.base_avg_key_len,
+                                 copy.records * b.base_avg_value_len);
+    b.n += copy.records;
+  }
+  c->res->blocks_copied += copy.blocks;
   hudi_buf bloom_text;
   hudi_buf_init(&bloom_text, (size_t)1 << 30);
   if (st == HUDI_OK) st = hudi_bloom_serialize(&b.bloom, &bloom_text, err);
@@ -792,6 +864,7 @@ static hudi_status schedule(compact_ctx *c, const hudi_mdt_compact_options *o, h
 static hudi_status execute(compact_ctx *c, const hudi_mdt_compact_options *o, hudi_error *err) {
   HUDI_TRY(hudi_mdt_w_commit_metadata(&c->meta, "COMPACT", c->schema_json, err));
   c->meta->compacted = (hudi_tl_bool){1, 1};
+  c->copy_blocks = !o->rebuild_blocks;
   return compact_groups(c, o, err);
 }
 
@@ -1102,6 +1175,11 @@ hudi_status hudi_mdt_services_options_get(hudi_mdt_services_options *out, const 
                         HUDI_MDT_COMPACT_INCREMENTAL_OPTION, inc);
   out->compact.incremental = inc && !strcmp(inc, "true");
   out->clean.incremental_compaction = out->compact.incremental;
+  const char *cb = option(t, opts, n, HUDI_MDT_COMPACT_COPY_BLOCKS_OPTION, NULL);
+  if (cb && strcmp(cb, "true") && strcmp(cb, "false"))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s must be true or false, not '%s'",
+                        HUDI_MDT_COMPACT_COPY_BLOCKS_OPTION, cb);
+  out->compact.rebuild_blocks = cb && !strcmp(cb, "false");
   int32_t par = 1; /* leave a core to the writer */
   HUDI_TRY(int_option(t, opts, n, HUDI_MDT_COMPACT_ASYNC_PARALLELISM_OPTION, NULL, &par, err));
   out->async_parallelism = par;

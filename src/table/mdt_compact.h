@@ -59,9 +59,12 @@ typedef struct hudi_mdt_compact_options {
   int parallelism;              /* groups compacted at once; 0 = the cores, up to 4 */
   bool single_core;             /* one compression thread per HFile (background runs) */
   bool incremental;             /* hoodie.metadata.compact.incremental (below) */
+  /* Re-encode every block of every new base file (below:
+   * hoodie.metadata.compact.copy.unchanged.blocks=false). */
+  bool rebuild_blocks;
 } hudi_mdt_compact_options;
 
-#define HUDI_MDT_COMPACT_OPTIONS_INIT {0, false, 0, -1, 0, false, false}
+#define HUDI_MDT_COMPACT_OPTIONS_INIT {0, false, 0, -1, 0, false, false, false}
 
 typedef struct hudi_mdt_compact_result {
   char instant[HUDI_INSTANT_TIME_BUF]; /* "" when nothing was compacted */
@@ -69,6 +72,7 @@ typedef struct hudi_mdt_compact_result {
   size_t delta_commits; /* counted since the last compaction */
   size_t file_groups, log_files;
   uint64_t records, bytes_written;
+  uint64_t blocks_copied; /* base file data blocks copied unchanged */
 } hudi_mdt_compact_result;
 
 /* Compacts t's MDT when due (see above). The caller holds the table lock
@@ -127,6 +131,23 @@ void hudi_mdt_compact_job_free(hudi_mdt_compact_job *job);
  * file groups, as a bounded compaction strategy's would; Java's readers
  * and writers take it as any other. */
 #define HUDI_MDT_COMPACT_INCREMENTAL_OPTION "hoodie.metadata.compact.incremental"
+
+/* A compacted group's new base file copies the data blocks of its old one
+ * that no log record changes (no update, delete or new key falls between
+ * their first key and the next block's) instead of inflating, re-encoding
+ * and deflating them: a compaction costs about the changed blocks plus a
+ * copy of the rest. hudi-c's own key, default true. The file is the same
+ * to every reader; what differs from a file Java writes: the copied
+ * records keep the _hoodie_file_name of the base file they were first
+ * compacted into (Java rewrites it; no reader uses it), the bloom filter
+ * goes on from the old file's (keys deleted since stay in it, which a
+ * bloom filter allows) and hfile.AVG_KEY_LEN / AVG_VALUE_LEN count the
+ * copied records at the old file's averages. A base file whose bloom
+ * filter cannot go on (none, or not sized as ours and Java's are) is
+ * rebuilt whole, as are record-index shards after a bulk load (their
+ * first compaction reads a log block). false: every block re-encoded, the
+ * file Java would write. */
+#define HUDI_MDT_COMPACT_COPY_BLOCKS_OPTION "hoodie.metadata.compact.copy.unchanged.blocks"
 
 typedef struct hudi_mdt_services_options {
   hudi_mdt_clean_options clean;

@@ -1046,6 +1046,10 @@ typedef struct stream {
    * one or two schemas over millions of records. */
   const hudi_avro_node *layout_of;
   bool layout_std;
+  hudi_mdt_block_copy *copy; /* nullable: base blocks no log record changes go whole */
+  const uint8_t *base_last;  /* the base file's last key (copy) */
+  size_t base_last_len;
+  bool inserting;            /* emitting keys only the logs have */
 } stream;
 
 static bool stream_standard(stream *s, const hudi_avro_node *schema) {
@@ -1108,7 +1112,7 @@ static hudi_status resolve_key(stream *s, resolved *r) {
 }
 
 static hudi_status emit_decoded(stream *s, hudi_mdt_record *rec) {
-  hudi_mdt_merged out = {(const uint8_t *)rec->key, rec->key_len, rec, NULL, 0, NULL};
+  hudi_mdt_merged out = {(const uint8_t *)rec->key, rec->key_len, rec, NULL, 0, NULL, s->inserting};
   hudi_status st = s->fn(s->ctx, &out, s->err);
   hudi_mdt_record_free(rec);
   if (st == HUDI_OK && s->counts) s->counts->written++;
@@ -1117,7 +1121,7 @@ static hudi_status emit_decoded(stream *s, hudi_mdt_record *rec) {
 
 static hudi_status emit_raw(stream *s, const uint8_t *key, size_t key_len, const uint8_t *v, size_t len,
                             const hudi_avro_node *schema) {
-  hudi_mdt_merged out = {key, key_len, NULL, v, len, schema};
+  hudi_mdt_merged out = {key, key_len, NULL, v, len, schema, s->inserting};
   HUDI_TRY(s->fn(s->ctx, &out, s->err));
   if (s->counts) s->counts->written++;
   return HUDI_OK;
@@ -1146,7 +1150,10 @@ static hudi_status emit_logs_before(stream *s, const uint8_t *key, size_t len) {
       continue;
     }
     if (s->counts) s->counts->inserts++;
-    HUDI_TRY(emit_log(s, r));
+    s->inserting = true;
+    hudi_status st = emit_log(s, r);
+    s->inserting = false;
+    HUDI_TRY(st);
   }
   return HUDI_OK;
 }
@@ -1241,13 +1248,56 @@ static int on_base_kv(void *ctx, const uint8_t *key, size_t key_len, const uint8
   return s->st != HUDI_OK;
 }
 
+/* Whether no log record falls in a base block's keys, [first, next) or,
+ * for the last block (next NULL), [first, the base's last key]. */
+static bool block_unchanged(void *ctx, const uint8_t *first, size_t first_len, const uint8_t *next, size_t next_len) {
+  stream *s = ctx;
+  size_t j = s->next;
+  while (j < s->n_res) {
+    const centry *e = &s->c.items[s->res[j].first];
+    if (cmp_key_bytes(e->key.p, e->key_len, first, first_len) >= 0) break;
+    j++;
+  }
+  if (j == s->n_res) return true;
+  const centry *e = &s->c.items[s->res[j].first];
+  if (next) return cmp_key_bytes(e->key.p, e->key_len, next, next_len) >= 0;
+  return cmp_key_bytes(e->key.p, e->key_len, s->base_last, s->base_last_len) > 0;
+}
+
+/* An unchanged base block: the log-only keys before it, then the block. */
+static hudi_status copy_block(void *ctx, const uint8_t *block, size_t len, const uint8_t *first, size_t first_len,
+                              const uint8_t *last, size_t last_len, hudi_error *err) {
+  stream *s = ctx;
+  HUDI_TRY(emit_logs_before(s, first, first_len));
+  HUDI_TRY(s->copy->fn(s->copy->ctx, block, len, first, first_len, last, last_len, err));
+  s->copy->blocks++;
+  return HUDI_OK;
+}
+
 /* Merges the records of r (a base file, or with b the lead log block) with
- * the resolved log records, in key order. */
+ * the resolved log records, in key order; with s->copy, a base file's
+ * unchanged blocks go whole (hudi_mdt_block_copy). */
 static hudi_status scan_base(stream *s, hudi_hfile_reader *r, const hudi_log_block *b) {
   hudi_status rc = hfile_schema(s->m, r, b, &s->base_schema, s->where, s->err);
   s->st = HUDI_OK;
-  if (rc == HUDI_OK) rc = hudi_hfile_reader_scan(r, on_base_kv, s, s->err);
-  return rc == HUDI_OK ? s->st : rc;
+  if (rc != HUDI_OK) return rc;
+  if (b || !s->copy || s->base_schema != s->copy->schema || (s->copy->accept && !s->copy->accept(s->copy->ctx, r))) {
+    rc = hudi_hfile_reader_scan(r, on_base_kv, s, s->err);
+    return rc == HUDI_OK ? s->st : rc;
+  }
+  s->base_last = hudi_hfile_reader_last_key(r, &s->base_last_len);
+  hudi_hfile_block_visitor v = {block_unchanged, copy_block, on_base_kv};
+  uint64_t decoded = 0;
+  rc = hudi_hfile_reader_scan_blocks(r, &v, s, &decoded, s->err);
+  if (rc != HUDI_OK || s->st != HUDI_OK) return rc == HUDI_OK ? s->st : rc;
+  uint64_t total = hudi_hfile_reader_entry_count(r);
+  if (decoded > total)
+    return hudi_err_set(s->err, HUDI_ERR_CORRUPT, "%s: %llu key-values in its blocks, %llu in its trailer", s->where,
+                        (unsigned long long)decoded, (unsigned long long)total);
+  s->copy->base_records = total;
+  s->copy->records = total - decoded;
+  if (s->counts) s->counts->written += total - decoded;
+  return HUDI_OK;
 }
 
 static hudi_status stream_base(stream *s, const hudi_fs_base_file *base, hudi_mdt_read_stats *st) {
@@ -1343,14 +1393,15 @@ static hudi_status resolve_all(stream *s) {
 }
 
 hudi_status hudi_mdt_slice_merge(hudi_mdt *m, const hudi_fs_base_file *base, const hudi_fs_log_file *logs,
-                                 size_t n_logs, hudi_mdt_emit_fn fn, void *ctx, hudi_mdt_merge_counts *counts,
-                                 hudi_mdt_read_stats *stats, hudi_error *err) {
+                                 size_t n_logs, hudi_mdt_emit_fn fn, void *ctx, hudi_mdt_block_copy *copy,
+                                 hudi_mdt_merge_counts *counts, hudi_mdt_read_stats *stats, hudi_error *err) {
   stream s;
   memset(&s, 0, sizeof s);
   s.m = m;
   s.fn = fn;
   s.ctx = ctx;
   s.counts = counts;
+  s.copy = copy;
   s.err = err;
   s.where = "metadata log";
   hudi_buf_init(&s.c.pool, (size_t)1 << 34);

@@ -165,6 +165,7 @@ typedef struct hudi_mdt_merged {
   const uint8_t *value;
   size_t value_len;
   const hudi_avro_node *schema;
+  bool insert; /* the key is only in the logs (a new key of the file group) */
 } hudi_mdt_merged;
 
 typedef hudi_status (*hudi_mdt_emit_fn)(void *ctx, hudi_mdt_merged *r, hudi_error *err);
@@ -193,6 +194,29 @@ typedef struct hudi_mdt_merge_counts {
   uint64_t written;     /* records emitted */
 } hudi_mdt_merge_counts;
 
+/* Unchanged base blocks handed over whole by hudi_mdt_slice_merge: a data
+ * block of the base file that no log record falls in (no update, delete
+ * or new key between its first key and the next block's) goes to fn as
+ * its on-disk bytes instead of record by record, so a compaction copies
+ * it instead of inflating, re-encoding and deflating it again. Only when
+ * the base file's writer schema is `schema` (its payloads stay valid
+ * as they are). */
+typedef struct hudi_mdt_block_copy {
+  /* last: the block's last key when it is the base file's last block,
+   * else NULL (hudi_hfile_writer_copy_block's arguments). */
+  hudi_status (*fn)(void *ctx, const uint8_t *block, size_t len, const uint8_t *first, size_t first_len,
+                    const uint8_t *last, size_t last_len, hudi_error *err);
+  void *ctx;
+  const hudi_avro_node *schema;
+  /* Whether the base file (its reader, open) may give blocks whole; NULL:
+   * yes. A compaction checks that it can go on with the file's bloom
+   * filter without its keys. */
+  bool (*accept)(void *ctx, hudi_hfile_reader *r);
+  uint64_t blocks;       /* out: blocks handed over */
+  uint64_t records;      /* out: the base records they hold */
+  uint64_t base_records; /* out: the base file's records (its entry count) */
+} hudi_mdt_block_copy;
+
 /* Merges a base HFile (NULL: none) and logs[0, n_logs) of one MDT file
  * group, as hudi_mdt_group_scan does, and hands every surviving record to
  * fn in ascending key order. Memory is bounded by the logs: their valid
@@ -201,10 +225,12 @@ typedef struct hudi_mdt_merge_counts {
  * Without a base file, the oldest valid HFile log block (after empty
  * DELETE blocks) is streamed as the base, in memory: after a bulk load
  * that is all of a record-index shard. counts and stats (nullable) are
- * added to, the same either way. */
+ * added to, the same either way (copied records count as written). With
+ * copy (nullable) and a base file, blocks no log record changes go whole
+ * to copy->fn, in order with the records fn gets. */
 HUDI_NODISCARD hudi_status hudi_mdt_slice_merge(hudi_mdt *m, const hudi_fs_base_file *base,
                                                 const hudi_fs_log_file *logs, size_t n_logs, hudi_mdt_emit_fn fn,
-                                                void *ctx, hudi_mdt_merge_counts *counts,
+                                                void *ctx, hudi_mdt_block_copy *copy, hudi_mdt_merge_counts *counts,
                                                 hudi_mdt_read_stats *stats, hudi_error *err);
 
 #endif

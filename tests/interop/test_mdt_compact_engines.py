@@ -147,3 +147,57 @@ def test_engines_use_incrementally_compacted_mdt(tmp_path, spark, hudirs, intero
     assert ours(path) == after
     assert spark_rows(spark.read_table(str(path), {"hoodie.metadata.enable": "true"})) == after
     check(path, spark_wrote=True)
+
+
+def test_engines_use_mdt_with_copied_blocks(tmp_path, spark, hudirs, interop_config):
+    """hoodie.metadata.compact.copy.unchanged.blocks (default true): a compaction after the
+    first copies the data blocks of each record-index shard's base file that no change falls
+    in. The copied records keep the older base file's _hoodie_file_name, and the bloom filter
+    goes on from the older file's. Spark and hudi-rs read the table through such files, Spark
+    upserts through them (the moved key is found only through our index), and we go on after
+    Spark."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+    from test_mdt_compact_copy import foreign_names, latest_shards
+
+    path = tmp_path / "mdtc_copied"
+    opts = {"hoodie.metadata.compact.max.delta.commits": "3"}
+    t = hudi.HudiTable.create(str(path), "id", partition_fields="region", table_type="mor")
+    n = 130_000  # over 10,000 keys a shard: smaller base files are rebuilt whole
+    first = batch(0, n)
+    t.append(first, opts)
+    want = {r[0]: r for r in triples(first)}
+    i = 0
+    while len([f for f in mdt_timeline(path) if f.endswith(".commit")]) < 2:
+        i += 1
+        b = batch(n + 100 * i, 100)  # new keys
+        upd = pa.table({"id": [f"k{j:03d}" for j in range(i * 7, n, 997)],
+                        "region": [want[f"k{j:03d}"][1] for j in range(i * 7, n, 997)],
+                        "v": pa.array([-j for j in range(i * 7, n, 997)], pa.int64())})
+        hudi.HudiTable(str(path)).upsert(pa.concat_tables([b, upd]), opts)
+        want.update({r[0]: r for r in triples(b) + triples(upd)})
+        assert i < 12
+    copied = total = 0
+    for f in latest_shards(path).values():
+        o, k = foreign_names(f)
+        copied, total = copied + o, total + k
+    assert total == len(want) and copied > total // 2, (copied, total)
+    check(path)
+    expected = sorted(want.values())
+    assert spark_rows(hudirs.read_table(str(path))) == expected
+    assert spark_rows(spark.read_table(str(path), {"hoodie.metadata.enable": "true"})) == expected
+
+    before_groups = mdt_file_groups(path, "record_index")
+    moved_from = want["k005"][1]
+    moved_to = "eu" if moved_from != "eu" else "us"
+    spark_upsert(interop_config, tmp_path, path, "mor", True, [["k005", moved_to, 1005], ["k999999", "us", 9]])
+    assert mdt_file_groups(path, "record_index") == before_groups
+    want["k005"] = ("k005", moved_to, 1005)
+    want["k999999"] = ("k999999", "us", 9)
+    upd = pa.table({"id": ["k005", "k010"], "region": ["us", "eu"], "v": pa.array([7005, 7010], pa.int64())})
+    hudi.HudiTable(str(path)).upsert(upd, opts)
+    want.update({r[0]: r for r in triples(upd)})
+    after = sorted(want.values())
+    assert ours(path) == after
+    assert spark_rows(spark.read_table(str(path), {"hoodie.metadata.enable": "true"})) == after
+    check(path, spark_wrote=True)

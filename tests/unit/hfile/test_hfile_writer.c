@@ -779,13 +779,208 @@ static void test_use_buffer(void **s) {
   hudi_free(want);
 }
 
+/* hudi_hfile_reader_scan_blocks + hudi_hfile_writer_copy_block: a file
+ * rewritten from another, every third data block copied whole and the rest
+ * re-appended key by key (with an extra key between two blocks), reads
+ * back as the source plus that key: the same key-values in order, the
+ * entry count, hfile.LASTKEY (the source's, the last block being copied).
+ * With compress_threads 2 the pipeline is flushed before each copy. */
+typedef struct copy_ctx {
+  hudi_hfile_writer *w;
+  size_t block, copied, extra_at;
+  bool extra_done;
+} copy_ctx;
+
+static bool take_third(void *c, const uint8_t *first, size_t fl, const uint8_t *next, size_t nl) {
+  copy_ctx *x = c;
+  (void)first, (void)fl, (void)next, (void)nl;
+  return x->block++ % 3 == 0 || next == NULL;
+}
+
+static hudi_status copy_whole(void *c, const uint8_t *block, size_t len, const uint8_t *first, size_t fl,
+                              const uint8_t *last, size_t ll, hudi_error *err) {
+  copy_ctx *x = c;
+  x->copied++;
+  return hudi_hfile_writer_copy_block(x->w, block, len, first, fl, last, ll, err);
+}
+
+static int append_kv(void *c, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl) {
+  copy_ctx *x = c;
+  hudi_error err = HUDI_ERROR_INIT;
+  if (!x->extra_done && kl == 12 && memcmp(k, "key-00000100", 12) == 0) {
+    /* "key-00000099x" sorts between key-00000098 and key-00000100 */
+    assert_int_equal(hudi_hfile_writer_append(x->w, (const uint8_t *)"key-00000099x", 13, (const uint8_t *)"x", 1, &err),
+                     HUDI_OK);
+    x->extra_done = true;
+  }
+  assert_int_equal(hudi_hfile_writer_append(x->w, k, kl, v, vl, &err), HUDI_OK);
+  return 0;
+}
+
+typedef struct collect_kv {
+  size_t n;
+  char last[64];
+} collect_kv;
+
+static int count_kv(void *c, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl) {
+  collect_kv *x = c;
+  (void)v, (void)vl;
+  if (kl == 13) return 0; /* the extra key */
+  char want[64];
+  snprintf(want, sizeof want, "key-%08zu", x->n * 2);
+  if (kl != strlen(want) || memcmp(k, want, kl) != 0) fail_msg("key %zu is %.*s, want %s", x->n, (int)kl, k, want);
+  x->n++;
+  return 0;
+}
+
+static void test_copy_blocks(void **s) {
+  (void)s;
+  const size_t n = 3000;
+  size_t src_len;
+  uint8_t *src = write_file(n, 512, HUDI_HFILE_GZ, &src_len);
+  for (int threads = 1; threads <= 2; threads++) {
+    hudi_error err = HUDI_ERROR_INIT;
+    hudi_hfile_reader *r;
+    assert_int_equal(hudi_hfile_reader_open_buffer(&r, src, src_len, "src", &err), HUDI_OK);
+    hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
+    o.block_size = 512;
+    o.compress_threads = threads;
+    copy_ctx x = {0};
+    assert_int_equal(hudi_hfile_writer_create(&x.w, &o, &err), HUDI_OK);
+    hudi_hfile_block_visitor v = {take_third, copy_whole, append_kv};
+    uint64_t decoded = 0;
+    assert_int_equal(hudi_hfile_reader_scan_blocks(r, &v, &x, &decoded, &err), HUDI_OK);
+    assert_true(x.copied > 10 && x.extra_done);
+    assert_true(decoded < n);
+    hudi_hfile_writer_add_copied(x.w, n - decoded, 0, 0);
+    uint8_t *out = NULL;
+    size_t out_len = 0;
+    assert_int_equal(hudi_hfile_writer_finish(x.w, &out, &out_len, &err), HUDI_OK);
+    hudi_hfile_writer_free(x.w);
+    hudi_hfile_reader *back;
+    assert_int_equal(hudi_hfile_reader_open_buffer(&back, out, out_len, "copy", &err), HUDI_OK);
+    assert_int_equal(hudi_hfile_reader_entry_count(back), n + 1);
+    collect_kv c = {0};
+    assert_int_equal(hudi_hfile_reader_scan(back, count_kv, &c, &err), HUDI_OK);
+    assert_int_equal(c.n, n);
+    size_t la, lb;
+    const uint8_t *ka = hudi_hfile_reader_last_key(r, &la), *kb = hudi_hfile_reader_last_key(back, &lb);
+    assert_non_null(ka);
+    assert_int_equal(la, lb);
+    assert_memory_equal(ka, kb, la);
+    hudi_hfile_reader_free(back);
+    hudi_free(out);
+    hudi_hfile_reader_free(r);
+  }
+  hudi_free(src);
+}
+
+/* What copy_block refuses: a writer without GZ, bytes that are not one
+ * whole data block, keys out of order; and a file whose last block was
+ * copied without its last key. */
+static int stop_kv(void *c, const uint8_t *k, size_t kl, const uint8_t *v, size_t vl) {
+  (void)c, (void)k, (void)kl, (void)v, (void)vl;
+  return 1;
+}
+
+typedef struct first_block {
+  uint8_t bytes[4096];
+  size_t len;
+  char first[64];
+  size_t first_len;
+} first_block;
+
+static bool take_first(void *c, const uint8_t *first, size_t fl, const uint8_t *next, size_t nl) {
+  first_block *b = c;
+  (void)next, (void)nl;
+  if (b->len) return false;
+  memcpy(b->first, first, fl);
+  b->first_len = fl;
+  return true;
+}
+
+static hudi_status keep_first(void *c, const uint8_t *block, size_t len, const uint8_t *first, size_t fl,
+                              const uint8_t *last, size_t ll, hudi_error *err) {
+  first_block *b = c;
+  (void)first, (void)fl, (void)last, (void)ll, (void)err;
+  assert_true(len <= sizeof b->bytes);
+  memcpy(b->bytes, block, len);
+  b->len = len;
+  return HUDI_OK;
+}
+
+static void test_copy_block_rejects(void **s) {
+  (void)s;
+  size_t src_len;
+  uint8_t *src = write_file(400, 512, HUDI_HFILE_GZ, &src_len);
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_hfile_reader *r;
+  assert_int_equal(hudi_hfile_reader_open_buffer(&r, src, src_len, "src", &err), HUDI_OK);
+  first_block b = {0};
+  hudi_hfile_block_visitor v = {take_first, keep_first, stop_kv};
+  assert_int_equal(hudi_hfile_reader_scan_blocks(r, &v, &b, NULL, &err), HUDI_OK);
+  assert_true(b.len > 33);
+  const uint8_t *k = (const uint8_t *)b.first;
+  hudi_hfile_writer_options o = HUDI_HFILE_WRITER_OPTIONS_INIT;
+  o.compression = HUDI_HFILE_NONE;
+  hudi_hfile_writer *w;
+  assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_OK);
+  assert_int_equal(hudi_hfile_writer_copy_block(w, b.bytes, b.len, k, b.first_len, NULL, 0, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "GZ"));
+  hudi_hfile_writer_free(w);
+  o.compression = HUDI_HFILE_GZ;
+  assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_OK);
+  /* One byte short: the header's sizes do not fit (HUDI_ERR_CORRUPT). */
+  assert_int_not_equal(hudi_hfile_writer_copy_block(w, b.bytes, b.len - 1, k, b.first_len, NULL, 0, &err), HUDI_OK);
+  assert_non_null(strstr(err.message, "copied data block"));
+  assert_int_equal(hudi_hfile_writer_append(w, (const uint8_t *)"zzz", 3, (const uint8_t *)"v", 1, &err), HUDI_OK);
+  assert_int_equal(hudi_hfile_writer_copy_block(w, b.bytes, b.len, k, b.first_len, NULL, 0, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "ascending"));
+  hudi_hfile_writer_free(w);
+  assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_OK);
+  assert_int_equal(hudi_hfile_writer_copy_block(w, b.bytes, b.len, k, b.first_len, NULL, 0, &err), HUDI_OK);
+  uint8_t *out = NULL;
+  size_t out_len;
+  assert_int_equal(hudi_hfile_writer_finish(w, &out, &out_len, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "last key"));
+  hudi_hfile_writer_free(w);
+  /* A block with real checksums (type 2, CRC32C, as HBase writes) is not
+   * copied: the copy's new prevBlockOffset would not match them. */
+  uint8_t crc_block[sizeof b.bytes];
+  memcpy(crc_block, b.bytes, b.len);
+  crc_block[24] = 2;
+  assert_int_equal(hudi_hfile_writer_create(&w, &o, &err), HUDI_OK);
+  assert_int_equal(hudi_hfile_writer_copy_block(w, crc_block, b.len, k, b.first_len, NULL, 0, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "checksum type"));
+  hudi_hfile_writer_free(w);
+  /* ... and the reader does not offer it: the scan decodes it instead
+   * (stop_kv ends the scan at its first key-value, nothing was taken). */
+  size_t at = 0;
+  while (at + b.len <= src_len && memcmp(src + at, b.bytes, 33) != 0) at++;
+  assert_true(at + b.len <= src_len);
+  uint8_t *src2 = hudi_malloc(src_len);
+  memcpy(src2, src, src_len);
+  src2[at + 24] = 2;
+  hudi_hfile_reader *r2;
+  assert_int_equal(hudi_hfile_reader_open_buffer(&r2, src2, src_len, "src2", &err), HUDI_OK);
+  first_block b2 = {0};
+  uint64_t decoded = 0;
+  assert_int_equal(hudi_hfile_reader_scan_blocks(r2, &v, &b2, &decoded, &err), HUDI_OK);
+  assert_int_equal(b2.len, 0);
+  assert_int_equal(decoded, 1);
+  hudi_hfile_reader_free(r2);
+  hudi_free(src2);
+  hudi_hfile_reader_free(r);
+  hudi_free(src);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_use_buffer),
       cmocka_unit_test(test_round_trips), cmocka_unit_test(test_java_short_last_kv),
       cmocka_unit_test(test_large_blocks_maximal), cmocka_unit_test(test_fast_deflate_blocks),
       cmocka_unit_test(test_writer_rejects), cmocka_unit_test(test_append_two_pieces), cmocka_unit_test(test_exact_v9), cmocka_unit_test(test_exact_log_blocks),
-      cmocka_unit_test(test_corrupt),
+      cmocka_unit_test(test_corrupt), cmocka_unit_test(test_copy_blocks), cmocka_unit_test(test_copy_block_rejects),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

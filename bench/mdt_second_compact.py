@@ -1,0 +1,157 @@
+"""The metadata-table compaction of a table whose record index already has base files (issues 6 and 9).
+
+The upsert harness (bench/upsert) runs ten commits after a bulk load, so the one metadata
+compaction it measures is the first: every record-index shard's base is the bulk load's HFile log
+block. Every later compaction merges a shard's base HFile with ten commits' log records, and with
+hoodie.metadata.compact.copy.unchanged.blocks (hudi-c's own key, default true) the data blocks of
+the base that none of those records falls in are copied as their compressed bytes.
+
+This builds that steady state once: the seeded uuid table (bench/bulk_load_bench.py's uuid_table)
+bulk-inserted into a new MERGE_ON_READ table, then upserts of 10,000 existing keys (amount changed)
+and 1,000 new keys until the metadata table has compacted once and holds nine deltacommits after
+it. Copies of that table (hard links, bench/mor_upsert_scale.py's link_tree) then take, each in a
+fresh subprocess, one more such upsert, the one that compacts the metadata table again, with the
+option true and false in turn. Reported per commit: wall and process CPU seconds around the call,
+the bytes it added, the 1-minute load average; the run fails if the commit did not compact.
+
+usage: python bench/mdt_second_compact.py [--rows 10000000] [--reps 3] [--keep DIR [--reuse]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from bulk_load_bench import cpu_seconds, dir_bytes, uuid_table  # noqa: E402
+from mor_upsert_scale import file_states, link_tree  # noqa: E402
+
+COPY = "hoodie.metadata.compact.copy.unchanged.blocks"
+N_UPDATE, N_NEW = 10_000, 1_000
+OPTS = {"hoodie.parquet.small.file.limit": "0"}  # new keys in a new file group, as bench/upsert
+
+
+def mdt_state(table: str) -> tuple[int, int]:
+    """(completed compactions, completed deltacommits after the latest) of table's metadata table,
+    from the timeline's file names (<requested>_<completed>.<action>)."""
+    tl = os.path.join(table, ".hoodie", "metadata", ".hoodie", "timeline")
+    names = [n for n in os.listdir(tl) if "_" in n]
+    commits = sorted(n.split("_")[0] for n in names if n.endswith(".commit"))
+    last = commits[-1] if commits else ""
+    after = [n for n in names if n.endswith(".deltacommit") and n.split("_")[0] > last]
+    return len(commits), len(after)
+
+
+def batch(rows: int, i: int):
+    """Commit i's upsert: every k-th existing key from offset i changed, and new keys of seed 1000+i."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    t = uuid_table(rows)
+    step = rows // N_UPDATE
+    upd = t.take(pa.array(range(i % step, step * N_UPDATE, step)))
+    upd = upd.set_column(upd.schema.get_field_index("amount"), "amount", pc.add(upd["amount"], 1.0 + i))
+    return pa.concat_tables([upd, uuid_table(N_NEW, seed=1000 + i)])
+
+
+def build(rows: int, out: str, changes: str) -> list:
+    """The loaded table, upserted until its metadata table is due for its second compaction; the
+    measured commit's rows go to `changes`."""
+    import pyarrow.parquet as pq
+
+    import hudi
+
+    tbl = hudi.HudiTable.create(out, record_key="id", table_type="mor", record_index_enabled=True)
+    tbl.append(uuid_table(rows))
+    i = 0
+    while True:
+        done, after = mdt_state(out)
+        if done >= 1 and after == 9:
+            break
+        i += 1
+        tbl.upsert(batch(rows, i), OPTS)
+    pq.write_table(batch(rows, i + 1), changes)
+    return [{"op": "build", "rows": rows, "upserts": i, "bytes": dir_bytes(out)}]
+
+
+def commit(out: str, copy: str, changes: str) -> list:
+    import pyarrow.parquet as pq
+
+    import hudi
+
+    data = pq.read_table(changes)
+    tbl = hudi.HudiTable(out)
+    before, b0 = mdt_state(out), dir_bytes(out)
+    c0, w0 = cpu_seconds(), time.perf_counter()
+    tbl.upsert(data, dict(OPTS, **{COPY: copy}))
+    c1, w1 = cpu_seconds(), time.perf_counter()
+    if mdt_state(out)[0] != before[0] + 1:
+        raise SystemExit(f"the measured upsert did not compact the metadata table: {before} -> {mdt_state(out)}")
+    return [{"op": "upsert+mdt_compact", "copy": copy, "rows_changed": data.num_rows,
+             "cpu_s": round(c1 - c0, 3), "wall_s": round(w1 - w0, 3), "bytes": dir_bytes(out) - b0,
+             "load1": round(os.getloadavg()[0], 2)}]
+
+
+def sub(args: list) -> list:
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", *args], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--reps", type=int, default=3, help="commits per setting, the settings taking turns")
+    ap.add_argument("--keep", default=None, help="write tables under DIR and keep them")
+    ap.add_argument("--reuse", action="store_true", help="with --keep: take the table a previous run left")
+    ap.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.one:
+        res = build(int(a.one[1]), a.one[2], a.one[3]) if a.one[0] == "build" else commit(*a.one[1:4])
+        print(json.dumps(res))
+        return 0
+    root = a.keep or tempfile.mkdtemp(prefix="mdt_second_compact_")
+    base, changes = os.path.join(root, f"base-{a.rows}"), os.path.join(root, f"changes-{a.rows}.parquet")
+    results, copies = [], []
+    try:
+        if not (a.reuse and os.path.exists(changes)):
+            shutil.rmtree(base, ignore_errors=True)
+            for r in sub(["build", str(a.rows), base, changes]):
+                print(json.dumps(r), flush=True)
+        for rep in range(a.reps):
+            for copy in ("true", "false"):
+                t = os.path.join(root, f"t-{copy}-{rep}")
+                shutil.rmtree(t, ignore_errors=True)
+                state = link_tree(base, t)
+                copies.append(t)
+                os.sync()
+                for r in sub(["commit", t, copy, changes]):
+                    print(json.dumps(r), flush=True)
+                    results.append(r)
+                if file_states(base) != state:
+                    raise SystemExit(f"{base} changed under a commit into its linked copy {t}")
+        for t in copies:
+            shutil.rmtree(t, ignore_errors=True)
+        for copy in ("true", "false"):
+            rs = [r for r in results if r["copy"] == copy]
+            print(json.dumps({"summary": "upsert+mdt_compact", "copy": copy, "n": len(rs),
+                              "wall_s_median": statistics.median(r["wall_s"] for r in rs),
+                              "cpu_s_median": statistics.median(r["cpu_s"] for r in rs),
+                              "load1": [r["load1"] for r in rs]}), flush=True)
+    finally:
+        if not a.keep:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
