@@ -1,13 +1,13 @@
 """Run by tests/interop/test_write_mdt_engines.py with the Spark oracle's Python: one upsert into a
 hudi-c table through the record-level index hudi-c maintains.
 
-  spark_rli_upsert.py HUDI_JAR WORK_DIR TABLE_PATH TABLE_TYPE PARTITION_FIELD ROWS_JSON [INDEX]
+  spark_rli_upsert.py HUDI_JAR WORK_DIR TABLE_PATH TABLE_TYPE PARTITION_FIELD ROWS_JSON [INDEX [OPTIONS_JSON]]
 
 ROWS_JSON: [[id, region, v], ...]. Writes with hoodie.index.type=RECORD_INDEX (or INDEX, e.g.
 BLOOM: then the record index stays off and Spark finds the keys through the footer bloom filters
 of our base files), the metadata table on, column/partition stats off, table version 8 kept, and
-a region change moving the record (hoodie.record.index.update.partition.path). Prints one JSON
-line: {"ok": true} or raises.
+a region change moving the record (hoodie.record.index.update.partition.path); OPTIONS_JSON, an
+object of more write options, goes on top. Prints one JSON line: {"ok": true} or raises.
 """
 import json
 import os
@@ -41,6 +41,8 @@ def main() -> int:
         "hoodie.write.auto.upgrade": "false",
         "hoodie.table.timeline.timezone": "UTC",
     }
+    if len(sys.argv) > 8:
+        opts.update(json.loads(sys.argv[8]))
     if part_field:
         opts["hoodie.datasource.write.partitionpath.field"] = part_field
         opts["hoodie.datasource.write.keygenerator.class"] = "org.apache.hudi.keygen.SimpleKeyGenerator"

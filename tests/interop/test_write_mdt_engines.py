@@ -85,12 +85,17 @@ def write_stat_partitions(path: Path, completed: str) -> set[str]:
     return set((rec.get("partitionToWriteStats") or {}).keys())
 
 
-def spark_upsert(interop_config, tmp_path: Path, path: Path, table_type: str, partitioned: bool, rows) -> None:
+def spark_upsert(interop_config, tmp_path: Path, path: Path, table_type: str, partitioned: bool, rows,
+                 options: dict | None = None, must_succeed: bool = True) -> subprocess.CompletedProcess:
     argv = [interop_config["SPARK_PYTHON"], str(HERE / "spark_rli_upsert.py"), interop_config["HUDI_JAR"],
             str(tmp_path / "spark-work"), str(path), table_type, "region" if partitioned else "",
             json.dumps(rows)]
+    if options:
+        argv += ["RECORD_INDEX", json.dumps(options)]
     r = subprocess.run(argv, env=interop_config.worker_env(), capture_output=True, text=True, timeout=900)
-    assert r.returncode == 0 and '{"ok": true}' in r.stdout, r.stdout[-3000:] + r.stderr[-6000:]
+    if must_succeed:
+        assert r.returncode == 0 and '{"ok": true}' in r.stdout, r.stdout[-3000:] + r.stderr[-6000:]
+    return r
 
 
 @pytest.mark.parametrize("table_type,partitioned", [("cow", True), ("mor", False)])
