@@ -14,7 +14,9 @@ the keys of every file slice.
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -22,6 +24,7 @@ import pytest
 
 from hudi import HudiTable
 from test_mdt_compact_async import CHECKER, check, file_id, mdt_timeline
+from test_objstore_tables import BUCKET, Backend, moto, s3_options  # noqa: F401  (moto: fixture)
 
 sys.path.insert(0, str(CHECKER.parent))
 import hudi_check  # noqa: E402  (the checker's HFile parser, an independent reader)
@@ -101,17 +104,22 @@ def foreign_names(f: Path) -> tuple[int, int]:
     return other, total
 
 
-def build(path, copy: str) -> tuple[HudiTable, Rows, dict[str, str]]:
+def build(path, copy: str, writes: int = 0, storage: dict | None = None) -> tuple[HudiTable, Rows, dict[str, str]]:
+    """The table at path after its second metadata compaction (the first reads the bulk load's
+    log blocks, the second a base file), or after `writes` writes when given (a table whose
+    timeline cannot be listed here: the same writes as a local twin's)."""
     opts = dict(OPTS, **{COPY: copy})
-    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="city", table_type="mor")
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="city", table_type="mor",
+                         storage_options=storage or {})
     m = Rows()
     t.append(m.table(m.new(N, 0)), opts)
     _, groups = snapshot_ids(t)
     w = 0
-    while len(compactions(path)) < 2:  # the first reads the bulk load's log blocks, the second a base file
+    while (w < writes) if writes else len(compactions(path)) < 2:
         w += 1
         write(t, m, w, opts)
-        assert w < 20, compactions(path)
+        assert w < 20, w
+    t.writes = w
     return t, m, groups
 
 
@@ -169,3 +177,25 @@ def test_bad_value_refused_before_writing(tmp_path):
     with pytest.raises(Exception, match=COPY):
         t.upsert(pa.table({"id": ["a"], "city": ["sf"], "ts": pa.array([1], pa.int64())}), {COPY: "yes"})
     assert sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir()) == before
+
+
+def test_copies_blocks_on_s3(moto, tmp_path):  # noqa: F811
+    """The same on S3 (moto): the compaction reads the old base file in 4 MiB ranges and copies
+    its unchanged blocks; the table, downloaded with botocore, reads as its local twin and
+    passes hudi_check.py."""
+    local, m, _ = build(tmp_path / "twin", "true")
+    prefix = f"mdt-copy-{os.getpid()}-{time.time_ns()}/t"
+    s3 = Backend("s3", moto, "s3", s3_options(moto), "s3")
+    t, m3, _ = build(s3.uri(prefix), "true", writes=local.writes, storage=s3.options)
+    got, _ = snapshot_ids(t)
+    assert got.equals(m3.expected()) and got.equals(m.expected())
+    dest = tmp_path / "download"
+    assert s3.download(prefix, dest) > 0
+    assert len(compactions(dest)) == len(compactions(tmp_path / "twin")) >= 2
+    copied = total = 0
+    for f in latest_shards(dest).values():
+        o, n = foreign_names(f)
+        copied, total = copied + o, total + n
+    assert total == len(m3.rows) and copied > total // 2, (copied, total)
+    out = check(dest)
+    assert "PASS metadata.hfiles" in out, out
