@@ -26,6 +26,7 @@
 #include "table/index.h"
 #include "table/mdt_compact.h"
 #include "table/mdt_reader.h"
+#include "table/mdt_shard.h"
 #include "table/mdt_record_index.h"
 #include "table/mdt_write.h"
 #include "table/table.h"
@@ -78,6 +79,12 @@ static void rows(struct ArrowArrayStream *out, const int *idx, int n, int64_t v)
   hudi_arrow_field_clear(&f);
 }
 
+static int named_key(const char *k) {
+  keys[n_keys] = strdup(k);
+  live[n_keys] = true;
+  return n_keys++;
+}
+
 static int new_key(void) {
   char k[32];
   /* Spread over the key space, so new keys fall between stored ones. */
@@ -85,6 +92,36 @@ static int new_key(void) {
   keys[n_keys] = strdup(k);
   live[n_keys] = true;
   return n_keys++;
+}
+
+static int32_t shard_of(const char *k) {
+  int32_t s;
+  assert_int_equal(hudi_mdt_shard_of(&s, k, strlen(k), 10, NULL), HUDI_OK);
+  return s;
+}
+
+/* Shards 0-4 have their edges changed; 5-9 keep their first and last
+ * blocks, which are then copied (minRecordKey and hfile.LASTKEY from a
+ * copied block). */
+#define EDGE_SHARDS 5
+
+/* The smallest and largest live key of each of the first EDGE_SHARDS
+ * shards, appended to del and marked deleted. */
+static void edge_keys(const char **del, int *nd) {
+  int lo[10], hi[10];
+  for (int s = 0; s < 10; s++) lo[s] = hi[s] = -1;
+  for (int i = 0; i < n_keys; i++) {
+    if (!live[i]) continue;
+    int32_t s = shard_of(keys[i]);
+    if (lo[s] < 0 || strcmp(keys[i], keys[lo[s]]) < 0) lo[s] = i;
+    if (hi[s] < 0 || strcmp(keys[i], keys[hi[s]]) > 0) hi[s] = i;
+  }
+  for (int s = 0; s < EDGE_SHARDS; s++)
+    for (int e = 0; e < 2; e++) {
+      int i = e ? hi[s] : lo[s];
+      del[(*nd)++] = keys[i];
+      live[i] = false;
+    }
 }
 
 static void upsert(hudi_table *t, const int *idx, int n, int64_t v) {
@@ -114,6 +151,7 @@ typedef struct kvs {
   size_t n;
   bool bloom_ok;
   hudi_bloom bloom;
+  hudi_buf first, last; /* the current shard's first and last keys */
 } kvs;
 
 static hudi_buf *put(hudi_buf *b, const uint8_t *p, size_t n) {
@@ -131,8 +169,26 @@ static int on_kv(void *ctx, const uint8_t *key, size_t key_len, const uint8_t *v
   put(&k->tails, value + meta_end, value_len - meta_end);
   if (k->bloom_ok && !hudi_bloom_might_contain(&k->bloom, key, key_len))
     fail_msg("the bloom filter misses key %.*s", (int)key_len, (const char *)key);
+  if (k->first.len == 0) assert_int_equal(hudi_buf_append(&k->first, key, key_len, NULL), HUDI_OK);
+  k->last.len = 0;
+  assert_int_equal(hudi_buf_append(&k->last, key, key_len, NULL), HUDI_OK);
   k->n++;
   return 0;
+}
+
+/* File info `name` of r equals want (a row key). */
+static void info_is(hudi_hfile_reader *r, const char *name, const hudi_buf *want, bool key_value) {
+  const uint8_t *v;
+  size_t n;
+  if (!hudi_hfile_reader_file_info(r, name, &v, &n)) fail_msg("no %s", name);
+  if (key_value) { /* hfile.LASTKEY: i16 row length, row, then the rest of the cell key */
+    assert_true(n >= 2);
+    n = (size_t)v[0] << 8 | v[1];
+    v += 2;
+  }
+  if (n != want->len || memcmp(v, want->data, n) != 0)
+    fail_msg("%s is '%.*s', the scan's key '%.*s'", name, (int)n, (const char *)v, (int)want->len,
+             (const char *)want->data);
 }
 
 /* Every key-value of the record-index base files written by `instant`,
@@ -141,6 +197,8 @@ static void read_shards(const char *path, const char *instant, kvs *out) {
   memset(out, 0, sizeof *out);
   hudi_buf_init(&out->keys, (size_t)1 << 30);
   hudi_buf_init(&out->tails, (size_t)1 << 30);
+  hudi_buf_init(&out->first, 4096);
+  hudi_buf_init(&out->last, 4096);
   for (int shard = 0; shard < 10; shard++) {
     char p[600];
     snprintf(p, sizeof p, "%s/.hoodie/metadata/record_index/record-index-%04d-0_%s_%s.hfile", path, shard,
@@ -158,7 +216,11 @@ static void read_shards(const char *path, const char *instant, kvs *out) {
     assert_true(found);
     assert_int_equal(hudi_bloom_deserialize(&out->bloom, (const char *)text.data, text.len, true, &err), HUDI_OK);
     out->bloom_ok = true;
+    out->first.len = 0;
     assert_int_equal(hudi_hfile_reader_scan(r, on_kv, out, &err), HUDI_OK);
+    info_is(r, "minRecordKey", &out->first, false);
+    info_is(r, "maxRecordKey", &out->last, false);
+    info_is(r, "hfile.LASTKEY", &out->last, true);
     hudi_bloom_free(&out->bloom);
     out->bloom_ok = false;
     hudi_buf_free(&text);
@@ -170,6 +232,8 @@ static void read_shards(const char *path, const char *instant, kvs *out) {
 static void kvs_free(kvs *k) {
   hudi_buf_free(&k->keys);
   hudi_buf_free(&k->tails);
+  hudi_buf_free(&k->first);
+  hudi_buf_free(&k->last);
 }
 
 /* Every model key is found through the record index exactly when live. */
@@ -212,14 +276,23 @@ static void copies_what_no_change_touches(void **state) {
   /* The first compaction reads the bulk load's log blocks: nothing to copy. */
   hudi_mdt_compact_result first = compact(a, false);
   assert_int_equal(first.blocks_copied, 0);
-  /* Three commits: new keys between stored ones, updates, deletes. */
+  /* Three commits: new keys between stored ones, updates, deletes; the
+   * first also keys before and after all stored ones (in front of a
+   * shard's first block, behind its last) and deletes the smallest and
+   * largest key, in shards 0 to EDGE_SHARDS - 1. */
   for (int c = 0; c < 3; c++) {
+    const char *del[120];
+    int nd = 0;
+    if (c == 0) edge_keys(del, &nd);
     int n = 0;
     for (int i = 0; i < 300; i++) idx[n++] = new_key();
+    for (int i = 0; c == 0 && i < 60; i++) {
+      char k[16];
+      snprintf(k, sizeof k, "%c%04d", i % 2 ? 'a' : 'z', i);
+      if (shard_of(k) < EDGE_SHARDS) idx[n++] = named_key(k);
+    }
     for (int i = c; i < N_KEYS && n < 800; i += 260) idx[n++] = i; /* updates: no index change */
     upsert(t, idx, n, c + 1);
-    const char *del[100];
-    int nd = 0;
     for (int i = c * 7 + 3; i < N_KEYS && nd < 100; i += 1290)
       if (live[i]) {
         del[nd++] = keys[i];
