@@ -14,7 +14,12 @@ fresh subprocess, one more such upsert, the one that compacts the metadata table
 option true and false in turn. Reported per commit: wall and process CPU seconds around the call,
 the bytes it added, the 1-minute load average; the run fails if the commit did not compact.
 
-usage: python bench/mdt_second_compact.py [--rows 10000000] [--reps 3] [--keep DIR [--reuse]]
+With --incremental every write also sets hoodie.metadata.compact.incremental=true (a share of the
+metadata table compacted every P commits, P the cores up to 4): the table takes 24 upserts, so
+every shard has been compacted from a base file, and each measured run is the next two upserts
+(one of them compacts a share), reported one by one.
+
+usage: python bench/mdt_second_compact.py [--rows 10000000] [--reps 3] [--incremental] [--keep DIR [--reuse]]
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ from mor_upsert_scale import file_states, link_tree  # noqa: E402
 COPY = "hoodie.metadata.compact.copy.unchanged.blocks"
 N_UPDATE, N_NEW = 10_000, 1_000
 OPTS = {"hoodie.parquet.small.file.limit": "0"}  # new keys in a new file group, as bench/upsert
+INCREMENTAL = {"hoodie.metadata.compact.incremental": "true"}
+INCREMENTAL_UPSERTS = 24
 
 
 def mdt_state(table: str) -> tuple[int, int]:
@@ -63,42 +70,53 @@ def batch(rows: int, i: int):
     return pa.concat_tables([upd, uuid_table(N_NEW, seed=1000 + i)])
 
 
-def build(rows: int, out: str, changes: str) -> list:
-    """The loaded table, upserted until its metadata table is due for its second compaction; the
-    measured commit's rows go to `changes`."""
+def build(rows: int, out: str, changes: str, incremental: bool) -> list:
+    """The loaded table, upserted until its metadata table is due for its second compaction (or,
+    incremental, INCREMENTAL_UPSERTS times); the measured commits' rows go to `changes`
+    (changes, or changes.1 and changes.2)."""
     import pyarrow.parquet as pq
 
     import hudi
 
+    opts = dict(OPTS, **INCREMENTAL) if incremental else OPTS
     tbl = hudi.HudiTable.create(out, record_key="id", table_type="mor", record_index_enabled=True)
-    tbl.append(uuid_table(rows))
+    tbl.append(uuid_table(rows), opts)
     i = 0
     while True:
         done, after = mdt_state(out)
-        if done >= 1 and after == 9:
+        if (i == INCREMENTAL_UPSERTS) if incremental else (done >= 1 and after == 9):
             break
         i += 1
-        tbl.upsert(batch(rows, i), OPTS)
-    pq.write_table(batch(rows, i + 1), changes)
-    return [{"op": "build", "rows": rows, "upserts": i, "bytes": dir_bytes(out)}]
+        tbl.upsert(batch(rows, i), opts)
+    if incremental:
+        for j in (1, 2):
+            pq.write_table(batch(rows, i + j), f"{changes}.{j}")
+    else:
+        pq.write_table(batch(rows, i + 1), changes)
+    return [{"op": "build", "rows": rows, "upserts": i, "compactions": mdt_state(out)[0], "bytes": dir_bytes(out)}]
 
 
-def commit(out: str, copy: str, changes: str) -> list:
+def commit(out: str, copy: str, changes: str, incremental: bool) -> list:
     import pyarrow.parquet as pq
 
     import hudi
 
-    data = pq.read_table(changes)
-    tbl = hudi.HudiTable(out)
-    before, b0 = mdt_state(out), dir_bytes(out)
-    c0, w0 = cpu_seconds(), time.perf_counter()
-    tbl.upsert(data, dict(OPTS, **{COPY: copy}))
-    c1, w1 = cpu_seconds(), time.perf_counter()
-    if mdt_state(out)[0] != before[0] + 1:
-        raise SystemExit(f"the measured upsert did not compact the metadata table: {before} -> {mdt_state(out)}")
-    return [{"op": "upsert+mdt_compact", "copy": copy, "rows_changed": data.num_rows,
-             "cpu_s": round(c1 - c0, 3), "wall_s": round(w1 - w0, 3), "bytes": dir_bytes(out) - b0,
-             "load1": round(os.getloadavg()[0], 2)}]
+    files = [f"{changes}.1", f"{changes}.2"] if incremental else [changes]
+    opts = dict(OPTS, **{COPY: copy}, **(INCREMENTAL if incremental else {}))
+    res = []
+    for f in files:
+        data = pq.read_table(f)
+        tbl = hudi.HudiTable(out)
+        before, b0 = mdt_state(out), dir_bytes(out)
+        c0, w0 = cpu_seconds(), time.perf_counter()
+        tbl.upsert(data, opts)
+        c1, w1 = cpu_seconds(), time.perf_counter()
+        res.append({"op": "upsert", "copy": copy, "rows_changed": data.num_rows,
+                    "compacted": mdt_state(out)[0] - before[0], "cpu_s": round(c1 - c0, 3),
+                    "wall_s": round(w1 - w0, 3), "bytes": dir_bytes(out) - b0, "load1": round(os.getloadavg()[0], 2)})
+    if sum(r["compacted"] for r in res) < 1:
+        raise SystemExit(f"the measured upserts did not compact the metadata table: {res}")
+    return res
 
 
 def sub(args: list) -> list:
@@ -113,19 +131,24 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=3, help="commits per setting, the settings taking turns")
     ap.add_argument("--keep", default=None, help="write tables under DIR and keep them")
     ap.add_argument("--reuse", action="store_true", help="with --keep: take the table a previous run left")
+    ap.add_argument("--incremental", action="store_true",
+                    help="hoodie.metadata.compact.incremental=true on every write; two upserts per run")
     ap.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
-        res = build(int(a.one[1]), a.one[2], a.one[3]) if a.one[0] == "build" else commit(*a.one[1:4])
+        inc = a.one[-1] == "incremental"
+        res = build(int(a.one[1]), a.one[2], a.one[3], inc) if a.one[0] == "build" else commit(*a.one[1:4], inc)
         print(json.dumps(res))
         return 0
     root = a.keep or tempfile.mkdtemp(prefix="mdt_second_compact_")
-    base, changes = os.path.join(root, f"base-{a.rows}"), os.path.join(root, f"changes-{a.rows}.parquet")
+    kind = "incremental" if a.incremental else "default"
+    base = os.path.join(root, f"base-{kind}-{a.rows}")
+    changes = os.path.join(root, f"changes-{kind}-{a.rows}.parquet")
     results, copies = [], []
     try:
-        if not (a.reuse and os.path.exists(changes)):
+        if not (a.reuse and os.path.exists(changes + (".2" if a.incremental else ""))):
             shutil.rmtree(base, ignore_errors=True)
-            for r in sub(["build", str(a.rows), base, changes]):
+            for r in sub(["build", str(a.rows), base, changes, kind]):
                 print(json.dumps(r), flush=True)
         for rep in range(a.reps):
             for copy in ("true", "false"):
@@ -134,7 +157,7 @@ def main() -> int:
                 state = link_tree(base, t)
                 copies.append(t)
                 os.sync()
-                for r in sub(["commit", t, copy, changes]):
+                for r in sub(["commit", t, copy, changes, kind]):
                     print(json.dumps(r), flush=True)
                     results.append(r)
                 if file_states(base) != state:
@@ -143,10 +166,13 @@ def main() -> int:
             shutil.rmtree(t, ignore_errors=True)
         for copy in ("true", "false"):
             rs = [r for r in results if r["copy"] == copy]
-            print(json.dumps({"summary": "upsert+mdt_compact", "copy": copy, "n": len(rs),
-                              "wall_s_median": statistics.median(r["wall_s"] for r in rs),
-                              "cpu_s_median": statistics.median(r["cpu_s"] for r in rs),
-                              "load1": [r["load1"] for r in rs]}), flush=True)
+            for compacted in sorted({r["compacted"] for r in rs}):
+                rc = [r for r in rs if r["compacted"] == compacted]
+                print(json.dumps({"summary": "upsert", "copy": copy, "compacted": compacted, "n": len(rc),
+                                  "wall_s_median": statistics.median(r["wall_s"] for r in rc),
+                                  "cpu_s_median": statistics.median(r["cpu_s"] for r in rc),
+                                  "wall_s_max": max(r["wall_s"] for r in rc),
+                                  "load1": [r["load1"] for r in rc]}), flush=True)
     finally:
         if not a.keep:
             shutil.rmtree(root, ignore_errors=True)
