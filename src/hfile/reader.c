@@ -247,24 +247,36 @@ static bool block_sane(const hudi_hfile_reader *r, uint64_t off, uint32_t size) 
   return size >= HUDI_HFILE_HEADER_SIZE && off <= end && size <= end - off && size <= HUDI_HFILE_MAX_BLOCK;
 }
 
+/* The error for an index entry whose block is not in the data section. */
+static hudi_status outside_data(const hudi_hfile_reader *r, uint64_t off, uint32_t size, const char *magic,
+                                hudi_error *err) {
+  return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index points to a %u-byte %s block at byte offset %llu, outside the data section",
+                      r->name, size, magic, (unsigned long long)off);
+}
+
+/* The header of the block of `size` on-disk bytes at p (file offset off),
+ * which must be a `magic` block. */
+static hudi_status block_header(const hudi_hfile_reader *r, const uint8_t *p, uint64_t off, uint32_t size,
+                                const char *magic, hudi_hfile_block_header *h, hudi_error *err) {
+  HUDI_TRY(hudi_hfile_block_header_parse(h, p, size, off, r->name, err));
+  if (memcmp(h->magic, magic, 8) != 0)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: expected a %s block at byte offset %llu, found %s", r->name,
+                        magic, (unsigned long long)off, h->magic);
+  return HUDI_OK;
+}
+
 /* Reads a whole block of `size` on-disk bytes at off (from a window when
  * one holds it), checks its magic, and decodes its payload into out. */
 static hudi_status read_block(hudi_hfile_reader *r, uint64_t off, uint32_t size, const char *magic, hudi_buf *out,
                               hudi_error *err) {
-  uint64_t end = r->src.size - HUDI_HFILE_TRAILER_SIZE;
-  if (size < HUDI_HFILE_HEADER_SIZE || off > end || size > end - off || size > HUDI_HFILE_MAX_BLOCK)
-    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index points to a %u-byte %s block at byte offset %llu, outside the data section",
-                        r->name, size, magic, (unsigned long long)off);
+  if (!block_sane(r, off, size)) return outside_data(r, off, size, magic, err);
   const uint8_t *p = window_at(r, off, size);
   if (!p) {
     HUDI_TRY(read_range(r, off, size, &r->raw, err));
     p = r->raw.data;
   }
   hudi_hfile_block_header h;
-  HUDI_TRY(hudi_hfile_block_header_parse(&h, p, size, off, r->name, err));
-  if (memcmp(h.magic, magic, 8) != 0)
-    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: expected a %s block at byte offset %llu, found %s", r->name,
-                        magic, (unsigned long long)off, h.magic);
+  HUDI_TRY(block_header(r, p, off, size, magic, &h, err));
   return hudi_hfile_block_decode(&h, p, r->gz, off, r->name, out, err);
 }
 
@@ -901,9 +913,7 @@ const uint8_t *hudi_hfile_reader_last_key(const hudi_hfile_reader *r, size_t *le
  * it does not hold them). */
 static hudi_status scan_raw(hudi_hfile_reader *r, const idx_entry *e, hudi_buf *chunk, uint64_t *chunk_off,
                             const uint8_t **p, hudi_error *err) {
-  if (!block_sane(r, e->off, e->size))
-    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: index points to a %u-byte data block at byte offset %llu, outside the data section",
-                        r->name, e->size, (unsigned long long)e->off);
+  if (!block_sane(r, e->off, e->size)) return outside_data(r, e->off, e->size, HUDI_HFILE_MAGIC_DATA, err);
   if (chunk->len == 0 || e->off < *chunk_off || e->off - *chunk_off > chunk->len ||
       e->size > chunk->len - (e->off - *chunk_off)) {
     uint64_t end = r->src.size - HUDI_HFILE_TRAILER_SIZE;
@@ -916,40 +926,35 @@ static hudi_status scan_raw(hudi_hfile_reader *r, const idx_entry *e, hudi_buf *
   return HUDI_OK;
 }
 
-/* Decodes data block e (its bytes at p) into r->block. */
-static hudi_status decode_raw(hudi_hfile_reader *r, const idx_entry *e, const uint8_t *p, hudi_error *err) {
+/* Decodes data block e (header h, its bytes at p) into r->block. */
+static hudi_status decode_raw(hudi_hfile_reader *r, const idx_entry *e, const hudi_hfile_block_header *h,
+                              const uint8_t *p, hudi_error *err) {
   r->cur_off = -1;
-  hudi_hfile_block_header h;
-  HUDI_TRY(hudi_hfile_block_header_parse(&h, p, e->size, e->off, r->name, err));
-  if (memcmp(h.magic, HUDI_HFILE_MAGIC_DATA, 8) != 0)
-    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: expected a %s block at byte offset %llu, found %s", r->name,
-                        HUDI_HFILE_MAGIC_DATA, (unsigned long long)e->off, h.magic);
-  HUDI_TRY(hudi_hfile_block_decode(&h, p, r->gz, e->off, r->name, &r->block, err));
+  HUDI_TRY(hudi_hfile_block_decode(h, p, r->gz, e->off, r->name, &r->block, err));
   r->cur_off = (int64_t)e->off;
   r->stats.data_blocks_read++;
   return HUDI_OK;
 }
 
-/* Hands data block b over whole when the visitor takes it. */
-static hudi_status offer_whole(hudi_hfile_reader *r, size_t b, const hudi_hfile_block_visitor *v, void *ctx,
-                               const uint8_t *p, bool *taken, hudi_error *err) {
+/* Hands data block b (header h, its bytes at p) over whole when the
+ * visitor takes it. */
+static hudi_status offer_whole(hudi_hfile_reader *r, size_t b, const hudi_hfile_block_header *h,
+                               const hudi_hfile_block_visitor *v, void *ctx, const uint8_t *p, bool *taken,
+                               hudi_error *err) {
   const idx_entry *e = &r->data_idx[b];
   bool last = b + 1 == r->n_data;
   const uint8_t *next = last ? NULL : idx_key(r, &r->data_idx[b + 1]);
   size_t next_len = last ? 0 : r->data_idx[b + 1].key_len, last_len = 0;
   const uint8_t *last_key = last ? hudi_hfile_reader_last_key(r, &last_len) : NULL;
   *taken = false;
-  hudi_hfile_block_header h;
-  HUDI_TRY(hudi_hfile_block_header_parse(&h, p, e->size, e->off, r->name, err));
-  if (memcmp(h.magic, HUDI_HFILE_MAGIC_DATA, 8) != 0 ||
-      (uint64_t)h.on_disk_size_without_header + HUDI_HFILE_HEADER_SIZE != e->size)
-    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: the index's %u-byte data block at byte offset %llu is a %s block of %llu bytes",
-                        r->name, e->size, (unsigned long long)e->off, h.magic,
-                        (unsigned long long)h.on_disk_size_without_header + HUDI_HFILE_HEADER_SIZE);
+  if ((uint64_t)h->on_disk_size_without_header + HUDI_HFILE_HEADER_SIZE != e->size)
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: the index's %u-byte data block at byte offset %llu is a block of %llu bytes",
+                        r->name, e->size, (unsigned long long)e->off,
+                        (unsigned long long)h->on_disk_size_without_header + HUDI_HFILE_HEADER_SIZE);
   /* The file's last block goes whole only with its last key known; a
    * block with real checksums (HBase's writer: CRC32C over the header)
    * not at all, as the copy's new prevBlockOffset would break them. */
-  if ((last && !last_key) || h.checksum_type != 0 || !v->take_whole(ctx, idx_key(r, e), e->key_len, next, next_len))
+  if ((last && !last_key) || h->checksum_type != 0 || !v->take_whole(ctx, idx_key(r, e), e->key_len, next, next_len))
     return HUDI_OK;
   *taken = true;
   return v->whole(ctx, p, e->size, idx_key(r, e), e->key_len, last_key, last_len, err);
@@ -965,20 +970,23 @@ hudi_status hudi_hfile_reader_scan_blocks(hudi_hfile_reader *r, const hudi_hfile
   uint64_t chunk_off = 0, n_kv = 0;
   hudi_status st = HUDI_OK;
   for (size_t b = 0; st == HUDI_OK && b < r->n_data; b++) {
+    const idx_entry *e = &r->data_idx[b];
     const uint8_t *p = NULL;
-    st = scan_raw(r, &r->data_idx[b], &chunk, &chunk_off, &p, err);
+    hudi_hfile_block_header h;
+    st = scan_raw(r, e, &chunk, &chunk_off, &p, err);
+    if (st == HUDI_OK) st = block_header(r, p, e->off, e->size, HUDI_HFILE_MAGIC_DATA, &h, err);
     bool taken = false;
-    if (st == HUDI_OK && copyable) st = offer_whole(r, b, v, ctx, p, &taken, err);
+    if (st == HUDI_OK && copyable) st = offer_whole(r, b, &h, v, ctx, p, &taken, err);
     if (st != HUDI_OK || taken) continue;
-    st = decode_raw(r, &r->data_idx[b], p, err);
+    st = decode_raw(r, e, &h, p, err);
     int stop = 0;
     for (size_t pos = 0; st == HUDI_OK && !stop && pos < r->block.len;) {
-      kv e = {0};
-      st = kv_parse(r, pos, &e, err);
+      kv c = {0};
+      st = kv_parse(r, pos, &c, err);
       if (st != HUDI_OK) break;
       n_kv++;
-      stop = v->kv(ctx, e.row, e.row_len, e.value, e.value_len);
-      pos = e.next;
+      stop = v->kv(ctx, c.row, c.row_len, c.value, c.value_len);
+      pos = c.next;
     }
     if (stop) break;
   }

@@ -344,8 +344,7 @@ typedef struct base_writer {
   /* Copying the base file's unchanged blocks (hudi_mdt_block_copy): the
    * bloom filter goes on from the base file's, with the new keys only. */
   bool copying;
-  const uint8_t *base_avg_key, *base_avg_value; /* its hfile.AVG_KEY_LEN / AVG_VALUE_LEN */
-  uint64_t base_avg_key_len, base_avg_value_len;
+  uint64_t base_avg_key_len, base_avg_value_len; /* its hfile.AVG_KEY_LEN / AVG_VALUE_LEN */
 } base_writer;
 
 static bool is_stats_partition(const char *p) { return !strcmp(p, "column_stats") || !strcmp(p, "partition_stats"); }
@@ -645,7 +644,7 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
     *spare = (spare_buf){NULL, 0};
   }
   hudi_mdt_merge_counts k = {0};
-  hudi_mdt_block_copy copy = {copy_block, &b, b.schema_node, accept_base, 0, 0, 0};
+  hudi_mdt_block_copy copy = {copy_block, &b, b.schema_node, accept_base, 0, 0};
   if (st == HUDI_OK)
     st = hudi_mdt_slice_merge(m, o->slice->base, o->logs, o->n_logs, put_record, &b, c->copy_blocks ? &copy : NULL,
                               &k, NULL, err);

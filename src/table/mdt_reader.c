@@ -1294,7 +1294,6 @@ static hudi_status scan_base(stream *s, hudi_hfile_reader *r, const hudi_log_blo
   if (decoded > total)
     return hudi_err_set(s->err, HUDI_ERR_CORRUPT, "%s: %llu key-values in its blocks, %llu in its trailer", s->where,
                         (unsigned long long)decoded, (unsigned long long)total);
-  s->copy->base_records = total;
   s->copy->records = total - decoded;
   if (s->counts) s->counts->written += total - decoded;
   return HUDI_OK;

@@ -212,9 +212,8 @@ typedef struct hudi_mdt_block_copy {
    * yes. A compaction checks that it can go on with the file's bloom
    * filter without its keys. */
   bool (*accept)(void *ctx, hudi_hfile_reader *r);
-  uint64_t blocks;       /* out: blocks handed over */
-  uint64_t records;      /* out: the base records they hold */
-  uint64_t base_records; /* out: the base file's records (its entry count) */
+  uint64_t blocks;  /* out: blocks handed over */
+  uint64_t records; /* out: the base records they hold */
 } hudi_mdt_block_copy;
 
 /* Merges a base HFile (NULL: none) and logs[0, n_logs) of one MDT file
