@@ -100,7 +100,17 @@ HUDI_EXTERN hudi_status hudi_table_compact(hudi_compact_result *result, hudi_tab
  * cores; docs/benchmarks.md). Every reader reads the same
  * records; the copied ones keep their older _hoodie_file_name, the bloom
  * filter goes on from the old file's and hfile.AVG_KEY_LEN/AVG_VALUE_LEN
- * are estimated. false writes every block again, as Java does. */
+ * are estimated. false writes every block again, as Java does.
+ *
+ * hoodie.metadata.record.index.initial.base.files (hudi-c's own key; an
+ * option of the table handle, given to hudi_table_create or
+ * hudi_table_open, default true): a commit that puts keys into a
+ * record-index shard holding none yet (a bulk load into a new table)
+ * writes them as the shard's base HFile, as Java's metadata
+ * initialisation does, not as a log block, so the shard's first
+ * compaction copies too (10M-key uuid table: 0.5-0.8 s against 2.9-3.1
+ * s, for 0.5 s more in the load). false: a log block, as Java's commits
+ * write. */
 HUDI_EXTERN hudi_status hudi_table_wait_services(hudi_table *table, hudi_error *err);
 
 /* ---- cleaning ------------------------------------------------------------ */

@@ -24,10 +24,8 @@
 #include "table/write.h"
 #include "table/write_mdt.h"
 
-/* HoodieMetadataConfig's bloom filter of MDT base files (the fixtures'
- * HFiles: 431328 bits, 30 hashes = 10000 entries at 1e-9). */
-#define MDT_BLOOM_ENTRIES 10000
-#define MDT_BLOOM_FPP 1e-9
+#define MDT_BLOOM_ENTRIES HUDI_MDT_BLOOM_ENTRIES
+#define MDT_BLOOM_FPP HUDI_MDT_BLOOM_FPP
 
 /* ---- timeline facts ---- */
 
@@ -656,22 +654,9 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
     b.n += copy.records;
   }
   c->res->blocks_copied += copy.blocks;
-  hudi_buf bloom_text;
-  hudi_buf_init(&bloom_text, (size_t)1 << 30);
-  if (st == HUDI_OK) st = hudi_bloom_serialize(&b.bloom, &bloom_text, err);
-  /* The entries HoodieAvroHFileWriter adds (empty keys when there are no
-   * records, as in [F9]'s empty record-index shard). */
-  if (st == HUDI_OK)
-    st = hudi_hfile_writer_add_file_info(b.w, "bloomFilterTypeCode", (const uint8_t *)"DYNAMIC_V0", 10, err);
-  if (st == HUDI_OK) st = hudi_hfile_writer_add_file_info(b.w, "minRecordKey", b.min_key.data, b.min_key.len, err);
-  size_t max_len = 0;
-  const uint8_t *max_key = st == HUDI_OK ? hudi_hfile_writer_last_key(b.w, &max_len) : NULL;
-  if (st == HUDI_OK) st = hudi_hfile_writer_add_file_info(b.w, "maxRecordKey", max_key, max_len, err);
-  if (st == HUDI_OK)
-    st = hudi_hfile_writer_add_meta_block(b.w, "bloomFilter", bloom_text.data, bloom_text.len, err);
   uint8_t *bytes = NULL;
   size_t len = 0;
-  if (st == HUDI_OK) st = hudi_hfile_writer_finish(b.w, &bytes, &len, err);
+  if (st == HUDI_OK) st = hudi_mdt_w_base_finish(b.w, &b.bloom, b.min_key.data, b.min_key.len, &bytes, &len, err);
   if (st == HUDI_OK) st = hudi_storage_write(c->t->storage, path, bytes, len, 0, err);
   /* Tombstones left out count as deletes, as Java's compactor counts
    * records its merge drops. */
@@ -683,7 +668,6 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
   if (st != HUDI_OK) hudi_err_context(err, st, "compacting metadata file group %s/%s", o->g->partition, o->g->file_id);
   if (bytes && !spare->data) *spare = (spare_buf){bytes, len + 1}; /* finish NUL-terminates: len + 1 are ours */
   else hudi_free(bytes);
-  hudi_buf_free(&bloom_text);
   hudi_hfile_writer_free(b.w);
   hudi_bloom_free(&b.bloom);
   hudi_buf_free(&b.scratch);

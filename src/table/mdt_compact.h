@@ -144,9 +144,9 @@ void hudi_mdt_compact_job_free(hudi_mdt_compact_job *job);
  * bloom filter allows) and hfile.AVG_KEY_LEN / AVG_VALUE_LEN count the
  * copied records at the old file's averages. A base file whose bloom
  * filter cannot go on (none, or not sized as ours and Java's are) is
- * rebuilt whole, as are record-index shards after a bulk load (their
- * first compaction reads a log block). false: every block re-encoded, the
- * file Java would write. */
+ * rebuilt whole, as are record-index shards whose keys all sit in log
+ * blocks (a bulk load with HUDI_MDT_RLI_BASE_FILES_OPTION false, or
+ * Spark's). false: every block re-encoded, the file Java would write. */
 #define HUDI_MDT_COMPACT_COPY_BLOCKS_OPTION "hoodie.metadata.compact.copy.unchanged.blocks"
 
 typedef struct hudi_mdt_services_options {

@@ -223,7 +223,8 @@ typedef struct hudi_mdt_block_copy {
  * by block, and only records that merge (two file listings) are decoded.
  * Without a base file, the oldest valid HFile log block (after empty
  * DELETE blocks) is streamed as the base, in memory: after a bulk load
- * that is all of a record-index shard. counts and stats (nullable) are
+ * written as log blocks (HUDI_MDT_RLI_BASE_FILES_OPTION false, or by
+ * Spark) that is all of a record-index shard. counts and stats (nullable) are
  * added to, the same either way (copied records count as written). With
  * copy (nullable) and a base file, blocks no log record changes go whole
  * to copy->fn, in order with the records fn gets. */

@@ -15,6 +15,8 @@
 #include "table/log_file_name.h"
 #include "table/log_writer.h"
 #include "table/mdt_column_stats.h"
+#include "table/mdt_instants.h"
+#include "table/mdt_reader.h"
 #include "table/mdt_schema.h"
 #include "table/mdt_shard.h"
 #include "table/mdt_write_common.h"
@@ -76,13 +78,35 @@ static bool same_key(const key_ref *x, const key_ref *y) {
   return x->prefix == y->prefix && cmp_bytes(x->key, x->key_len, y->key, y->key_len) == 0;
 }
 
+/* The largest log a record-index shard's initialisation leaves (one
+ * empty DELETE block: 80 bytes); a log holding any key carries the
+ * schema in its header and is several KiB. */
+#define INIT_LOG_MAX 1024
+
+/* Whether a record_index file (name, size bytes) is one the metadata
+ * initialisation wrote into a shard that holds no key: a log of an
+ * initialisation instant (HUDI_MDT_SOLO_COMMIT_TIMESTAMP...), small. */
+static bool init_only_file(const char *name, uint64_t size) {
+  if (*name != '.' || size > INIT_LOG_MAX) return false;
+  hudi_log_file_name ln = HUDI_LOG_FILE_NAME_INIT;
+  hudi_error ignored = HUDI_ERROR_INIT;
+  if (hudi_log_file_name_parse(&ln, name, strlen(name), &ignored) != HUDI_OK) return false;
+  bool init = !strncmp(ln.instant, HUDI_MDT_SOLO_COMMIT_TIMESTAMP, strlen(HUDI_MDT_SOLO_COMMIT_TIMESTAMP)) &&
+              !strcmp(ln.extension, "log");
+  hudi_log_file_name_free(&ln);
+  return init;
+}
+
 /* Counts the record_index file groups present (their file ids, from base
- * and log file names). */
-static hudi_status count_rli_shards(hudi_storage *s, int32_t *out, hudi_error *err) {
+ * and log file names). With fresh (nullable), *fresh gets a flag per
+ * shard: set when the shard holds no key yet (init_only_file is true of
+ * every file it has; hudi_mdt_write_options.rli_base_files). */
+static hudi_status count_rli_shards(hudi_storage *s, int32_t *out, uint8_t **fresh, hudi_error *err) {
   hudi_file_list list = HUDI_FILE_LIST_INIT;
   HUDI_TRY(hudi_storage_list(s, HUDI_MDT_W_BASE "/record_index", 0, &list, err));
   int32_t max_index = -1;
   size_t distinct = 0;
+  /* seen[i]: bit 0 a file of shard i, bit 1 one holding keys */
   unsigned char *seen = hudi_calloc(HUDI_MDT_MAX_RLI_SHARDS, 1);
   if (!seen) {
     hudi_file_list_free(&list);
@@ -92,20 +116,28 @@ static hudi_status count_rli_shards(hudi_storage *s, int32_t *out, hudi_error *e
     if (list.items[i].is_dir) continue;
     const char *name = strrchr(list.items[i].path, '/');
     name = name ? name + 1 : list.items[i].path;
-    if (*name == '.') name++;
+    const char *id = *name == '.' ? name + 1 : name;
     int idx = -1, n = 0;
-    if (sscanf(name, "record-index-%4d-0_%n", &idx, &n) == 1 && n > 0 && idx >= 0 && idx < HUDI_MDT_MAX_RLI_SHARDS) {
+    if (sscanf(id, "record-index-%4d-0_%n", &idx, &n) == 1 && n > 0 && idx >= 0 && idx < HUDI_MDT_MAX_RLI_SHARDS) {
       if (!seen[idx]) distinct++;
-      seen[idx] = 1;
+      seen[idx] |= 1;
+      if (fresh && !init_only_file(name, list.items[i].size)) seen[idx] |= 2;
       if (idx > max_index) max_index = idx;
     }
   }
-  hudi_free(seen);
   hudi_file_list_free(&list);
+  hudi_status st = HUDI_OK;
   if (max_index + 1 != (int32_t)distinct)
-    return hudi_err_set(err, HUDI_ERR_CORRUPT,
-                        "%s/record_index: %zu file groups but the highest index is %d (a shard is missing)",
-                        HUDI_MDT_W_BASE, distinct, max_index);
+    st = hudi_err_set(err, HUDI_ERR_CORRUPT,
+                      "%s/record_index: %zu file groups but the highest index is %d (a shard is missing)",
+                      HUDI_MDT_W_BASE, distinct, max_index);
+  if (st == HUDI_OK && fresh && distinct) {
+    *fresh = hudi_malloc(distinct);
+    if (!*fresh) st = hudi_err_set(err, HUDI_ERR_NOMEM, "record_index listing");
+    for (size_t i = 0; st == HUDI_OK && i < distinct; i++) (*fresh)[i] = seen[i] == 1;
+  }
+  hudi_free(seen);
+  HUDI_TRY(st);
   *out = (int32_t)distinct;
   return HUDI_OK;
 }
@@ -289,6 +321,10 @@ typedef struct commit_ctx {
   key_ref *refs; /* resolved record-index changes, by shard and key */
   size_t n_refs;
   char *key_bytes; /* their keys (refs point here) */
+  /* fresh[s]: record-index shard s holds no key yet (count_rli_shards),
+   * so its keys go to a base file (o.rli_base_files); NULL: none is. */
+  uint8_t *fresh;
+  int32_t n_fresh; /* fresh's length */
   spare_bufs *spares; /* while the shards' tasks run (run_shards) */
   /* The log files of the commit (run_commit), shard tasks included, made
    * durable together before the instant completes (io/storage.h). */
@@ -444,15 +480,18 @@ static hudi_status rli_value_for(rli_values *m, const commit_ctx *c, const key_r
 
 #define KEY_PREFETCH 16
 
-/* The HFile of a shard's upserts (refs sorted by key). */
-static hudi_status shard_hfile(const commit_ctx *c, const key_ref *refs, size_t n, uint8_t **out, size_t *out_len,
-                               hudi_error *err) {
+/* The HFile of a shard's upserts (refs sorted by key); with bloom
+ * (nullable), the shard's base file: every key goes into bloom, and the
+ * file ends as a base file does (hudi_mdt_w_base_finish). */
+static hudi_status shard_hfile(const commit_ctx *c, const key_ref *refs, size_t n, hudi_bloom *bloom, uint8_t **out,
+                               size_t *out_len, hudi_error *err) {
   hudi_hfile_writer *w = NULL;
   HUDI_TRY(hudi_mdt_w_hfile_open(&w, c->schema_json, c->schema_len, &c->o, true, err));
   size_t cap;
   uint8_t *spare = spare_take(c->spares, &cap);
   if (spare) hudi_hfile_writer_use_buffer(w, spare, cap);
   rli_values values = {NULL, 0, 0};
+  const key_ref *first = NULL;
   hudi_status st = HUDI_OK;
   for (size_t i = 0; st == HUDI_OK && i < n; i++) {
     /* Keys are in sequence after order_keys; a shard that needed no sort
@@ -460,11 +499,17 @@ static hudi_status shard_hfile(const commit_ctx *c, const key_ref *refs, size_t 
     if (i + KEY_PREFETCH < n) __builtin_prefetch(refs[i + KEY_PREFETCH].key);
     const key_ref *k = &refs[i];
     if (!k->file_id) continue;
+    if (!first) first = k;
     const hudi_buf *v = NULL;
     st = rli_value_for(&values, c, k, &v, err);
     if (st == HUDI_OK) st = hudi_hfile_writer_append(w, (const uint8_t *)k->key, k->key_len, v->data, v->len, err);
+    if (st == HUDI_OK && bloom) st = hudi_bloom_add(bloom, k->key, k->key_len, err);
   }
-  if (st == HUDI_OK) st = hudi_hfile_writer_finish(w, out, out_len, err);
+  if (st == HUDI_OK && bloom)
+    st = hudi_mdt_w_base_finish(w, bloom, first ? (const uint8_t *)first->key : NULL, first ? first->key_len : 0, out,
+                                out_len, err);
+  else if (st == HUDI_OK)
+    st = hudi_hfile_writer_finish(w, out, out_len, err);
   rli_values_free(&values);
   hudi_hfile_writer_free(w);
   return st;
@@ -478,16 +523,21 @@ typedef struct shard_job {
   size_t n, n_up, n_del;
   hudi_buf blocks; /* the log's content, freed once written */
   char file_id[64];
-  hudi_buf path;   /* the created log file */
+  hudi_buf path;   /* the created log file (or base file, with base) */
   int32_t version;
   size_t len;
+  bool base;       /* the shard's keys went to a base file (write_base_shard) */
 } shard_job;
+
+static void count_shard(shard_job *j) {
+  j->n_up = j->n_del = 0;
+  for (size_t i = 0; i < j->n; i++) (j->refs[i].file_id ? j->n_up++ : j->n_del++);
+}
 
 static hudi_status build_shard(const commit_ctx *c, shard_job *j, hudi_error *err) {
   const key_ref *refs = j->refs;
   size_t n = j->n;
-  j->n_up = j->n_del = 0;
-  for (size_t i = 0; i < n; i++) (refs[i].file_id ? j->n_up++ : j->n_del++);
+  count_shard(j);
   size_t n_del = j->n_del;
   const char **del_keys = n_del ? hudi_calloc(n_del, sizeof *del_keys) : NULL;
   size_t *del_lens = n_del ? hudi_calloc(n_del, sizeof *del_lens) : NULL;
@@ -500,7 +550,7 @@ static hudi_status build_shard(const commit_ctx *c, shard_job *j, hudi_error *er
     }
   uint8_t *hf = NULL;
   size_t hf_len = 0;
-  if (st == HUDI_OK && j->n_up) st = shard_hfile(c, refs, n, &hf, &hf_len, err);
+  if (st == HUDI_OK && j->n_up) st = shard_hfile(c, refs, n, NULL, &hf, &hf_len, err);
   if (st == HUDI_OK && j->n_up) {
     /* The log's first block: the HFile's buffer becomes the log's (a copy
      * is as many fresh pages again: 10M keys, ~300 MB). */
@@ -532,11 +582,45 @@ static hudi_status name_shard(shard_job *j, hudi_error *err) {
   return st;
 }
 
-/* Builds shard j's log content and creates its log file; the commit
- * metadata lists it later (list_shard), in shard order. */
+/* Shard j's keys, all new to a shard that holds none (c->fresh), as its
+ * base file <fileId>_<token>_<T>.hfile, the file Java's metadata
+ * initialisation (bulkCommit) writes for the keys an index starts with:
+ * the values as a log block holds them (meta fields null, as bulkCommit
+ * leaves them: [F9]'s files-0000-0_0-5-4_00000000000000000.hfile), a
+ * bloom filter of the keys, min/max keys. The shard's first compaction
+ * then copies the blocks no later commit changed. The file starts the
+ * shard's latest file slice; the slice before holds only the
+ * initialisation's empty log. */
+static hudi_status write_base_shard(const commit_ctx *c, shard_job *j, hudi_error *err) {
+  char name[256];
+  snprintf(name, sizeof name, "%s_%s_%s.hfile", j->file_id, HUDI_MDT_WRITE_TOKEN, c->in->instant);
+  hudi_bloom bloom;
+  HUDI_TRY(hudi_bloom_init(&bloom, HUDI_MDT_BLOOM_ENTRIES, HUDI_MDT_BLOOM_FPP, HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err));
+  uint8_t *hf = NULL;
+  size_t len = 0;
+  hudi_status st = shard_hfile(c, j->refs, j->n, &bloom, &hf, &len, err);
+  hudi_bloom_free(&bloom);
+  hudi_buf_reset(&j->path);
+  if (st == HUDI_OK) st = hudi_buf_printf(&j->path, err, "%s/record_index/%s", HUDI_MDT_W_BASE, name);
+  if (st == HUDI_OK) st = hudi_buf_append_byte(&j->path, 0, err);
+  if (st == HUDI_OK)
+    st = hudi_storage_write(c->s, (const char *)j->path.data, hf, len, HUDI_WRITE_IF_ABSENT | HUDI_WRITE_GROUPED,
+                            err);
+  j->len = len;
+  j->base = true;
+  /* finish NUL-terminates: len + 1 bytes are ours, for the next shard */
+  if (hf) spare_put(c->spares, hf, len + 1);
+  return st;
+}
+
+/* Builds shard j's log content and creates its log file (or, for a shard
+ * that holds no key yet, its base file); the commit metadata lists it
+ * later (list_shard), in shard order. */
 static hudi_status write_shard(const commit_ctx *c, shard_job *j, hudi_error *err) {
-  HUDI_TRY(build_shard(c, j, err));
   HUDI_TRY(name_shard(j, err));
+  count_shard(j);
+  if (j->shard < c->n_fresh && c->fresh[j->shard] && j->n_up && !j->n_del) return write_base_shard(c, j, err);
+  HUDI_TRY(build_shard(c, j, err));
   hudi_status st = create_log(c, "record_index", j->file_id, &j->blocks, &j->path, &j->version, err);
   j->len = j->blocks.len;
   /* At most one shard per thread held at a time; its buffer serves the
@@ -546,9 +630,27 @@ static hudi_status write_shard(const commit_ctx *c, shard_job *j, hudi_error *er
   return st;
 }
 
+/* Lists a record-index base file (write_base_shard) in the commit
+ * metadata, as Java's bulkCommit lists the base files it writes. */
+static hudi_status add_base_stat(commit_ctx *c, const shard_job *j, hudi_error *err) {
+  hudi_write_stat *ws = NULL;
+  const char *rel = (const char *)j->path.data + strlen(HUDI_MDT_W_BASE) + 1;
+  HUDI_TRY(hudi_commit_metadata_add_stat(c->meta, "record_index", &ws, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(c->meta, j->file_id, &ws->file_id, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(c->meta, rel, &ws->path, err));
+  HUDI_TRY(hudi_commit_metadata_strdup(c->meta, "null", &ws->prev_commit, err));
+  ws->num_writes = ws->num_inserts = (hudi_tl_long){(int64_t)j->n_up, 1};
+  ws->total_write_bytes = ws->file_size_in_bytes = (hudi_tl_long){(int64_t)j->len, 1};
+  hudi_write_stat_zero_unset(ws);
+  c->res->base_files++;
+  c->res->bytes_written += j->len;
+  return HUDI_OK;
+}
+
 static hudi_status list_shard(commit_ctx *c, const shard_job *j, hudi_error *err) {
-  HUDI_TRY(add_log_stat(c, "record_index", j->file_id, (const char *)j->path.data, j->version, j->len,
-                        (int64_t)j->n_up, (int64_t)j->n_del, err));
+  if (j->base) HUDI_TRY(add_base_stat(c, j, err));
+  else HUDI_TRY(add_log_stat(c, "record_index", j->file_id, (const char *)j->path.data, j->version, j->len,
+                             (int64_t)j->n_up, (int64_t)j->n_del, err));
   c->res->rli_upserts += j->n_up;
   c->res->rli_deletes += j->n_del;
   return HUDI_OK;
@@ -953,7 +1055,12 @@ static hudi_status resolve_keys(commit_ctx *c, int32_t n_shards, key_ref **out, 
 static hudi_status prepare_record_index(commit_ctx *c, hudi_error *err) {
   if (c->o.record_index_shards == -1 || c->in->n_keys == 0) return HUDI_OK;
   int32_t n_shards = c->o.record_index_shards;
-  if (n_shards == 0) HUDI_TRY(count_rli_shards(c->s, &n_shards, err));
+  if (n_shards == 0 || c->o.rli_base_files) {
+    int32_t present = 0;
+    HUDI_TRY(count_rli_shards(c->s, &present, c->o.rli_base_files ? &c->fresh : NULL, err));
+    c->n_fresh = c->fresh ? present : 0;
+    if (n_shards == 0) n_shards = present;
+  }
   if (n_shards == 0)
     return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "metadata table commit %s: %s/record_index has no file group",
                         c->in->instant, HUDI_MDT_W_BASE);
@@ -1210,6 +1317,7 @@ hudi_status hudi_mdt_commit(hudi_storage *s, const hudi_mdt_write_options *opts,
   hudi_avro_schema_free(c.schema);
   hudi_free(c.refs);
   hudi_free(c.key_bytes);
+  hudi_free(c.fresh);
   return st;
 }
 
@@ -1261,6 +1369,7 @@ hudi_status hudi_mdt_begin(hudi_mdt_begun **out, hudi_storage *s, const hudi_mdt
   hudi_avro_schema_free(c.schema);
   hudi_free(c.refs);
   hudi_free(c.key_bytes);
+  hudi_free(c.fresh);
   if (st != HUDI_OK) {
     hudi_mdt_begun_free(b);
     return st;

@@ -106,9 +106,24 @@ typedef struct hudi_mdt_write_options {
    * and fails with HUDI_ERR_CANCELLED (the data files it runs beside have
    * failed). */
   const atomic_bool *cancel;
+  /* commit only: a record-index shard that holds no key yet (no base
+   * file; its only logs are the initialisation's empty ones) and takes
+   * only new keys gets them as its base HFile
+   * <fileId>_<token>_<T>.hfile, the file Java's metadata initialisation
+   * (bulkCommit) writes for the keys an index starts with, rather than
+   * a log block as Java's commits write. The shard's first compaction
+   * then copies every block no later commit changed (mdt_compact.h);
+   * from a log block it re-encodes all of them. false: a log block. */
+  bool rli_base_files;
 } hudi_mdt_write_options;
 
-#define HUDI_MDT_WRITE_OPTIONS_INIT {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, NULL, false, 0, false, NULL, NULL}
+#define HUDI_MDT_WRITE_OPTIONS_INIT \
+  {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, NULL, false, 0, false, NULL, NULL, false}
+
+/* hudi-c's own key for rli_base_files (an option of the table handle:
+ * given when the table is created or opened; default true, anything but
+ * true or false refused before a write starts). */
+#define HUDI_MDT_RLI_BASE_FILES_OPTION "hoodie.metadata.record.index.initial.base.files"
 
 /* A file of the data table added or deleted by the commit. */
 typedef struct hudi_mdt_file_change {
@@ -153,6 +168,7 @@ typedef struct hudi_mdt_commit_input {
 typedef struct hudi_mdt_commit_result {
   char completion_time[HUDI_INSTANT_TIME_BUF]; /* of the MDT deltacommit T */
   size_t log_files;       /* MDT log files written */
+  size_t base_files;      /* record-index base files written (rli_base_files) */
   uint64_t bytes_written; /* their bytes */
   size_t rli_upserts, rli_deletes;
   int table_version;      /* the MDT's, as given or read from its hoodie.properties */

@@ -255,3 +255,22 @@ hudi_status hudi_mdt_w_complete(hudi_storage *s, const hudi_commit_metadata *m, 
   hudi_buf_free(&avro);
   return st;
 }
+
+hudi_status hudi_mdt_w_base_finish(hudi_hfile_writer *w, hudi_bloom *bloom, const uint8_t *min_key, size_t min_len,
+                                   uint8_t **out, size_t *out_len, hudi_error *err) {
+  hudi_buf text;
+  hudi_buf_init(&text, (size_t)1 << 30);
+  hudi_status st = hudi_bloom_serialize(bloom, &text, err);
+  /* The entries HoodieAvroHFileWriter adds (empty keys when there are no
+   * records, as in [F9]'s empty record-index shard). */
+  if (st == HUDI_OK)
+    st = hudi_hfile_writer_add_file_info(w, "bloomFilterTypeCode", (const uint8_t *)"DYNAMIC_V0", 10, err);
+  if (st == HUDI_OK) st = hudi_hfile_writer_add_file_info(w, "minRecordKey", min_key, min_len, err);
+  size_t max_len = 0;
+  const uint8_t *max_key = st == HUDI_OK ? hudi_hfile_writer_last_key(w, &max_len) : NULL;
+  if (st == HUDI_OK) st = hudi_hfile_writer_add_file_info(w, "maxRecordKey", max_key, max_len, err);
+  if (st == HUDI_OK) st = hudi_hfile_writer_add_meta_block(w, "bloomFilter", text.data, text.len, err);
+  if (st == HUDI_OK) st = hudi_hfile_writer_finish(w, out, out_len, err);
+  hudi_buf_free(&text);
+  return st;
+}

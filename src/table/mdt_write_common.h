@@ -12,6 +12,7 @@
 #include "base/buf.h"
 #include "hfile/hfile.h"
 #include "io/storage.h"
+#include "table/bloom.h"
 #include "table/commit_metadata.h"
 #include "table/instant_file.h"
 #include "table/mdt_payload.h"
@@ -69,6 +70,21 @@ HUDI_NODISCARD hudi_status hudi_mdt_w_hfile_open(hudi_hfile_writer **out, const 
                                                  const hudi_mdt_write_options *opts, bool index_cells, hudi_error *err);
 HUDI_NODISCARD hudi_status hudi_mdt_w_hfile_put(hudi_hfile_writer *w, const hudi_mdt_record *r,
                                                 const hudi_avro_node *schema, hudi_buf *scratch, hudi_error *err);
+
+/* ---- base HFiles (compaction, and a record-index shard's first keys) ---- */
+
+/* HoodieMetadataConfig's bloom filter of MDT base files (the fixtures'
+ * HFiles: 431328 bits, 30 hashes = 10000 entries at 1e-9). */
+#define HUDI_MDT_BLOOM_ENTRIES 10000
+#define HUDI_MDT_BLOOM_FPP 1e-9
+/* Ends a base HFile as HoodieAvroHFileWriter does: file info
+ * bloomFilterTypeCode (DYNAMIC_V0), minRecordKey (min_key) and
+ * maxRecordKey (the writer's last key; both empty with no records), the
+ * bloomFilter meta block; then finishes the writer (*out freed with
+ * hudi_free; *out_len + 1 bytes are the caller's). */
+HUDI_NODISCARD hudi_status hudi_mdt_w_base_finish(hudi_hfile_writer *w, hudi_bloom *bloom,
+                                                  const uint8_t *min_key, size_t min_len, uint8_t **out,
+                                                  size_t *out_len, hudi_error *err);
 
 /* Appends an HFILE_DATA log block (headers SCHEMA then INSTANT_TIME). */
 HUDI_NODISCARD hudi_status hudi_mdt_w_hfile_block(hudi_buf *out, const uint8_t *hfile, size_t len,

@@ -18,6 +18,7 @@
 #include "table/mdt_column_stats.h"
 #include "table/mdt_reader.h"
 #include "table/properties.h"
+#include "table/write.h"
 
 #define PARTITIONS_KEY "hoodie.table.metadata.partitions"
 #define INFLIGHT_KEY "hoodie.table.metadata.partitions.inflight"
@@ -41,7 +42,18 @@ bool hudi_write_mdt_has_record_index(const hudi_table *t) {
   return hudi_props_list_has(hudi_props_get(&t->props, PARTITIONS_KEY), "record_index");
 }
 
+/* HUDI_MDT_RLI_BASE_FILES_OPTION, a table option: anything but "false"
+ * is true (hudi_write_mdt_check refuses other values first). */
+static bool rli_base_files(const hudi_table *t) {
+  const char *v = hudi_write_option(t, NULL, 0, HUDI_MDT_RLI_BASE_FILES_OPTION);
+  return !v || strcmp(v, "false") != 0;
+}
+
 hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
+  const char *rb = hudi_write_option(t, NULL, 0, HUDI_MDT_RLI_BASE_FILES_OPTION);
+  if (rb && strcmp(rb, "true") && strcmp(rb, "false"))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s must be true or false, not '%s'",
+                        HUDI_MDT_RLI_BASE_FILES_OPTION, rb);
   const char *parts = hudi_props_get(&t->props, PARTITIONS_KEY);
   const char *inflight = hudi_props_get(&t->props, INFLIGHT_KEY);
   if (inflight && *inflight)
@@ -93,6 +105,7 @@ static hudi_mdt_write_options mdt_options(hudi_table *t) {
   hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
   o.record_index_shards = hudi_write_mdt_has_record_index(t) ? 0 : -1;
   o.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(t);
+  o.rli_base_files = rli_base_files(t);
   /* Within a write that shares its metadata-table handle: the MDT's
    * version as the handle read it (one hoodie.properties GET per write). */
   int known = hudi_mdt_shared_version(t);

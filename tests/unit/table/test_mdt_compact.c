@@ -53,7 +53,10 @@ static int teardown(void **state) {
 
 static const char *const CITIES[] = {"sf", "nyc", "la"};
 static const hudi_option NO_AUTO[] = {{"hoodie.metadata.compact.max.delta.commits", "1000"}, {"fsync", "false"}};
-static const hudi_option FS_OFF[] = {{"fsync", "false"}};
+/* The table handles' options: these tests compact record-index shards
+ * whose keys came in log blocks (as Java's commits write them), so the
+ * first keys go to logs too (test_mdt_rli_base.c covers the default). */
+static const hudi_option FS_OFF[] = {{"fsync", "false"}, {HUDI_MDT_RLI_BASE_FILES_OPTION, "false"}};
 
 #define MAX_KEYS 2000
 typedef struct model {
@@ -100,7 +103,7 @@ static hudi_table *create_table(const char *name) {
   o.record_key_fields = "id";
   o.partition_fields = "city";
   o.options = FS_OFF;
-  o.n_options = 1;
+  o.n_options = 2;
   hudi_table *t = NULL;
   hudi_error err = HUDI_ERROR_INIT;
   if (hudi_table_create(&t, p, &o, &err) != HUDI_OK) fail_msg("create %s: %s", p, err.message);
@@ -608,7 +611,7 @@ static void writes_compact_automatically(void **state) {
   hudi_table *t = create_table("t2");
   model m = {0};
   for (int round = 0; round < 12; round++) {
-    commit_round(t, &m, round, FS_OFF, 1);
+    commit_round(t, &m, round, FS_OFF, 2);
     int n = count_files("t2", "record_index", ".hfile");
     assert_int_equal(n, round < 7 ? 0 : 10);
   }
@@ -678,7 +681,7 @@ static void alloc_failures(void **state) {
     snprintf(path, sizeof path, "%s/%s", dir, name);
     hudi_error err = HUDI_ERROR_INIT;
     hudi_table *c;
-    if (hudi_table_open(&c, path, FS_OFF, 1, &err) != HUDI_OK) fail_msg("%s", err.message);
+    if (hudi_table_open(&c, path, FS_OFF, 2, &err) != HUDI_OK) fail_msg("%s", err.message);
     hudi_mdt_compact_options co = HUDI_MDT_COMPACT_OPTIONS_INIT;
     co.force = true;
     hudi_mdt_clean_options cl = HUDI_MDT_CLEAN_OPTIONS_INIT;
@@ -731,7 +734,7 @@ static void parallel_equals_serial(void **state) {
     snprintf(path, sizeof path, "%s/%s", dir, name);
     hudi_error err = HUDI_ERROR_INIT;
     hudi_table *c;
-    if (hudi_table_open(&c, path, FS_OFF, 1, &err) != HUDI_OK) fail_msg("%s", err.message);
+    if (hudi_table_open(&c, path, FS_OFF, 2, &err) != HUDI_OK) fail_msg("%s", err.message);
     hudi_mdt_compact_options co = HUDI_MDT_COMPACT_OPTIONS_INIT;
     co.force = true;
     co.hfile_create_time_ms = 1700000000000LL;

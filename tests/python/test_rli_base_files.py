@@ -1,0 +1,175 @@
+"""A record-index shard's first keys go to a base HFile (hoodie.metadata.record.index.initial.base.files,
+hudi-c's own key, default true), the file Java's metadata initialisation (bulkCommit) writes for the
+keys an index starts with, rather than to a log block as Java's commits write them: the shard's
+first metadata compaction then copies every block no later commit changed, where from a log block
+it re-encodes them all.
+
+Oracles: ../shared/tools/hudi_check.py on every table (the record index against the snapshot's
+keys, every metadata HFile through its own parser, the deltacommit's write stats against the
+files); the base HFiles read by hudi_check's HFile parser (their keys are exactly the keys
+written, each shard's sorted and disjoint, and their values carry null meta fields, as Java's
+bulkCommit writes them: [F9]'s files-0000-0_0-5-4_00000000000000000.hfile); a model of the rows
+(the snapshot must equal it).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from hudi import HudiTable, HudiTableBuilder
+from test_mdt_compact_async import CHECKER, check, mdt_timeline
+
+sys.path.insert(0, str(CHECKER.parent))
+import hudi_check  # noqa: E402  (the checker's HFile parser, an independent reader)
+
+KEY = "hoodie.metadata.record.index.initial.base.files"
+CITIES = ["sf", "nyc", "la"]
+NULL_META = b"\x00" * 5  # the five meta fields, each the null branch of its union
+
+
+def rows(lo: int, hi: int, w: int) -> pa.Table:
+    ids = [f"key-{i:07d}" for i in range(lo, hi)]
+    return pa.table({"id": pa.array(ids, pa.string()),
+                     "city": pa.array([CITIES[i % 3] for i in range(lo, hi)], pa.string()),
+                     "ts": pa.array([w] * (hi - lo), pa.int64())})
+
+
+def ri_dir(path) -> Path:
+    return Path(path) / ".hoodie" / "metadata" / "record_index"
+
+
+def base_files(path) -> list[Path]:
+    return sorted(ri_dir(path).glob("*.hfile"))
+
+
+def logs_after_init(path) -> list[str]:
+    """record_index log files other than the initialisation's (instants 0000000000000000x)."""
+    return [p.name for p in ri_dir(path).iterdir() if ".log." in p.name and "_00000000000000" not in p.name]
+
+
+def hfile_kvs(f: Path) -> list:
+    h = hudi_check.HFile(f.read_bytes())
+    kvs = list(h.key_values())
+    assert len(kvs) == h.trailer["entry_count"]
+    return kvs
+
+
+def snapshot(t: HudiTable) -> list:
+    tbl = pa.Table.from_batches(t.read())
+    return sorted(zip(tbl.column("id").to_pylist(), tbl.column("city").to_pylist(), tbl.column("ts").to_pylist()))
+
+
+def model(lo: int, hi: int, w: int) -> list:
+    return [(f"key-{i:07d}", CITIES[i % 3], w) for i in range(lo, hi)]
+
+
+@pytest.mark.parametrize("kind", ["mor", "cow"])
+def test_bulk_load_writes_base_files(tmp_path, kind):
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="city", table_type=kind)
+    r = t.append(rows(0, 30_000, 0))
+    files = base_files(path)
+    # One base file per shard, named for the bulk load's instant, and no log beyond the
+    # initialisation's.
+    assert [f.name for f in files] == [f"record-index-{s:04d}-0_1-0-1_{r.requested_time}.hfile" for s in range(10)]
+    assert logs_after_init(path) == []
+    seen: list[bytes] = []
+    for f in files:
+        kvs = hfile_kvs(f)
+        keys = [kv.key for kv in kvs]
+        assert keys == sorted(keys) and keys, f
+        for kv in kvs:
+            assert kv.value.startswith(NULL_META), (f, kv.key, kv.value[:16])
+        seen += keys
+    assert sorted(seen) == sorted(k.encode() for k, _, _ in model(0, 30_000, 0))
+    # The MDT deltacommit of the bulk load lists the base files.
+    assert any(n.startswith(r.requested_time) and n.endswith(".deltacommit") for n in mdt_timeline(path))
+    out = check(path)
+    assert "PASS metadata.record-index-keys" in out and "PASS metadata.hfiles" in out, out
+    assert snapshot(t) == model(0, 30_000, 0)
+
+    # Later commits go to logs of the new slice; their keys are found through the index (a key
+    # upserted into another partition moves, found only through the record index).
+    moved = pa.table({"id": ["key-0000005"], "city": ["la"], "ts": pa.array([2], pa.int64())})
+    t.upsert(pa.concat_tables([rows(29_990, 30_010, 1), moved]))
+    assert t.delete_keys(["key-0000007", "key-0000008"]).num_deletes == 2
+    assert len(base_files(path)) == 10 and logs_after_init(path)
+    want = {k: (c, w) for k, c, w in model(0, 29_990, 0) + model(29_990, 30_010, 1)}
+    want["key-0000005"] = ("la", 2)
+    del want["key-0000007"], want["key-0000008"]
+    assert snapshot(HudiTableBuilder.from_base_uri(str(path)).build()) == sorted((k, c, w) for k, (c, w) in want.items())
+    check(path)
+
+
+def test_option_false_writes_logs(tmp_path):
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", table_type="mor", hudi_options={KEY: "false"})
+    t.append(rows(0, 5_000, 0))
+    assert base_files(path) == []
+    assert len(logs_after_init(path)) == 10
+    check(path)
+    # The option belongs to the table handle: one opened without it writes base files.
+    other = tmp_path / "u"
+    HudiTable.create(str(other), "id", ordering_fields="ts", table_type="mor")
+    HudiTableBuilder.from_base_uri(str(other)).with_hudi_option(KEY, "true").build().append(rows(0, 5_000, 0))
+    assert len(base_files(other)) == 10
+
+
+def test_only_a_shard_without_keys_gets_one(tmp_path):
+    """A first write holding deletes as well, or a shard that already holds keys (in a log),
+    takes log blocks; a later write into a table whose shards hold keys never writes a base file."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", table_type="mor", hudi_options={KEY: "false"})
+    t.append(rows(0, 50, 0))
+    t2 = HudiTableBuilder.from_base_uri(str(path)).build()  # option default: true
+    t2.upsert(rows(50, 5_000, 1))
+    assert base_files(path) == []  # every shard held keys in a log already
+    check(path)
+    assert snapshot(t2) == model(0, 50, 0) + model(50, 5_000, 1)
+
+    # Upsert (not append) as a table's first write: base files too.
+    path = tmp_path / "v"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="city", table_type="cow")
+    r = t.upsert(rows(0, 2_000, 0))
+    assert len([f for f in base_files(path) if r.requested_time in f.name]) == 10
+    t.upsert(rows(1_000, 3_000, 1))
+    assert len(base_files(path)) == 10
+    check(path)
+    assert snapshot(t) == model(0, 1_000, 0) + model(1_000, 3_000, 1)
+
+
+def test_failed_bulk_load_rolled_back(tmp_path):
+    """A bulk load that "crashed" after its metadata deltacommit completed (its data instant's
+    completed file removed): readers see the table as before, and the next write rolls it back,
+    base files included, so the shards hold no key again and take the next keys as base files."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", table_type="mor")
+    w = t.append(rows(0, 3_000, 0))
+    tl = path / ".hoodie" / "timeline"
+    done = [n for n in os.listdir(tl) if n.startswith(w.requested_time + "_")]
+    assert len(done) == 1
+    os.remove(tl / done[0])
+    assert len(base_files(path)) == 10
+    assert HudiTable(str(path)).read() == [] or snapshot(HudiTable(str(path))) == []
+
+    r = HudiTable(str(path)).append(rows(100, 200, 1))
+    assert [f for f in base_files(path) if w.requested_time in f.name] == []
+    assert len([f for f in base_files(path) if r.requested_time in f.name]) == len(base_files(path)) > 0
+    assert snapshot(HudiTable(str(path))) == model(100, 200, 1)
+    check(path)
+
+
+def test_bad_value_refused_before_writing(tmp_path):
+    path = tmp_path / "t"
+    HudiTable.create(str(path), "id", ordering_fields="ts", table_type="mor")
+    before = sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir())
+    t = HudiTableBuilder.from_base_uri(str(path)).with_hudi_option(KEY, "yes").build()
+    with pytest.raises(Exception, match=KEY):
+        t.append(rows(0, 10, 0))
+    assert sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir()) == before
+    assert base_files(path) == []
