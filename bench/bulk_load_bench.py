@@ -13,8 +13,10 @@ payload columns) is written by
 With --data rag the table is instead the rag-chunks scenario's base table (bench/upsert/scenarios.py:
 ~10 chunks per document, ~55-word texts, 384-float32 list<float32> embeddings; --rows counts chunks,
 approximately). Case names are pyarrow-CODEC, pyarrow-meta-CODEC[-sorted] or
-hudi-CODEC[-rli][-mor][-sorted], CODEC one of gzip, snappy, zstd (e.g. hudi-zstd-rli-mor: a MOR
-table, record index on, zstd Parquet; -sorted: hoodie.bulkinsert.sort.mode=GLOBAL_SORT).
+hudi-CODEC[-rli][-mor][-sorted][-logfirst], CODEC one of gzip, snappy, zstd (e.g. hudi-zstd-rli-mor:
+a MOR table, record index on, zstd Parquet; -sorted: hoodie.bulkinsert.sort.mode=GLOBAL_SORT;
+-logfirst: the record index's keys in log blocks, as Java's commits write them, rather than in
+the base HFiles hudi-c writes a shard's first keys to).
 Cases run in rounds (every case once per round, --repeat rounds), the medians printed at the end.
 Each case runs in a fresh subprocess (so one case's memory does not colour the next) and reports
 its process CPU time (user + sys, all threads) and wall time around the write alone; the data is
@@ -117,6 +119,9 @@ def dir_bytes(path: str) -> int:
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
 
 
+RLI_BASE = "hoodie.metadata.record.index.initial.base.files"
+
+
 def run_case(case: str, rows: int, out: str, data: str = "uuid") -> dict:
     """One measurement, in this process."""
     import pyarrow.parquet as pq
@@ -137,8 +142,11 @@ def run_case(case: str, rows: int, out: str, data: str = "uuid") -> dict:
     else:
         import hudi
 
+        # -logfirst: the record index's first keys in log blocks, as Java's commits write them
+        # (hoodie.metadata.record.index.initial.base.files=false), not base HFiles.
         tbl = hudi.HudiTable.create(out, record_key=key, table_type="mor" if "-mor" in case else "cow",
-                                    record_index_enabled="-rli" in case)
+                                    record_index_enabled="-rli" in case,
+                                    hudi_options={RLI_BASE: "false"} if "-logfirst" in case else {})
         opts = {"hoodie.parquet.compression.codec": codec}
         if "-sorted" in case:
             opts["hoodie.bulkinsert.sort.mode"] = "GLOBAL_SORT"

@@ -19,7 +19,14 @@ metadata table compacted every P commits, P the cores up to 4): the table takes 
 every shard has been compacted from a base file, and each measured run is the next two upserts
 (one of them compacts a share), reported one by one.
 
-usage: python bench/mdt_second_compact.py [--rows 10000000] [--reps 3] [--incremental] [--keep DIR [--reuse]]
+With --first the measured commit is instead the one that compacts the metadata table for the first
+time, on two tables: one bulk-loaded as hudi-c does by default (each record-index shard's keys
+written as its base HFile: hoodie.metadata.record.index.initial.base.files, hudi-c's own key), the
+other with that option false (the keys in log blocks, as Java's commits write them), so its first
+compaction re-encodes every block. Both take the same upserts until the next one compacts.
+
+usage: python bench/mdt_second_compact.py [--rows 10000000] [--reps 3] [--incremental | --first]
+                                          [--keep DIR [--reuse]]
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ N_UPDATE, N_NEW = 10_000, 1_000
 OPTS = {"hoodie.parquet.small.file.limit": "0"}  # new keys in a new file group, as bench/upsert
 INCREMENTAL = {"hoodie.metadata.compact.incremental": "true"}
 INCREMENTAL_UPSERTS = 24
+RLI_BASE = "hoodie.metadata.record.index.initial.base.files"
 
 
 def mdt_state(table: str) -> tuple[int, int]:
@@ -70,21 +78,31 @@ def batch(rows: int, i: int):
     return pa.concat_tables([upd, uuid_table(N_NEW, seed=1000 + i)])
 
 
-def build(rows: int, out: str, changes: str, incremental: bool) -> list:
+def build(rows: int, out: str, changes: str, kind: str) -> list:
     """The loaded table, upserted until its metadata table is due for its second compaction (or,
-    incremental, INCREMENTAL_UPSERTS times); the measured commits' rows go to `changes`
-    (changes, or changes.1 and changes.2)."""
+    incremental, INCREMENTAL_UPSERTS times; first-true / first-false: its first compaction, the
+    table created with hoodie.metadata.record.index.initial.base.files true or false); the
+    measured commits' rows go to `changes` (changes, or changes.1 and changes.2)."""
     import pyarrow.parquet as pq
 
     import hudi
 
+    incremental = kind == "incremental"
+    first = kind.startswith("first-")
     opts = dict(OPTS, **INCREMENTAL) if incremental else OPTS
-    tbl = hudi.HudiTable.create(out, record_key="id", table_type="mor", record_index_enabled=True)
+    tbl = hudi.HudiTable.create(out, record_key="id", table_type="mor", record_index_enabled=True,
+                                hudi_options={RLI_BASE: kind.split("-")[1]} if first else {})
     tbl.append(uuid_table(rows), opts)
     i = 0
     while True:
         done, after = mdt_state(out)
-        if (i == INCREMENTAL_UPSERTS) if incremental else (done >= 1 and after == 9):
+        if incremental:
+            due = i == INCREMENTAL_UPSERTS
+        elif first:  # two initialisation deltacommits, the bulk load, upserts: the 10th compacts
+            due = done == 0 and after == 9
+        else:
+            due = done >= 1 and after == 9
+        if due:
             break
         i += 1
         tbl.upsert(batch(rows, i), opts)
@@ -93,10 +111,11 @@ def build(rows: int, out: str, changes: str, incremental: bool) -> list:
             pq.write_table(batch(rows, i + j), f"{changes}.{j}")
     else:
         pq.write_table(batch(rows, i + 1), changes)
-    return [{"op": "build", "rows": rows, "upserts": i, "compactions": mdt_state(out)[0], "bytes": dir_bytes(out)}]
+    return [{"op": "build", "kind": kind, "rows": rows, "upserts": i, "compactions": mdt_state(out)[0],
+             "bytes": dir_bytes(out)}]
 
 
-def commit(out: str, copy: str, changes: str, incremental: bool) -> list:
+def commit(out: str, copy: str, changes: str, incremental: bool, label: dict | None = None) -> list:
     import pyarrow.parquet as pq
 
     import hudi
@@ -111,7 +130,7 @@ def commit(out: str, copy: str, changes: str, incremental: bool) -> list:
         c0, w0 = cpu_seconds(), time.perf_counter()
         tbl.upsert(data, opts)
         c1, w1 = cpu_seconds(), time.perf_counter()
-        res.append({"op": "upsert", "copy": copy, "rows_changed": data.num_rows,
+        res.append({"op": "upsert", "copy": copy, **(label or {}), "rows_changed": data.num_rows,
                     "compacted": mdt_state(out)[0] - before[0], "cpu_s": round(c1 - c0, 3),
                     "wall_s": round(w1 - w0, 3), "bytes": dir_bytes(out) - b0, "load1": round(os.getloadavg()[0], 2)})
     if sum(r["compacted"] for r in res) < 1:
@@ -133,42 +152,60 @@ def main() -> int:
     ap.add_argument("--reuse", action="store_true", help="with --keep: take the table a previous run left")
     ap.add_argument("--incremental", action="store_true",
                     help="hoodie.metadata.compact.incremental=true on every write; two upserts per run")
+    ap.add_argument("--first", action="store_true",
+                    help="measure the first compaction, bulk load with and without record-index base files")
     ap.add_argument("--one", nargs="+", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.one:
-        inc = a.one[-1] == "incremental"
-        res = build(int(a.one[1]), a.one[2], a.one[3], inc) if a.one[0] == "build" else commit(*a.one[1:4], inc)
+        kind = a.one[-1]
+        if a.one[0] == "build":
+            res = build(int(a.one[1]), a.one[2], a.one[3], kind)
+        else:
+            label = {"rli_base_files": kind.split("-")[1]} if kind.startswith("first-") else None
+            res = commit(*a.one[1:4], kind == "incremental", label)
         print(json.dumps(res))
         return 0
     root = a.keep or tempfile.mkdtemp(prefix="mdt_second_compact_")
-    kind = "incremental" if a.incremental else "default"
-    base = os.path.join(root, f"base-{kind}-{a.rows}")
-    changes = os.path.join(root, f"changes-{kind}-{a.rows}.parquet")
+    # (setting, table kind): the copy option's two values on one table, or (--first) the default
+    # copy option on two tables, their record index bulk-loaded as base files or as logs
+    if a.first:
+        settings = [("true", "first-true"), ("false", "first-false")]
+    else:
+        kind = "incremental" if a.incremental else "default"
+        settings = [("true", kind), ("false", kind)]
     results, copies = [], []
     try:
-        if not (a.reuse and os.path.exists(changes + (".2" if a.incremental else ""))):
-            shutil.rmtree(base, ignore_errors=True)
-            for r in sub(["build", str(a.rows), base, changes, kind]):
-                print(json.dumps(r), flush=True)
+        for kind in sorted({k for _, k in settings}):
+            base = os.path.join(root, f"base-{kind}-{a.rows}")
+            changes = os.path.join(root, f"changes-{kind}-{a.rows}.parquet")
+            if not (a.reuse and os.path.exists(changes + (".2" if kind == "incremental" else ""))):
+                shutil.rmtree(base, ignore_errors=True)
+                for r in sub(["build", str(a.rows), base, changes, kind]):
+                    print(json.dumps(r), flush=True)
         for rep in range(a.reps):
-            for copy in ("true", "false"):
-                t = os.path.join(root, f"t-{copy}-{rep}")
+            for setting, kind in settings:
+                base = os.path.join(root, f"base-{kind}-{a.rows}")
+                changes = os.path.join(root, f"changes-{kind}-{a.rows}.parquet")
+                t = os.path.join(root, f"t-{setting}-{rep}")
                 shutil.rmtree(t, ignore_errors=True)
                 state = link_tree(base, t)
                 copies.append(t)
                 os.sync()
+                copy = "true" if a.first else setting
                 for r in sub(["commit", t, copy, changes, kind]):
+                    r["setting"] = setting
                     print(json.dumps(r), flush=True)
                     results.append(r)
                 if file_states(base) != state:
                     raise SystemExit(f"{base} changed under a commit into its linked copy {t}")
         for t in copies:
             shutil.rmtree(t, ignore_errors=True)
-        for copy in ("true", "false"):
-            rs = [r for r in results if r["copy"] == copy]
+        name = RLI_BASE if a.first else COPY
+        for setting, _ in settings:
+            rs = [r for r in results if r["setting"] == setting]
             for compacted in sorted({r["compacted"] for r in rs}):
                 rc = [r for r in rs if r["compacted"] == compacted]
-                print(json.dumps({"summary": "upsert", "copy": copy, "compacted": compacted, "n": len(rc),
+                print(json.dumps({"summary": "upsert", name: setting, "compacted": compacted, "n": len(rc),
                                   "wall_s_median": statistics.median(r["wall_s"] for r in rc),
                                   "cpu_s_median": statistics.median(r["cpu_s"] for r in rc),
                                   "wall_s_max": max(r["wall_s"] for r in rc),
