@@ -111,10 +111,27 @@ static hudi_status push(victims *v, const char *partition, const char *path, hud
   return HUDI_OK;
 }
 
+/* Whether g's latest slice starts with a base file a deltacommit wrote (a
+ * record-index shard's first keys: mdt_write.h rli_base_files), which a
+ * rollback of that deltacommit deletes: the slice before it, the shard's
+ * empty initialisation log, must then still be there, or the shard would
+ * have no file left and the index would hash keys over one shard fewer.
+ * A compaction's base file (a commit) and the initialisation's are never
+ * rolled back. */
+static bool latest_base_undoable(const hudi_file_group *g, const hudi_timeline *mdt) {
+  const hudi_file_slice *s = g->n_slices ? &g->slices[g->n_slices - 1] : NULL;
+  const hudi_instant *in = s && s->base ? hudi_timeline_find(mdt, s->base_instant) : NULL;
+  return in && !strcmp(in->action, "deltacommit") &&
+         strncmp(in->requested_time, HUDI_MDT_SOLO_COMMIT_TIMESTAMP, strlen(HUDI_MDT_SOLO_COMMIT_TIMESTAMP)) != 0;
+}
+
 /* CleanPlanner.getFilesToCleanKeepingLatestCommits for one group: slices
- * older than ECR except the latest and the latest before ECR. */
-static hudi_status plan_group(const hudi_file_group *g, const char *ecr, victims *v, hudi_error *err) {
+ * older than ECR except the latest and the latest before ECR (and the one
+ * before the latest while latest_base_undoable). */
+static hudi_status plan_group(const hudi_file_group *g, const char *ecr, const hudi_timeline *mdt, victims *v,
+                              hudi_error *err) {
   if (g->n_slices < 2) return HUDI_OK;
+  if (latest_base_undoable(g, mdt)) return HUDI_OK; /* two slices are kept: there are only two */
   if (g->pending_compaction[0]) return HUDI_OK; /* its slices feed a pending compaction */
   const char *latest = g->slices[g->n_slices - 1].base_instant;
   const char *before_ecr = NULL;
@@ -136,7 +153,9 @@ static hudi_status plan_group(const hudi_file_group *g, const char *ecr, victims
 /* CleanPlanner.getFilesToCleanKeepingLatestVersions for one group: every
  * slice but the newest keep (a group feeding a pending compaction is left
  * alone, as plan_group does). */
-static hudi_status plan_group_versions(const hudi_file_group *g, size_t keep, victims *v, hudi_error *err) {
+static hudi_status plan_group_versions(const hudi_file_group *g, size_t keep, const hudi_timeline *mdt, victims *v,
+                                       hudi_error *err) {
+  if (latest_base_undoable(g, mdt) && keep < 2) keep = 2;
   if (g->n_slices <= keep || g->pending_compaction[0]) return HUDI_OK;
   for (size_t i = 0; i + keep < g->n_slices; i++) {
     const hudi_file_slice *s = &g->slices[i];
@@ -281,7 +300,7 @@ static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error
     int32_t data = o->data_versions_retained > 0 ? o->data_versions_retained : 3;
     size_t keep = (size_t)((data * 6 + 4) / 5);
     c->last = last_completed_commit(tl);
-    for (size_t i = 0; i < n_groups; i++) HUDI_TRY(plan_group_versions(&g[i], keep, &c->v, err));
+    for (size_t i = 0; i < n_groups; i++) HUDI_TRY(plan_group_versions(&g[i], keep, tl, &c->v, err));
   } else if (o->by_hours) {
     if (too_soon_after_compaction(tl)) return HUDI_OK;
     /* HoodieMetadataWriteUtils: ceil(1.2 x the data table's hours). */
@@ -301,7 +320,7 @@ static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error
     c->ecr = earliest_to_retain(tl, retained, &c->last);
   }
   if (!o->by_versions && !c->ecr) return HUDI_OK;
-  for (size_t i = 0; c->ecr && i < n_groups; i++) HUDI_TRY(plan_group(&g[i], c->ecr->requested_time, &c->v, err));
+  for (size_t i = 0; c->ecr && i < n_groups; i++) HUDI_TRY(plan_group(&g[i], c->ecr->requested_time, tl, &c->v, err));
   if (c->v.n == 0) return HUDI_OK; /* "Nothing to clean here" */
   qsort(c->v.items, c->v.n, sizeof *c->v.items, cmp_victim);
 

@@ -89,6 +89,26 @@ static uint64_t timeline_hash(const hudi_timeline *tl) {
   return h;
 }
 
+/* A base file of a metadata deltacommit whose data instant is still
+ * pending on the data timeline (a load whose keys went to a record-index
+ * shard's base file, mdt_write.h rli_base_files, and that failed after
+ * its metadata deltacommit and is not rolled back yet: with a lazy
+ * failed-writes policy, until its heartbeat expires) is no more valid
+ * than that instant's log blocks, which readers skip: its slice reads as
+ * if it had none (the shard held no key before it). Compaction base files
+ * (MDT-only instants) are never on the data timeline. */
+static void drop_pending_bases(hudi_fsview *v, const hudi_timeline *data) {
+  for (size_t i = 0; i < v->n_groups; i++)
+    for (size_t k = 0; k < v->groups[i].n_slices; k++) {
+      hudi_file_slice *s = &v->groups[i].slices[k];
+      const hudi_instant *in = s->base ? hudi_timeline_find(data, s->base_instant) : NULL;
+      if (!in || in->state == HUDI_INSTANT_COMPLETED) continue;
+      hudi_free(s->base->path);
+      hudi_free(s->base);
+      s->base = NULL;
+    }
+}
+
 hudi_status hudi_mdt_open(hudi_mdt **out, hudi_table *t, hudi_error *err) {
   *out = NULL;
   hudi_mdt *m = hudi_calloc(1, sizeof *m);
@@ -99,6 +119,7 @@ hudi_status hudi_mdt_open(hudi_mdt **out, hudi_table *t, hudi_error *err) {
     hudi_fsview_options o = {NULL, m->mdt->version};
     st = hudi_fsview_build_from_listing(&m->view, m->mdt->storage, &m->mdt->timeline, &o, err);
   }
+  if (st == HUDI_OK) drop_pending_bases(&m->view, &t->timeline);
   if (st == HUDI_OK)
     st = hudi_mdt_instants_build(&m->valid, m->data->storage, &m->data->timeline, &m->mdt->timeline, err);
   m->data_timeline_hash = timeline_hash(&t->timeline);
@@ -152,6 +173,7 @@ hudi_status hudi_mdt_refresh(hudi_mdt *m, hudi_error *err) {
     hudi_fsview_options o = {NULL, m->mdt->version};
     st = hudi_fsview_build_from_listing(&view, m->mdt->storage, &tl, &o, err);
   }
+  if (st == HUDI_OK) drop_pending_bases(&view, &m->data->timeline);
   if (st == HUDI_OK) st = hudi_mdt_instants_build(&valid, m->data->storage, &m->data->timeline, &tl, err);
   if (st != HUDI_OK) {
     hudi_fsview_free(&view);

@@ -16,7 +16,6 @@
 #include "table/log_writer.h"
 #include "table/mdt_column_stats.h"
 #include "table/mdt_instants.h"
-#include "table/mdt_reader.h"
 #include "table/mdt_schema.h"
 #include "table/mdt_shard.h"
 #include "table/mdt_write_common.h"

@@ -18,6 +18,7 @@ import os
 import sys
 from pathlib import Path
 
+import fastavro
 import pyarrow as pa
 import pytest
 
@@ -87,8 +88,15 @@ def test_bulk_load_writes_base_files(tmp_path, kind):
             assert kv.value.startswith(NULL_META), (f, kv.key, kv.value[:16])
         seen += keys
     assert sorted(seen) == sorted(k.encode() for k, _, _ in model(0, 30_000, 0))
-    # The MDT deltacommit of the bulk load lists the base files.
-    assert any(n.startswith(r.requested_time) and n.endswith(".deltacommit") for n in mdt_timeline(path))
+    # The MDT deltacommit of the bulk load lists the base files (fastavro reads its metadata).
+    done = [n for n in mdt_timeline(path) if n.startswith(r.requested_time + "_") and n.endswith(".deltacommit")]
+    assert len(done) == 1
+    with open(Path(path) / ".hoodie" / "metadata" / ".hoodie" / "timeline" / done[0], "rb") as fh:
+        meta = next(iter(fastavro.reader(fh)))
+    stats = meta["partitionToWriteStats"]["record_index"]
+    assert sorted(s["path"] for s in stats) == [f"record_index/{f.name}" for f in files]
+    assert sum(s["numWrites"] for s in stats) == 30_000
+    assert all(s["fileSizeInBytes"] == (ri_dir(path) / s["path"].split("/")[1]).stat().st_size for s in stats)
     out = check(path)
     assert "PASS metadata.record-index-keys" in out and "PASS metadata.hfiles" in out, out
     assert snapshot(t) == model(0, 30_000, 0)
@@ -113,10 +121,11 @@ def test_option_false_writes_logs(tmp_path):
     assert base_files(path) == []
     assert len(logs_after_init(path)) == 10
     check(path)
-    # The option belongs to the table handle: one opened without it writes base files.
+    # The option belongs to the table handle, not to the table: a handle opened without it
+    # writes base files into a table created with it false.
     other = tmp_path / "u"
-    HudiTable.create(str(other), "id", ordering_fields="ts", table_type="mor")
-    HudiTableBuilder.from_base_uri(str(other)).with_hudi_option(KEY, "true").build().append(rows(0, 5_000, 0))
+    HudiTable.create(str(other), "id", ordering_fields="ts", table_type="mor", hudi_options={KEY: "false"})
+    HudiTableBuilder.from_base_uri(str(other)).build().append(rows(0, 5_000, 0))
     assert len(base_files(other)) == 10
 
 
@@ -173,3 +182,50 @@ def test_bad_value_refused_before_writing(tmp_path):
         t.append(rows(0, 10, 0))
     assert sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir()) == before
     assert base_files(path) == []
+
+
+def test_pending_load_keys_invisible_to_writers(tmp_path):
+    """A failed load left pending (the failed-writes policy NEVER, or LAZY while its heartbeat
+    lives, leaves it for later): its base files' keys are no more valid than its log blocks
+    would be, so a writer upserting those keys finds them absent and inserts them, instead of
+    routing them to file groups no completed commit wrote."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="city", table_type="mor")
+    w = t.append(rows(0, 3_000, 0))
+    tl = path / ".hoodie" / "timeline"
+    done = [n for n in os.listdir(tl) if n.startswith(w.requested_time + "_")]
+    os.remove(tl / done[0])
+    never = {"hoodie.cleaner.policy.failed.writes": "NEVER"}
+    t2 = HudiTable(str(path))
+    r = t2.upsert(rows(10, 12, 1), never)
+    assert r.num_inserts == 2 and r.num_updates == 0
+    assert len([f for f in base_files(path) if w.requested_time in f.name]) == 10  # still there
+    assert snapshot(HudiTable(str(path))) == model(10, 12, 1)
+    assert HudiTable(str(path)).delete_keys(["key-0000020"], never).num_deletes == 0
+    assert HudiTable(str(path)).delete_keys(["key-0000011"], never).num_deletes == 1
+    assert snapshot(HudiTable(str(path))) == model(10, 11, 1)
+
+
+def test_clean_keeps_the_slice_a_rollback_needs(tmp_path):
+    """A shard's base file from a deltacommit can be rolled back (a compaction's cannot): the
+    metadata clean keeps the slice before it, the shard's empty initialisation log, so that
+    rolling the load back leaves every shard a file and the index its ten shards."""
+    path = tmp_path / "t"
+    opts = {"hoodie.metadata.compact.max.delta.commits": "100"}
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", table_type="mor")
+    load = t.append(rows(0, 2_000, 0), opts)
+    later = [t.upsert(rows(i, i + 1, 1), opts).requested_time for i in range(24)]
+    names = os.listdir(ri_dir(path))
+    # More than 20 deltacommits since the load: the metadata clean's earliest commit to retain is
+    # past the initialisation logs' slices (their base files' own slices are the latest), yet it
+    # kept them, as the base files' rollback needs them.
+    assert len([n for n in mdt_timeline(path) if n.endswith(".deltacommit")]) > 22
+    assert len([n for n in names if "_00000000000000" in n and ".log." in n]) == 10, sorted(names)
+    for instant in reversed([load.requested_time] + later):
+        t.rollback(instant)
+    assert base_files(path) == []
+    assert len({n.lstrip(".").split("_")[0] for n in os.listdir(ri_dir(path)) if "record-index" in n}) == 10
+    r = HudiTable(str(path)).append(rows(5_000, 6_000, 2), opts)
+    assert len([f for f in base_files(path) if r.requested_time in f.name]) == 10
+    assert snapshot(HudiTable(str(path))) == model(5_000, 6_000, 2)
+    check(path)

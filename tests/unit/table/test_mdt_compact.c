@@ -55,7 +55,8 @@ static const char *const CITIES[] = {"sf", "nyc", "la"};
 static const hudi_option NO_AUTO[] = {{"hoodie.metadata.compact.max.delta.commits", "1000"}, {"fsync", "false"}};
 /* The table handles' options: these tests compact record-index shards
  * whose keys came in log blocks (as Java's commits write them), so the
- * first keys go to logs too (test_mdt_rli_base.c covers the default). */
+ * first keys go to logs too (test_mdt_compact_copy.c and
+ * tests/python/test_rli_base_files.py cover the default, base files). */
 static const hudi_option FS_OFF[] = {{"fsync", "false"}, {HUDI_MDT_RLI_BASE_FILES_OPTION, "false"}};
 
 #define MAX_KEYS 2000

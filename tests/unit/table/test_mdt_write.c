@@ -1001,9 +1001,11 @@ static void test_many_long_keys_in_input_order(void **state) {
 }
 
 /* Every allocation failure point of an init and a commit: an error (never
- * a crash or, under ASan, a leak), and success once allocations suffice. */
-static void test_alloc_failures(void **state) {
-  (void)state;
+ * a crash or, under ASan, a leak), and success once allocations suffice.
+ * With base_files (hudi_mdt_write_options.rli_base_files) the shards that
+ * get only new keys write them as base files, the others (a delete) a log;
+ * the successful commit must have written some. */
+static void alloc_failures(bool base_files) {
   hudi_mdt_key_change keys[4] = {{"a", 1, "p", FID_EU}, {"b", 1, "p", FID_EU}, {"c", 1, NULL, NULL},
                                  {"d", 1, "q", "not-a-uuid"}};
   hudi_mdt_file_change files[2] = {{"p", "x.parquet", 10, false}, {"q", "y.parquet", 0, true}};
@@ -1019,20 +1021,48 @@ static void test_alloc_failures(void **state) {
     hudi_error err = HUDI_ERROR_INIT;
     hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
     o.table_name = "t";
+    o.rli_base_files = base_files;
     hudi_buf parts;
     hudi_buf_init(&parts, 256);
+    hudi_mdt_commit_result res;
     hudi_alloc_fail_after(k);
     hudi_status st = hudi_mdt_init(s, &o, &parts, &err);
-    if (st == HUDI_OK) st = hudi_mdt_commit(s, &o, &in, NULL, &err);
+    if (st == HUDI_OK) st = hudi_mdt_commit(s, &o, &in, &res, &err);
     hudi_alloc_fail_after(-1);
     hudi_buf_free(&parts);
     hudi_storage_free(s);
-    if (st == HUDI_OK) break;
+    if (st == HUDI_OK) {
+      /* "a", "b" and "d" new, "c" deleted: a base file for each shard
+       * of the new keys but "c"'s. */
+      size_t want = 0;
+      if (base_files) {
+        int32_t sh[4];
+        for (int i = 0; i < 4; i++) assert_int_equal(hudi_mdt_shard_of(&sh[i], keys[i].key, 1, 10, &err), HUDI_OK);
+        for (int i = 0; i < 4; i++) {
+          bool first = true;
+          for (int j = 0; j < i; j++) first = first && sh[j] != sh[i];
+          want += i != 2 && sh[i] != sh[2] && first;
+        }
+      }
+      assert_true(!base_files || want > 0);
+      assert_int_equal(res.base_files, want);
+      break;
+    }
     failures++;
     assert_true(err.message[0] != '\0');
   }
   assert_true(k < 100000);
   assert_true(failures > 20);
+}
+
+static void test_alloc_failures(void **state) {
+  (void)state;
+  alloc_failures(false);
+}
+
+static void test_alloc_failures_base_files(void **state) {
+  (void)state;
+  alloc_failures(true);
 }
 
 int main(void) {
@@ -1048,6 +1078,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_many_long_keys_in_input_order, setup, teardown),
       cmocka_unit_test_setup_teardown(test_begun_commit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_alloc_failures, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_alloc_failures_base_files, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
