@@ -2,7 +2,9 @@
 
 hudi-c writes the record index with 4 KiB HFile blocks; once a shard's root index outgrows one
 block the HFile gets leaf index blocks (IDXLEAF2) as HBase writes them. With 100k rows keyed by
-36-character ids every shard's HFile (inside its MDT log block) is multi-level. Spark looks keys up in it: an update of
+36-character ids every shard's HFile is multi-level: the shard's base file, as hudi-c writes a
+shard's first keys by default (hoodie.metadata.record.index.initial.base.files), or, with that
+option false, the HFile inside its MDT log block. Spark looks keys up in it: an update of
 an existing key must land in place (a key Spark fails to find would come back duplicated), a
 new key is inserted; hudi-c and Spark then read the same rows, and hudi_check.py (which reads
 every HFile level and checks the index against the data) passes.
@@ -32,22 +34,28 @@ def rows(start: int, n: int) -> pa.Table:
                      "v": pa.array(list(ids), pa.int64())})
 
 
-def rli_log_files(path: Path) -> list[Path]:
+def rli_hfiles(path: Path, base: bool) -> list[Path]:
+    """The record index's base files, or its log files."""
     d = path / ".hoodie" / "metadata" / "record_index"
+    if base:
+        return sorted(p for p in d.iterdir() if p.name.endswith(".hfile"))
     return sorted(p for p in d.iterdir() if p.name.startswith(".") and ".log." in p.name
                   and not p.name.endswith(".crc"))
 
 
 # MOR only: the COW path looks keys up through the same HFiles (test_write_mdt_engines covers
 # Spark using our index on COW), and each case costs minutes of Spark.
-@pytest.mark.parametrize("table_type", ["mor"])
-def test_spark_upserts_through_multilevel_record_index(tmp_path, spark, interop_config, table_type):
-    path = tmp_path / f"rli_ml_{table_type}"
-    t = hudi.HudiTable.create(str(path), "id", table_type=table_type)
+@pytest.mark.parametrize("table_type,where", [("mor", "base"), ("mor", "log")])
+def test_spark_upserts_through_multilevel_record_index(tmp_path, spark, interop_config, table_type, where):
+    path = tmp_path / f"rli_ml_{table_type}_{where}"
+    t = hudi.HudiTable.create(str(path), "id", table_type=table_type,
+                              hudi_options={"hoodie.metadata.record.index.initial.base.files": str(where == "base").lower()})
     t.append(rows(0, N))
-    # Block headers are not compressed: the magic shows in the log bytes. Each of the 10 shards
-    # has a log holding its HFile (beside the empty one the index was initialised with).
-    multilevel = {p.name[1:].split("_")[0] for p in rli_log_files(path) if b"IDXLEAF2" in p.read_bytes()}
+    # Block headers are not compressed: the magic shows in the file bytes. Each of the 10 shards
+    # has a base file or a log holding its HFile (beside the empty log the index was
+    # initialised with).
+    multilevel = {p.name.lstrip(".").split("_")[0] for p in rli_hfiles(path, where == "base")
+                  if b"IDXLEAF2" in p.read_bytes()}
     assert len(multilevel) == 10, multilevel
     check(path)
 

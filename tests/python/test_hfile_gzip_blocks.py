@@ -3,8 +3,10 @@
 hudi-c deflates HFile data blocks with libdeflate unless asked for Java's exact
 bytes (hudi_hfile_writer_options.java_exact_bytes). Readers only need a valid
 deflate stream inside the gzip framing java.util.zip.GZIPOutputStream writes, so
-this test checks, for every HFILE_DATA log block of the record index after an
-append of 30,000 keys (4 KiB blocks: hundreds of data blocks per shard):
+this test checks, for every HFile of the record index after an append of 30,000
+keys (4 KiB blocks: hundreds of data blocks per shard), the shards' base files
+(hoodie.metadata.record.index.initial.base.files, the default) or, with that
+option false, their HFILE_DATA log blocks:
 
 - the 10-byte gzip header is Java's (mtime 0, no flags, OS 0);
 - zlib's raw inflate decodes the stream to exactly uncompressedSizeWithoutHeader
@@ -26,6 +28,7 @@ import zlib
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 
 from hudi import HudiTable
 from hudi_fixtures import FIXTURES
@@ -81,32 +84,35 @@ def kv_keys(payload: bytes):
         p += 8 + klen + vlen + 1
 
 
-def test_record_index_blocks_decode_with_zlib(tmp_path):
+@pytest.mark.parametrize("base_files", ["true", "false"])
+def test_record_index_blocks_decode_with_zlib(tmp_path, base_files):
     path = tmp_path / "t"
-    t = HudiTable.create(str(path), "id", partition_fields="region")
+    t = HudiTable.create(str(path), "id", partition_fields="region",
+                         hudi_options={"hoodie.metadata.record.index.initial.base.files": base_files})
     n = 30000
     ids = [f"{i * 7919 % 1000003:07d}-key-{i:06d}" for i in range(n)]
     t.append(pa.table({"id": ids, "region": [["eu", "us", "apac"][i % 3] for i in range(n)],
                        "v": pa.array(range(n), pa.int64())}))
 
-    logs = sorted((path / ".hoodie" / "metadata" / "record_index").glob(".record-index-*.log.*"))
-    assert logs
+    ri = path / ".hoodie" / "metadata" / "record_index"
+    hfiles = [h for log in sorted(ri.glob(".record-index-*.log.*")) for h in hfile_log_blocks(log.read_bytes())]
+    bases = [f.read_bytes() for f in sorted(ri.glob("*.hfile"))]
+    assert len(bases if base_files == "true" else hfiles) == 10 and not (bases and hfiles)
     seen: list[str] = []
     blocks = not_zlib6 = 0
-    for log in logs:
-        for hfile in hfile_log_blocks(log.read_bytes()):
-            for gz, usw in data_blocks(hfile):
-                blocks += 1
-                assert gz[:10] == JAVA_GZIP_HEADER
-                d = zlib.decompressobj(-15)
-                payload = d.decompress(gz[10:-8])
-                assert d.eof and d.unused_data == b"" and not d.unconsumed_tail
-                assert len(payload) == usw
-                crc, isize = struct.unpack("<II", gz[-8:])
-                assert crc == zlib.crc32(payload) and isize == usw
-                c = zlib.compressobj(6, zlib.DEFLATED, -15)
-                not_zlib6 += (c.compress(payload) + c.flush()) != gz[10:-8]
-                seen.extend(kv_keys(payload))
+    for hfile in hfiles + bases:
+        for gz, usw in data_blocks(hfile):
+            blocks += 1
+            assert gz[:10] == JAVA_GZIP_HEADER
+            d = zlib.decompressobj(-15)
+            payload = d.decompress(gz[10:-8])
+            assert d.eof and d.unused_data == b"" and not d.unconsumed_tail
+            assert len(payload) == usw
+            crc, isize = struct.unpack("<II", gz[-8:])
+            assert crc == zlib.crc32(payload) and isize == usw
+            c = zlib.compressobj(6, zlib.DEFLATED, -15)
+            not_zlib6 += (c.compress(payload) + c.flush()) != gz[10:-8]
+            seen.extend(kv_keys(payload))
     assert blocks > 100, blocks  # 4 KiB blocks
     assert sorted(seen) == sorted(ids)
     assert not_zlib6 > blocks // 2, (not_zlib6, blocks)

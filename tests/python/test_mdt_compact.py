@@ -124,35 +124,39 @@ def test_many_writes_compact_and_clean_the_mdt(tmp_path, kind):
     assert not [f for f in mdt_files(path, "files") if f.endswith("_00000000000000000.hfile")]
 
 
-def _hfile_records(path, part) -> dict[bytes, bytes]:
-    """Key -> value of every cell of part's base HFiles, read with hudi_check's
-    own HFile parser."""
+def _hfile_records(path, part, instant) -> dict[bytes, bytes]:
+    """Key -> value of every cell of part's base HFiles written by instant,
+    read with hudi_check's own HFile parser."""
     sys.path.insert(0, str(CHECKER.parent))
     import hudi_check
     out = {}
     for f in mdt_files(path, part):
-        if f.endswith(".hfile"):
+        if f.endswith(f"_{instant}.hfile"):
             h = hudi_check.HFile((path / ".hoodie" / "metadata" / part / f).read_bytes())
             out.update({bytes(kv.key): bytes(kv.value) for kv in h.key_values()})
     return out
 
 
-@pytest.mark.parametrize("kind", ["mor", "cow"])
-def test_first_compaction_of_log_only_shards(tmp_path, kind):
-    """After a bulk load each record-index shard is log files only, the load's
-    keys in one HFile block; the first compaction streams that block as the
-    shard's base (mdt_reader.c, struct lead). The later commits change its
-    keys every way a log can: moved to another partition, deleted, deleted
-    and inserted again (the delete must drop the loaded entry), updated in
-    place, plus keys the logs alone hold."""
+@pytest.mark.parametrize("kind,where", [("mor", "log"), ("cow", "log"), ("mor", "base")])
+def test_first_compaction_of_log_only_shards(tmp_path, kind, where):
+    """With hoodie.metadata.record.index.initial.base.files=false, after a bulk
+    load each record-index shard is log files only, the load's keys in one
+    HFile block; the first compaction streams that block as the shard's base
+    (mdt_reader.c, struct lead). By default ("base") the load wrote each
+    shard's base file, which the first compaction merges with the logs. The
+    later commits change its keys every way a log can: moved to another
+    partition, deleted, deleted and inserted again (the delete must drop the
+    loaded entry), updated in place, plus keys the logs alone hold."""
     path = tmp_path / "t"
-    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="p", table_type=kind)
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="p", table_type=kind,
+                         hudi_options={"hoodie.metadata.record.index.initial.base.files": str(where == "base").lower()})
     m = Model("id", "p", "ts")
     ids = [f"k{i:05d}" for i in range(3000)]
     load = data(ids, [1] * len(ids), ["a" if i % 2 else "b" for i in range(len(ids))], list(range(len(ids))))
     r = t.append(load)
     m.upsert(load, r.requested_time)
-    assert not [f for f in mdt_files(path, "record_index") if f.endswith(".hfile")]
+    bases = [f for f in mdt_files(path, "record_index") if f.endswith(".hfile")]
+    assert len(bases) == (10 if where == "base" else 0), bases
 
     def upsert(keys, ts, part, opts=None):
         batch = data(keys, [ts] * len(keys), [part] * len(keys), list(range(len(keys))))
@@ -173,5 +177,5 @@ def test_first_compaction_of_log_only_shards(tmp_path, kind):
     out = check(path, kind)
     assert f"maps all {len(m.rows)} snapshot keys" in out, out
     # The compacted shards hold exactly the live keys, each once.
-    keys = _hfile_records(path, "record_index")
+    keys = _hfile_records(path, "record_index", done[-1].split("_")[0])
     assert sorted(k.decode() for k in keys) == sorted(m.rows)

@@ -1,6 +1,8 @@
-"""Record-index lookups in large metadata-table log files on an object store (issue 10).
+"""Record-index lookups in large metadata-table files on an object store (issue 10).
 
-A bulk load of 600k keys leaves each of the 10 record-index shards one log file of ~1.5 MB, above
+A bulk load of 600k keys leaves each of the 10 record-index shards one base file (hudi-c's
+default, hoodie.metadata.record.index.initial.base.files) or, with that option false, one log
+file of ~1.5 MB, above
 the request cache's 1 MiB whole-file limit, so lookups read those files by ranges. Each lookup of
 a delete or an upsert must then fetch a large shard log with a bounded number of GETs (its head,
 its tail with the HFile's trailer and index, and its data blocks merged into a few ranged reads),
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pytest
 
 from hudi import HudiTable
 from test_objstore_requests import Trace
@@ -43,18 +46,19 @@ def canon(t: pa.Table) -> pa.Table:
     return t.select(["id", "seq", "v"]).sort_by("id").combine_chunks()
 
 
-def shard_logs(local: str) -> dict:
-    """Record-index log file name -> size, from the local twin (the same layout)."""
+def shard_files(local: str, base: bool) -> dict:
+    """Record-index base (or log) file name -> size, from the local twin (the same layout)."""
     d = Path(local) / ".hoodie" / "metadata" / "record_index"
-    return {f: (d / f).stat().st_size for f in os.listdir(d) if ".log." in f}
+    return {f: (d / f).stat().st_size for f in os.listdir(d) if (f.endswith(".hfile") if base else ".log." in f)}
 
 
 def rli_gets(kinds) -> collections.Counter:
     return collections.Counter(k.split("/")[-1].split("?")[0] for k in kinds
-                               if re.fullmatch(r"GET \.hoodie/metadata/record_index/\..*", k))
+                               if re.fullmatch(r"GET \.hoodie/metadata/record_index/[^/]+", k))
 
 
-def test_large_shard_logs_are_read_in_few_ranged_gets(moto, tmp_path):  # noqa: F811
+@pytest.mark.parametrize("where", ["base", "log"])
+def test_large_shard_logs_are_read_in_few_ranged_gets(moto, tmp_path, where):  # noqa: F811
     prefix = f"rli-ranges-{os.getpid()}-{time.time_ns()}/t/"
     uri = f"s3://{BUCKET}/{prefix}".rstrip("/")
     opts = {k: v for k, v in s3_options(moto).items() if k not in ("list_max_keys", "multipart_threshold")}
@@ -63,9 +67,11 @@ def test_large_shard_logs_are_read_in_few_ranged_gets(moto, tmp_path):  # noqa: 
     base = table(ids, list(range(N)), [i * 3 for i in range(N)])
     for u, o in ((uri, opts), (local, {})):
         HudiTable.create(u, "id", ordering_fields="seq", table_type="mor", record_index_enabled=True,
-                         storage_options=o).append(base)
-    big = {f: s for f, s in shard_logs(local).items() if s > (1 << 20)}
-    assert len(big) == 10, shard_logs(local)  # every shard's bulk-load log is read by ranges
+                         storage_options=o,
+                         hudi_options={"hoodie.metadata.record.index.initial.base.files": str(where == "base").lower()}
+                         ).append(base)
+    big = {f: s for f, s in shard_files(local, where == "base").items() if s > (1 << 20)}
+    assert len(big) == 10, shard_files(local, where == "base")  # every shard's bulk-load file is read by ranges
 
     trace = Trace(tmp_path / "trace.txt", prefix)
     # Delete 300 keys spread over the whole key range.
