@@ -24,9 +24,6 @@
 #include "table/write.h"
 #include "table/write_mdt.h"
 
-#define MDT_BLOOM_ENTRIES HUDI_MDT_BLOOM_ENTRIES
-#define MDT_BLOOM_FPP HUDI_MDT_BLOOM_FPP
-
 /* ---- timeline facts ---- */
 
 static bool is_completed(const hudi_instant *i) { return i->state == HUDI_INSTANT_COMPLETED; }
@@ -508,7 +505,7 @@ static bool accept_base(void *ctx, hudi_hfile_reader *r) {
   if (ok) {
     int64_t keys = (int64_t)(old.n_rows > 0 ? old.n_rows - 1 : 0) * old.nr + old.current;
     hudi_bloom_free(&old);
-    hudi_bloom_cfg cfg = {true, true, MDT_BLOOM_ENTRIES, HUDI_BLOOM_DEFAULT_MAX_ENTRIES, MDT_BLOOM_FPP};
+    hudi_bloom_cfg cfg = {true, true, HUDI_MDT_BLOOM_ENTRIES, HUDI_BLOOM_DEFAULT_MAX_ENTRIES, HUDI_MDT_BLOOM_FPP};
     hudi_bloom resumed;
     ok = hudi_bloom_resume(&resumed, (const char *)text.data, text.len, &cfg, keys);
     if (ok) {
@@ -632,7 +629,8 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
   hudi_buf_init(&b.scratch, HUDI_MDT_MAX_PAYLOAD);
   hudi_buf_init(&b.min_key, 1 << 16);
   build_head(&b);
-  hudi_status st = hudi_bloom_init(&b.bloom, MDT_BLOOM_ENTRIES, MDT_BLOOM_FPP, HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err);
+  hudi_status st =
+      hudi_bloom_init(&b.bloom, HUDI_MDT_BLOOM_ENTRIES, HUDI_MDT_BLOOM_FPP, HUDI_BLOOM_DEFAULT_MAX_ENTRIES, err);
   if (st == HUDI_OK) st = hudi_mdt_schema(m, c->schema_json, c->schema_len, &b.schema_node, err);
   if (st == HUDI_OK) b.std_layout = hudi_mdt_standard_layout(b.schema_node);
   bool index_cells = b.si_group || strcmp(o->g->partition, HUDI_MDT_RECORD_INDEX) == 0;

@@ -22,6 +22,19 @@ from test_write_mdt_engines import (batch, check, mdt_file_groups, mdt_timeline,
                                     spark_upsert, triples, write_stat_partitions)
 
 
+def spark_upsert_compacting(interop_config, tmp_path: Path, path: Path, rows) -> None:
+    """A Spark upsert (MOR, partitioned by region) with hoodie.metadata.compact.max.delta.commits=2,
+    so that Spark compacts the metadata table. Hudi 1.2's write that compacts the metadata table in
+    its midst may then fail its own metadata records (ArrayIndexOutOfBoundsException in
+    HoodieMetadataPayload.getInsertValue; a table Spark alone wrote fails the same way,
+    docs/compatibility.md 25): the write is then rolled back by the next, which must succeed."""
+    r = spark_upsert(interop_config, tmp_path, path, "mor", True, rows,
+                     {"hoodie.metadata.compact.max.delta.commits": "2"}, must_succeed=False)
+    if r.returncode != 0:
+        assert "HoodieMetadataPayload.getInsertValue" in r.stdout + r.stderr, r.stdout[-3000:] + r.stderr[-6000:]
+        spark_upsert(interop_config, tmp_path, path, "mor", True, rows)
+
+
 def hfiles_of(path: Path, partition: str, instant: str) -> list[str]:
     return [n for n in os.listdir(path / ".hoodie" / "metadata" / partition) if n.endswith(f"_{instant}.hfile")]
 
@@ -194,15 +207,8 @@ def test_engines_use_mdt_with_copied_blocks(tmp_path, spark, hudirs, interop_con
     compactions = {f.split("_")[0] for f in mdt_timeline(path) if f.endswith(".commit")}
     spark_upsert(interop_config, tmp_path, path, "mor", True, [["k005", moved_to, 1005], ["k999999", "us", 9]])
     # A second Spark write with two deltacommits making the metadata table due: Spark compacts it,
-    # reading every record of our copied blocks. Hudi 1.2's write that compacts the metadata
-    # table in its midst may then fail its own metadata records (ArrayIndexOutOfBoundsException in
-    # HoodieMetadataPayload.getInsertValue; a table Spark alone wrote fails the same way,
-    # docs/compatibility.md): the write is then rolled back by the next, which must succeed.
-    r = spark_upsert(interop_config, tmp_path, path, "mor", True, [["k999998", "us", 8]],
-                     {"hoodie.metadata.compact.max.delta.commits": "2"}, must_succeed=False)
-    if r.returncode != 0:
-        assert "HoodieMetadataPayload.getInsertValue" in r.stdout + r.stderr, r.stdout[-3000:] + r.stderr[-6000:]
-        spark_upsert(interop_config, tmp_path, path, "mor", True, [["k999998", "us", 8]])
+    # reading every record of our copied blocks.
+    spark_upsert_compacting(interop_config, tmp_path, path, [["k999998", "us", 8]])
     want["k999998"] = ("k999998", "us", 8)
     assert mdt_file_groups(path, "record_index") == before_groups
     # Spark's compaction read our copied blocks and wrote the shards with new logs again: every
@@ -264,14 +270,9 @@ def test_engines_use_bulk_load_rli_base_files(tmp_path, spark, hudirs, interop_c
     want["k999999"] = ("k999999", "us", 9)
     assert ours(path) == sorted(want.values())
 
-    # Spark compacts the metadata table from our bulk load's base files (a write that compacts it
-    # in its midst may hit Hudi 1.2's getInsertValue bug: docs/compatibility.md 25; retried).
+    # Spark compacts the metadata table from our bulk load's base files.
     compactions = {f.split("_")[0] for f in mdt_timeline(path) if f.endswith(".commit")}
-    res = spark_upsert(interop_config, tmp_path, path, "mor", True, [["k999998", "us", 8]],
-                       {"hoodie.metadata.compact.max.delta.commits": "2"}, must_succeed=False)
-    if res.returncode != 0:
-        assert "HoodieMetadataPayload.getInsertValue" in res.stdout + res.stderr, res.stdout[-3000:] + res.stderr[-6000:]
-        spark_upsert(interop_config, tmp_path, path, "mor", True, [["k999998", "us", 8]])
+    spark_upsert_compacting(interop_config, tmp_path, path, [["k999998", "us", 8]])
     want["k999998"] = ("k999998", "us", 8)
     assert {f.split("_")[0] for f in mdt_timeline(path) if f.endswith(".commit")} - compactions, "Spark did not compact"
     upd = pa.table({"id": ["k010", "k011"], "region": ["us", "eu"], "v": pa.array([7010, 7011], pa.int64())})
