@@ -104,7 +104,8 @@ HUDI_EXTERN hudi_status hudi_table_compact(hudi_compact_result *result, hudi_tab
  *
  * hoodie.metadata.record.index.initial.base.files (hudi-c's own key; an
  * option of the table handle, given to hudi_table_create or
- * hudi_table_open, default true): a commit that puts keys into a
+ * hudi_table_open, or of one write, default true; other values than
+ * true and false are refused before the write begins): a commit that puts keys into a
  * record-index shard holding none yet (a bulk load into a new table)
  * writes them as the shard's base HFile, as Java's metadata
  * initialisation does, not as a log block, so the shard's first

@@ -981,7 +981,7 @@ static hudi_status complete(cctx *c, hudi_error *err) {
   HUDI_TRY(hudi_write_pick_instant(&gen, t, scratch, err));
   /* The MDT deltacommit C: the new base files; the record index stays
    * (records keep their file groups). */
-  HUDI_TRY(hudi_write_mdt_update(t, c->instant, c->meta, NULL, 0, NULL, 0, &gen, err));
+  HUDI_TRY(hudi_write_mdt_update(t, NULL, 0, c->instant, c->meta, NULL, 0, NULL, 0, &gen, err));
   hudi_buf avro;
   hudi_buf_init(&avro, HUDI_BUF_DEFAULT_MAX);
   hudi_status st = hudi_commit_metadata_to_avro(c->meta, NULL, &avro, err);

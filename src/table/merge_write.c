@@ -1544,7 +1544,7 @@ static hudi_status update_mdt(mw *c, hudi_instant_gen *gen, hudi_error *err) {
   }
   for (size_t g = 0; g + 1 < c->n_gone; g += 2)
     kc[m++] = (hudi_mdt_key_change){(const char *)c->gone_keys.data + c->gone[g], c->gone[g + 1], "", NULL};
-  if (st == HUDI_OK) st = hudi_write_mdt_update(c->t, c->instant, c->meta, NULL, 0, kc, m, gen, err);
+  if (st == HUDI_OK) st = hudi_write_mdt_update(c->t, c->opts, c->n_opts, c->instant, c->meta, NULL, 0, kc, m, gen, err);
   hudi_free(kc);
   return st;
 }

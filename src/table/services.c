@@ -12,6 +12,7 @@
 
 #include "table/lock.h"
 #include "table/write.h"
+#include "table/write_mdt.h"
 
 /* A restore left pending (a crash mid-restore) must be finished first: a
  * write on the half-restored table would be rolled back by it or lost
@@ -66,6 +67,8 @@ hudi_status hudi_services_after_commit(hudi_table *t, const hudi_option *opts, s
 
 hudi_status hudi_write_begin(hudi_table_lock *lock, hudi_table *t, const hudi_option *opts, size_t n,
                              hudi_error *err) {
+  /* The write's own options that nothing else reads before it begins. */
+  HUDI_TRY(hudi_write_mdt_check_options(t, opts, n, err));
   /* A background compaction's error first; its commit step goes first. */
   HUDI_TRY(hudi_compact_async_before_write(t, err));
   HUDI_TRY(hudi_table_lock_acquire(lock, t, opts, n, err));

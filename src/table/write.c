@@ -672,7 +672,7 @@ static hudi_status start_rli(append_ctx *c, const file_job *jobs, size_t n_jobs,
     if (jobs[i].to > jobs[i].from)
       spans[n++] = (hudi_write_file_span){jobs[i].from, hudi_write_rows_partition(&c->rows, jobs[i].from),
                                           jobs[i].out.file_id};
-  hudi_status st = hudi_write_mdt_bulk_rli_start(&c->rli, c->t, c->instant, &c->rows, spans, n, err);
+  hudi_status st = hudi_write_mdt_bulk_rli_start(&c->rli, c->t, c->opts, c->n_opts, c->instant, &c->rows, spans, n, err);
   hudi_free(spans);
   return st;
 }
@@ -863,7 +863,8 @@ static hudi_status segments_then_mdt(append_ctx *c, hudi_instant_gen *gen, bool 
   if (st == HUDI_OK && c->keys_on) st = hudi_write_mdt_check_keys(c->t, keys, c->keys.n, err);
   if (st == HUDI_OK) {
     *mdt_started = true;
-    st = hudi_write_mdt_bulk_insert_keys(c->t, c->instant, c->meta, keys, c->keys_on ? c->keys.n : 0, gen, err);
+    st = hudi_write_mdt_bulk_insert_keys(c->t, c->opts, c->n_opts, c->instant, c->meta, keys,
+                                         c->keys_on ? c->keys.n : 0, gen, err);
   }
   hudi_free(keys);
   return st;
@@ -954,7 +955,7 @@ static hudi_status commit(append_ctx *c, hudi_error *err) {
     c->build_rli = true;
     HUDI_TRY(write_files(c, err));
     /* The MDT deltacommit T; gen then completes T after it. */
-    HUDI_TRY(hudi_write_mdt_bulk_insert(c->t, c->instant, c->meta, &c->rows, c->rli, &gen, err));
+    HUDI_TRY(hudi_write_mdt_bulk_insert(c->t, c->opts, c->n_opts, c->instant, c->meta, &c->rows, c->rli, &gen, err));
   } else {
     HUDI_TRY(write_segments(c, &gen, err));
   }

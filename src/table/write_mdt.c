@@ -42,18 +42,24 @@ bool hudi_write_mdt_has_record_index(const hudi_table *t) {
   return hudi_props_list_has(hudi_props_get(&t->props, PARTITIONS_KEY), "record_index");
 }
 
-/* HUDI_MDT_RLI_BASE_FILES_OPTION, a table option: anything but "false"
- * is true (hudi_write_mdt_check refuses other values first). */
-static bool rli_base_files(const hudi_table *t) {
-  const char *v = hudi_write_option(t, NULL, 0, HUDI_MDT_RLI_BASE_FILES_OPTION);
+/* HUDI_MDT_RLI_BASE_FILES_OPTION, of the call (opts) or else the table
+ * handle: anything but "false" is true (hudi_write_mdt_check_options
+ * refuses other values before the write begins). */
+static bool rli_base_files(const hudi_table *t, const hudi_option *opts, size_t n) {
+  const char *v = hudi_write_option(t, opts, n, HUDI_MDT_RLI_BASE_FILES_OPTION);
   return !v || strcmp(v, "false") != 0;
 }
 
-hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
-  const char *rb = hudi_write_option(t, NULL, 0, HUDI_MDT_RLI_BASE_FILES_OPTION);
+hudi_status hudi_write_mdt_check_options(const hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
+  const char *rb = hudi_write_option(t, opts, n, HUDI_MDT_RLI_BASE_FILES_OPTION);
   if (rb && strcmp(rb, "true") && strcmp(rb, "false"))
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s must be true or false, not '%s'",
                         HUDI_MDT_RLI_BASE_FILES_OPTION, rb);
+  return HUDI_OK;
+}
+
+hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
+  HUDI_TRY(hudi_write_mdt_check_options(t, NULL, 0, err));
   const char *parts = hudi_props_get(&t->props, PARTITIONS_KEY);
   const char *inflight = hudi_props_get(&t->props, INFLIGHT_KEY);
   if (inflight && *inflight)
@@ -99,13 +105,14 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-/* The MDT writer's options for a commit of t (read on the caller's
- * thread: the shared handle's MDT version is the table's state). */
-static hudi_mdt_write_options mdt_options(hudi_table *t) {
+/* The MDT writer's options for a commit of t with the write's options
+ * opts (read on the caller's thread: the shared handle's MDT version is
+ * the table's state). */
+static hudi_mdt_write_options mdt_options(hudi_table *t, const hudi_option *opts, size_t n) {
   hudi_mdt_write_options o = HUDI_MDT_WRITE_OPTIONS_INIT;
   o.record_index_shards = hudi_write_mdt_has_record_index(t) ? 0 : -1;
   o.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(t);
-  o.rli_base_files = rli_base_files(t);
+  o.rli_base_files = rli_base_files(t, opts, n);
   /* Within a write that shares its metadata-table handle: the MDT's
    * version as the handle read it (one hoodie.properties GET per write). */
   int known = hudi_mdt_shared_version(t);
@@ -119,9 +126,10 @@ static hudi_mdt_write_options mdt_options(hudi_table *t) {
 /* keys: the commit's instant and record-index changes (an array or a
  * key source); its files are filled in here. begun: the MDT commit as
  * hudi_mdt_begin began it from the same keys (or NULL). */
-static hudi_status mdt_update(hudi_table *t, const hudi_commit_metadata *meta, const hudi_mdt_file_change *deleted,
-                              size_t n_deleted, const hudi_mdt_commit_input *keys, hudi_mdt_begun *begun,
-                              hudi_instant_gen *gen, hudi_error *err) {
+static hudi_status mdt_update(hudi_table *t, const hudi_option *opts, size_t n_opts, const hudi_commit_metadata *meta,
+                              const hudi_mdt_file_change *deleted, size_t n_deleted,
+                              const hudi_mdt_commit_input *keys, hudi_mdt_begun *begun, hudi_instant_gen *gen,
+                              hudi_error *err) {
   const char *instant = keys->instant;
   HUDI_TRY(hudi_write_mdt_check(t, err));
   size_t n_stats = meta ? hudi_commit_metadata_n_stats(meta) : 0;
@@ -148,7 +156,7 @@ static hudi_status mdt_update(hudi_table *t, const hudi_commit_metadata *meta, c
     }
   }
   for (size_t i = 0; i < n_deleted; i++) files[k++] = deleted[i];
-  hudi_mdt_write_options o = mdt_options(t);
+  hudi_mdt_write_options o = mdt_options(t, opts, n_opts);
   o.begun = begun;
   hudi_cs_records csr = {0}; /* column_stats / partition_stats (mdt_column_stats.h) */
   if (st == HUDI_OK) st = hudi_cs_mdt_records(&csr, t, meta, files, k, err);
@@ -180,13 +188,13 @@ static hudi_status mdt_update(hudi_table *t, const hudi_commit_metadata *meta, c
   return HUDI_OK;
 }
 
-hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
-                                  const hudi_mdt_file_change *deleted, size_t n_deleted,
-                                  const hudi_mdt_key_change *keys, size_t n_keys, hudi_instant_gen *gen,
-                                  hudi_error *err) {
+hudi_status hudi_write_mdt_update(hudi_table *t, const hudi_option *opts, size_t n_opts, const char *instant,
+                                  const hudi_commit_metadata *meta, const hudi_mdt_file_change *deleted,
+                                  size_t n_deleted, const hudi_mdt_key_change *keys, size_t n_keys,
+                                  hudi_instant_gen *gen, hudi_error *err) {
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
   hudi_mdt_commit_input in = {instant, NULL, 0, keys, n_keys, NULL, NULL};
-  return mdt_update(t, meta, deleted, n_deleted, &in, NULL, gen, err);
+  return mdt_update(t, opts, n_opts, meta, deleted, n_deleted, &in, NULL, gen, err);
 }
 
 /* The keys a duplicate check reads: rows of one write, or a key list. */
@@ -372,11 +380,13 @@ hudi_status hudi_write_mdt_check_keys(const hudi_table *t, const hudi_mdt_key_ch
   return check_any_keys(t, &s, n, err);
 }
 
-hudi_status hudi_write_mdt_bulk_insert_keys(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
+hudi_status hudi_write_mdt_bulk_insert_keys(hudi_table *t, const hudi_option *opts, size_t n_opts,
+                                            const char *instant, const hudi_commit_metadata *meta,
                                             const hudi_mdt_key_change *keys, size_t n, hudi_instant_gen *gen,
                                             hudi_error *err) {
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
-  return hudi_write_mdt_update(t, instant, meta, NULL, 0, keys, hudi_write_mdt_has_record_index(t) ? n : 0, gen, err);
+  return hudi_write_mdt_update(t, opts, n_opts, instant, meta, NULL, 0, keys,
+                               hudi_write_mdt_has_record_index(t) ? n : 0, gen, err);
 }
 
 /* A bulk insert's rows as the record-index key source of its MDT
@@ -475,9 +485,9 @@ static void *bulk_rli_main(void *arg) {
   return NULL;
 }
 
-hudi_status hudi_write_mdt_bulk_rli_start(hudi_write_mdt_bulk_rli **out, hudi_table *t, const char *instant,
-                                          const hudi_write_rows *rows, const hudi_write_file_span *spans,
-                                          size_t n_spans, hudi_error *err) {
+hudi_status hudi_write_mdt_bulk_rli_start(hudi_write_mdt_bulk_rli **out, hudi_table *t, const hudi_option *opts,
+                                          size_t n_opts, const char *instant, const hudi_write_rows *rows,
+                                          const hudi_write_file_span *spans, size_t n_spans, hudi_error *err) {
   *out = NULL;
   /* The append checked the table's MDT (hudi_write_check_table_mdt)
    * before reading its input. */
@@ -501,7 +511,7 @@ hudi_status hudi_write_mdt_bulk_rli_start(hudi_write_mdt_bulk_rli **out, hudi_ta
   }
   snprintf(b->instant, sizeof b->instant, "%s", instant);
   b->s = t->storage;
-  b->o = mdt_options(t);
+  b->o = mdt_options(t, opts, n_opts);
   atomic_init(&b->cancel, false);
   b->o.cancel = &b->cancel;
   b->sk = (span_keys){rows, b->spans, n_spans};
@@ -548,12 +558,12 @@ static hudi_status same_spans(const hudi_write_mdt_bulk_rli *b, const hudi_write
               : hudi_err_set(err, HUDI_ERR_INTERNAL, "the record index was built for other files than written");
 }
 
-hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
-                                       const hudi_write_rows *rows, hudi_write_mdt_bulk_rli *rli,
-                                       hudi_instant_gen *gen, hudi_error *err) {
+hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const hudi_option *opts, size_t n_opts, const char *instant,
+                                       const hudi_commit_metadata *meta, const hudi_write_rows *rows,
+                                       hudi_write_mdt_bulk_rli *rli, hudi_instant_gen *gen, hudi_error *err) {
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
   size_t n_keys = hudi_write_mdt_has_record_index(t) ? rows->n : 0;
-  if (n_keys == 0) return hudi_write_mdt_update(t, instant, meta, NULL, 0, NULL, 0, gen, err);
+  if (n_keys == 0) return hudi_write_mdt_update(t, opts, n_opts, instant, meta, NULL, 0, NULL, 0, gen, err);
   hudi_write_file_span *spans = NULL;
   size_t n_spans = 0;
   hudi_mdt_begun *begun = NULL;
@@ -572,7 +582,7 @@ hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant, const
   /* The MDT commit reads the keys from the rows: no array of changes. */
   span_keys sk = {rows, spans, n_spans};
   hudi_mdt_commit_input in = {instant, NULL, 0, NULL, n_keys, span_key_at, &sk};
-  if (st == HUDI_OK) st = mdt_update(t, meta, NULL, 0, &in, begun, gen, err);
+  if (st == HUDI_OK) st = mdt_update(t, opts, n_opts, meta, NULL, 0, &in, begun, gen, err);
   hudi_free(spans);
   return st;
 }

@@ -37,14 +37,24 @@ bool hudi_write_mdt_has_record_index(const hudi_table *t);
  * indexes stale would make Spark prune or look up wrongly. */
 HUDI_NODISCARD hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err);
 
-/* Records data commit `instant` in t's MDT: every write stat of meta is a
+/* The MDT options of a write (opts, else the table handle's): the values
+ * of hudi-c's own HUDI_MDT_RLI_BASE_FILES_OPTION are true and false;
+ * anything else is HUDI_ERR_INVALID_ARG naming it. Every write checks its
+ * options before it begins (hudi_write_begin). */
+HUDI_NODISCARD hudi_status hudi_write_mdt_check_options(const hudi_table *t, const hudi_option *opts, size_t n,
+                                                        hudi_error *err);
+
+/* Records data commit `instant` in t's MDT, with the write's options
+ * opts[0..n_opts) (may be NULL; the table handle's apply where a key is
+ * not there): every write stat of meta is a
  * file added with its fileSizeInBytes (base files, and log files with
  * their size after the append), deleted[0..n_deleted) (may be NULL) are
  * files removed, keys the record-index changes (ignored without a record
  * index). gen (the generator of the data commit's completion time)
  * observes the MDT's completion time, so the data instant completes
  * after it. A no-op when t has no MDT. */
-HUDI_NODISCARD hudi_status hudi_write_mdt_update(hudi_table *t, const char *instant, const hudi_commit_metadata *meta,
+HUDI_NODISCARD hudi_status hudi_write_mdt_update(hudi_table *t, const hudi_option *opts, size_t n_opts,
+                                                 const char *instant, const hudi_commit_metadata *meta,
                                                  const hudi_mdt_file_change *deleted, size_t n_deleted,
                                                  const hudi_mdt_key_change *keys, size_t n_keys, hudi_instant_gen *gen,
                                                  hudi_error *err);
@@ -79,6 +89,7 @@ typedef struct hudi_write_file_span {
 #define HUDI_WRITE_FILE_ID_BUF 64
 typedef struct hudi_write_mdt_bulk_rli hudi_write_mdt_bulk_rli;
 HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_rli_start(hudi_write_mdt_bulk_rli **out, hudi_table *t,
+                                                         const hudi_option *opts, size_t n_opts,
                                                          const char *instant, const hudi_write_rows *rows,
                                                          const hudi_write_file_span *spans, size_t n_spans,
                                                          hudi_error *err);
@@ -97,13 +108,14 @@ void hudi_write_mdt_bulk_rli_free(hudi_write_mdt_bulk_rli *b);
  * failure is this call's (a bad key: nothing written). Once it has begun
  * T on the MDT, any failure leaves T inflight there for the data
  * instant's rollback (hudi_mdt_begin). */
-HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const char *instant,
-                                                      const hudi_commit_metadata *meta, const hudi_write_rows *rows,
-                                                      hudi_write_mdt_bulk_rli *rli, hudi_instant_gen *gen,
-                                                      hudi_error *err);
+HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_insert(hudi_table *t, const hudi_option *opts, size_t n_opts,
+                                                      const char *instant, const hudi_commit_metadata *meta,
+                                                      const hudi_write_rows *rows, hudi_write_mdt_bulk_rli *rli,
+                                                      hudi_instant_gen *gen, hudi_error *err);
 /* The same with the record-index changes given: each key -> the file
  * group (partition, file id) the commit wrote it to. */
-HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_insert_keys(hudi_table *t, const char *instant,
+HUDI_NODISCARD hudi_status hudi_write_mdt_bulk_insert_keys(hudi_table *t, const hudi_option *opts,
+                                                           size_t n_opts, const char *instant,
                                                            const hudi_commit_metadata *meta,
                                                            const hudi_mdt_key_change *keys, size_t n,
                                                            hudi_instant_gen *gen, hudi_error *err);

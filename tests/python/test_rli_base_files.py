@@ -129,6 +129,19 @@ def test_option_false_writes_logs(tmp_path):
     assert len(base_files(other)) == 10
 
 
+@pytest.mark.parametrize("handle, call, want_base", [(None, "false", False), ("false", "true", True)])
+def test_option_of_the_call_wins(tmp_path, handle, call, want_base):
+    """Given to one append, the option applies to that write, over the handle's value."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", table_type="mor",
+                         hudi_options={KEY: handle} if handle else {})
+    t.append(rows(0, 5_000, 0), {KEY: call})
+    assert len(base_files(path)) == (10 if want_base else 0)
+    assert len(logs_after_init(path)) == (0 if want_base else 10)
+    check(path)
+    assert snapshot(t) == model(0, 5_000, 0)
+
+
 def test_only_a_shard_without_keys_gets_one(tmp_path):
     """A first write holding deletes as well, or a shard that already holds keys (in a log),
     takes log blocks; a later write into a table whose shards hold keys never writes a base file."""
@@ -180,6 +193,13 @@ def test_bad_value_refused_before_writing(tmp_path):
     t = HudiTableBuilder.from_base_uri(str(path)).with_hudi_option(KEY, "yes").build()
     with pytest.raises(Exception, match=KEY):
         t.append(rows(0, 10, 0))
+    assert sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir()) == before
+    assert base_files(path) == []
+    # The same value given to one call (upsert and append alike) is refused the same way.
+    t = HudiTable(str(path))
+    for verb in (t.append, t.upsert):
+        with pytest.raises(Exception, match=f"{KEY} must be true or false, not 'yes'"):
+            verb(rows(0, 10, 0), {KEY: "yes"})
     assert sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir()) == before
     assert base_files(path) == []
 
