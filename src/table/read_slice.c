@@ -1146,6 +1146,43 @@ static hudi_status run_merge_stream(hudi_slice_reader *r, hudi_error *err) {
   return st;
 }
 
+/* An incremental read needs none of a slice's base rows when the base
+ * file cannot hold a row of the range and cannot outrank a log record:
+ *   - every row of a base file carries the commit time of the instant
+ *     that wrote the file or of an older one (rewrites and compactions
+ *     keep the rows' times), so a file written before the range's first
+ *     instant (incr_times[0], requested times) holds none of its rows;
+ *   - without an ordering field (COMMIT_TIME_ORDERING) a log record beats
+ *     the base row of its key, and a delete in the logs removes it, so the
+ *     merged image of every key the logs hold is decided by the logs alone.
+ * The slice is then read as its log records merged among themselves: a
+ * MOR table's incremental read costs the changed rows, not the file
+ * group. With an ordering field the base row could win (its image, out of
+ * the range, would then be the answer), so the base is read. */
+static bool base_out_of_range(const hudi_read_plan *p, const hudi_file_slice *s) {
+  return p->incremental && p->ordering_col < 0 && s->base && s->n_logs > 0 && p->n_incr_times > 0 &&
+         strcmp(s->base->name.instant, p->incr_times[0]) < 0;
+}
+
+static hudi_status run_merge_logs_only(hudi_slice_reader *r, hudi_error *err) {
+  merge_state m;
+  memset(&m, 0, sizeof m);
+  hudi_hashmap_init(&m.winners, 0);
+  hudi_hashmap_init(&m.deletes, 0);
+  log_state ls;
+  memset(&ls, 0, sizeof ls);
+  log_index x;
+  memset(&x, 0, sizeof x);
+  hudi_status st = read_logs_into(r, &m, &ls, err);
+  log_state_free(&ls);
+  if (st == HUDI_OK) st = log_index_build(&x, r->p, &m, err);
+  if (st == HUDI_OK) st = decide_log_only(r->p, &m, &x, err);
+  if (st == HUDI_OK) st = emit_batches(r, &m, err);
+  log_index_free(&x);
+  merge_state_free(&m);
+  return st;
+}
+
 /* ---- the reader --------------------------------------------------------- */
 
 hudi_status hudi_slice_reader_open(hudi_slice_reader **out, const hudi_read_plan *p, const hudi_read_slice_ref *ref,
@@ -1226,7 +1263,9 @@ hudi_status hudi_slice_reader_next(hudi_slice_reader *r, struct ArrowArray *out,
       r->merged = true;
       /* Streaming needs a base file and the record key to meet it by. */
       bool stream = r->ref->slice->base && r->p->key_col >= 0;
-      hudi_status st = stream ? run_merge_stream(r, err) : run_merge(r, err);
+      hudi_status st = stream && base_out_of_range(r->p, r->ref->slice) ? run_merge_logs_only(r, err)
+                       : stream                                          ? run_merge_stream(r, err)
+                                                                         : run_merge(r, err);
       if (st != HUDI_OK)
         return hudi_err_context(err, st, "reading file group %s in partition '%s'", r->ref->group->file_id,
                                 r->ref->group->partition);
