@@ -1146,25 +1146,109 @@ static hudi_status run_merge_stream(hudi_slice_reader *r, hudi_error *err) {
   return st;
 }
 
-/* An incremental read needs none of a slice's base rows when the base
- * file cannot hold a row of the range and cannot outrank a log record:
- *   - every row of a base file carries the commit time of the instant
- *     that wrote the file or of an older one (rewrites and compactions
- *     keep the rows' times), so a file written before the range's first
- *     instant (incr_times[0], requested times) holds none of its rows;
+/* An incremental read needs no row of a slice's base file when that file
+ * was written before the range's first instant (incr_times[0], requested
+ * times): every row of a base file carries the commit time of the instant
+ * that wrote the file or of an older one (rewrites and compactions keep
+ * the rows' times), so none of its rows lies in the range. Its rows then
+ * matter only where they outrank the log records of their key (the key's
+ * image is then the base row, out of the range, and the key is left out):
  *   - without an ordering field (COMMIT_TIME_ORDERING) a log record beats
- *     the base row of its key, and a delete in the logs removes it, so the
- *     merged image of every key the logs hold is decided by the logs alone.
- * The slice is then read as its log records merged among themselves: a
- * MOR table's incremental read costs the changed rows, not the file
- * group. With an ordering field the base row could win (its image, out of
- * the range, would then be the answer), so the base is read. */
+ *     the base row of its key and a delete in the logs removes it, so the
+ *     log records are merged among themselves and the base is not opened;
+ *   - with one, the base file's key, sequence number, commit time and
+ *     ordering columns alone are read, to decide the log keys they meet.
+ * A MOR table's incremental read then costs the changed rows (and, with an
+ * ordering field, four columns of the file group), not the file group. */
 static bool base_out_of_range(const hudi_read_plan *p, const hudi_file_slice *s) {
-  return p->incremental && p->ordering_col < 0 && s->base && s->n_logs > 0 && p->n_incr_times > 0 &&
+  return p->incremental && s->base && s->n_logs > 0 && p->n_incr_times > 0 &&
          strcmp(s->base->name.instant, p->incr_times[0]) < 0;
 }
 
-static hudi_status run_merge_logs_only(hudi_slice_reader *r, hudi_error *err) {
+/* The base file's merge columns, each batch seen as the read schema's
+ * shape (the other columns absent: nothing here reads them), decided
+ * against the log records as stream_base decides whole rows, with no base
+ * row emitted. *fallback: a base key repeats, or a merge column is missing
+ * or of another type than the read schema's (the full merge then runs). */
+static hudi_status decide_base_keys(hudi_slice_reader *r, merge_state *m, log_index *x, bool *fallback,
+                                    hudi_error *err) {
+  const hudi_read_plan *p = r->p;
+  const int64_t want[4] = {p->key_col, p->seqno_col, p->commit_col, p->ordering_col};
+  const char *names[4];
+  size_t nn = 0;
+  for (size_t k = 0; k < 4; k++)
+    if (want[k] >= 0) names[nn++] = p->read_schema.children[want[k]].name;
+  hudi_pq_reader_options o = HUDI_PQ_READER_OPTIONS_INIT;
+  o.skip_kv_metadata = true;
+  o.lean = r->lean;
+  o.batch_size = p->batch_size;
+  o.columns = names;
+  o.n_columns = nn;
+  hudi_pq_reader *pq = NULL;
+  hudi_status st = hudi_pq_reader_open(&pq, p->t->storage, r->ref->slice->base->path, &o, err);
+  if (st == HUDI_ERR_INVALID_ARG) { /* a merge column the file lacks */
+    hudi_error_clear(err);
+    *fallback = true;
+    return HUDI_OK;
+  }
+  HUDI_TRY(st);
+  const hudi_arrow_field *fs = hudi_pq_reader_schema(pq);
+  int64_t at[4] = {-1, -1, -1, -1};
+  for (size_t k = 0; k < 4 && !*fallback; k++) {
+    if (want[k] < 0) continue;
+    const hudi_arrow_field *rf = &p->read_schema.children[want[k]];
+    at[k] = hudi_arrow_field_child_index(fs, rf->name);
+    *fallback = at[k] < 0 || strcmp(fs->children[at[k]].format, rf->format) != 0;
+  }
+  struct ArrowSchema ss;
+  memset(&ss, 0, sizeof ss);
+  int64_t rows = hudi_pq_reader_meta(pq)->num_rows;
+  size_t slots = 64;
+  while (rows > 0 && slots < (size_t)rows * 2 && slots < ((size_t)1 << 40)) slots *= 2;
+  uint64_t *seen = *fallback ? NULL : hudi_calloc(slots, sizeof *seen);
+  hudi_arrow_view *kids = *fallback ? NULL : hudi_calloc((size_t)p->read_schema.n_children + 1, sizeof *kids);
+  uint64_t *keep = NULL, *hs = NULL;
+  size_t cap = 0;
+  if (!*fallback && (!seen || !kids)) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  if (st == HUDI_OK && !*fallback) st = hudi_arrow_field_export(&ss, fs, err);
+  while (st == HUDI_OK && !*fallback) {
+    struct ArrowArray a;
+    bool eof = false;
+    st = hudi_pq_reader_next(pq, &a, &eof, err);
+    if (st != HUDI_OK || eof) break;
+    hudi_arrow_view raw;
+    memset(&raw, 0, sizeof raw);
+    st = hudi_arrow_view_init(&raw, &ss, &a, err);
+    if (st == HUDI_OK && cap < (size_t)a.length) {
+      hudi_free(keep);
+      hudi_free(hs);
+      cap = (size_t)a.length;
+      keep = hudi_calloc(cap / 64 + 2, sizeof *keep);
+      hs = hudi_malloc(cap * sizeof *hs);
+      if (!keep || !hs) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    }
+    if (st == HUDI_OK) {
+      hudi_arrow_view v = raw; /* the read schema's shape over the four columns */
+      for (size_t k = 0; k < 4; k++)
+        if (want[k] >= 0) kids[want[k]] = raw.children[at[k]];
+      v.children = kids;
+      v.n_children = p->read_schema.n_children;
+      st = stream_decide(p, m, x, &v, keep, seen, slots - 1, hs, fallback, err);
+    }
+    hudi_arrow_view_clear(&raw);
+    a.release(&a);
+  }
+  if (ss.release) ss.release(&ss);
+  hudi_free(keep);
+  hudi_free(hs);
+  hudi_free(kids);
+  hudi_free(seen);
+  hudi_pq_reader_free(pq);
+  return st;
+}
+
+/* *fallback: see decide_base_keys; nothing was emitted. */
+static hudi_status run_merge_logs_only(hudi_slice_reader *r, bool *fallback, hudi_error *err) {
   merge_state m;
   memset(&m, 0, sizeof m);
   hudi_hashmap_init(&m.winners, 0);
@@ -1176,8 +1260,9 @@ static hudi_status run_merge_logs_only(hudi_slice_reader *r, hudi_error *err) {
   hudi_status st = read_logs_into(r, &m, &ls, err);
   log_state_free(&ls);
   if (st == HUDI_OK) st = log_index_build(&x, r->p, &m, err);
-  if (st == HUDI_OK) st = decide_log_only(r->p, &m, &x, err);
-  if (st == HUDI_OK) st = emit_batches(r, &m, err);
+  if (st == HUDI_OK && r->p->ordering_col >= 0) st = decide_base_keys(r, &m, &x, fallback, err);
+  if (st == HUDI_OK && !*fallback) st = decide_log_only(r->p, &m, &x, err);
+  if (st == HUDI_OK && !*fallback) st = emit_batches(r, &m, err);
   log_index_free(&x);
   merge_state_free(&m);
   return st;
@@ -1263,9 +1348,11 @@ hudi_status hudi_slice_reader_next(hudi_slice_reader *r, struct ArrowArray *out,
       r->merged = true;
       /* Streaming needs a base file and the record key to meet it by. */
       bool stream = r->ref->slice->base && r->p->key_col >= 0;
-      hudi_status st = stream && base_out_of_range(r->p, r->ref->slice) ? run_merge_logs_only(r, err)
-                       : stream                                          ? run_merge_stream(r, err)
-                                                                         : run_merge(r, err);
+      bool logs_only = stream && base_out_of_range(r->p, r->ref->slice), fallback = false;
+      hudi_status st = logs_only ? run_merge_logs_only(r, &fallback, err) : HUDI_OK;
+      if (st == HUDI_OK && fallback) drop_queue(r);
+      if (st == HUDI_OK && (!logs_only || fallback))
+        st = stream && !fallback ? run_merge_stream(r, err) : run_merge(r, err);
       if (st != HUDI_OK)
         return hudi_err_context(err, st, "reading file group %s in partition '%s'", r->ref->group->file_id,
                                 r->ref->group->partition);
