@@ -16,7 +16,10 @@
  *     later commit; a delete whose ordering value is 0 (or null) compares by
  *     commit time only, so a plain DELETE always wins over older writes;
  *   - log blocks are read only when their instant is visible to the query
- *     and not the target of a rollback command block (table version 6). */
+ *     and not the target of a rollback command block (table version 6).
+ * An incremental read of a slice whose base file predates the range reads
+ * the logs alone, or with an ordering field the base's merge columns only
+ * (base_out_of_range below). */
 #include <string.h>
 
 #include "arrow/builder.h"
@@ -1165,12 +1168,18 @@ static bool base_out_of_range(const hudi_read_plan *p, const hudi_file_slice *s)
          strcmp(s->base->name.instant, p->incr_times[0]) < 0;
 }
 
+/* What a slice read from its logs left to the full merge. */
+typedef enum logs_only_fallback {
+  LOGS_DONE,      /* read */
+  LOGS_STREAM,    /* a merge column missing or of another type: run_merge_stream conforms it */
+  LOGS_IN_MEMORY, /* a base key repeats: run_merge */
+} logs_only_fallback;
+
 /* The base file's merge columns, each batch seen as the read schema's
  * shape (the other columns absent: nothing here reads them), decided
  * against the log records as stream_base decides whole rows, with no base
- * row emitted. *fallback: a base key repeats, or a merge column is missing
- * or of another type than the read schema's (the full merge then runs). */
-static hudi_status decide_base_keys(hudi_slice_reader *r, merge_state *m, log_index *x, bool *fallback,
+ * row emitted. *fb: see logs_only_fallback; nothing is emitted then. */
+static hudi_status decide_base_keys(hudi_slice_reader *r, merge_state *m, log_index *x, logs_only_fallback *fb,
                                     hudi_error *err) {
   const hudi_read_plan *p = r->p;
   const int64_t want[4] = {p->key_col, p->seqno_col, p->commit_col, p->ordering_col};
@@ -1188,30 +1197,33 @@ static hudi_status decide_base_keys(hudi_slice_reader *r, merge_state *m, log_in
   hudi_status st = hudi_pq_reader_open(&pq, p->t->storage, r->ref->slice->base->path, &o, err);
   if (st == HUDI_ERR_INVALID_ARG) { /* a merge column the file lacks */
     hudi_error_clear(err);
-    *fallback = true;
+    *fb = LOGS_STREAM;
     return HUDI_OK;
   }
   HUDI_TRY(st);
   const hudi_arrow_field *fs = hudi_pq_reader_schema(pq);
   int64_t at[4] = {-1, -1, -1, -1};
-  for (size_t k = 0; k < 4 && !*fallback; k++) {
+  bool retyped = false;
+  for (size_t k = 0; k < 4 && !retyped; k++) {
     if (want[k] < 0) continue;
     const hudi_arrow_field *rf = &p->read_schema.children[want[k]];
     at[k] = hudi_arrow_field_child_index(fs, rf->name);
-    *fallback = at[k] < 0 || strcmp(fs->children[at[k]].format, rf->format) != 0;
+    retyped = at[k] < 0 || strcmp(fs->children[at[k]].format, rf->format) != 0;
   }
+  if (retyped) *fb = LOGS_STREAM;
+  bool dup = false; /* a base key repeats */
   struct ArrowSchema ss;
   memset(&ss, 0, sizeof ss);
   int64_t rows = hudi_pq_reader_meta(pq)->num_rows;
   size_t slots = 64;
   while (rows > 0 && slots < (size_t)rows * 2 && slots < ((size_t)1 << 40)) slots *= 2;
-  uint64_t *seen = *fallback ? NULL : hudi_calloc(slots, sizeof *seen);
-  hudi_arrow_view *kids = *fallback ? NULL : hudi_calloc((size_t)p->read_schema.n_children + 1, sizeof *kids);
+  uint64_t *seen = retyped ? NULL : hudi_calloc(slots, sizeof *seen);
+  hudi_arrow_view *kids = retyped ? NULL : hudi_calloc((size_t)p->read_schema.n_children + 1, sizeof *kids);
   uint64_t *keep = NULL, *hs = NULL;
   size_t cap = 0;
-  if (!*fallback && (!seen || !kids)) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-  if (st == HUDI_OK && !*fallback) st = hudi_arrow_field_export(&ss, fs, err);
-  while (st == HUDI_OK && !*fallback) {
+  if (!retyped && (!seen || !kids)) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  if (st == HUDI_OK && !retyped) st = hudi_arrow_field_export(&ss, fs, err);
+  while (st == HUDI_OK && !retyped && !dup) {
     struct ArrowArray a;
     bool eof = false;
     st = hudi_pq_reader_next(pq, &a, &eof, err);
@@ -1233,11 +1245,12 @@ static hudi_status decide_base_keys(hudi_slice_reader *r, merge_state *m, log_in
         if (want[k] >= 0) kids[want[k]] = raw.children[at[k]];
       v.children = kids;
       v.n_children = p->read_schema.n_children;
-      st = stream_decide(p, m, x, &v, keep, seen, slots - 1, hs, fallback, err);
+      st = stream_decide(p, m, x, &v, keep, seen, slots - 1, hs, &dup, err);
     }
     hudi_arrow_view_clear(&raw);
     a.release(&a);
   }
+  if (dup) *fb = LOGS_IN_MEMORY;
   if (ss.release) ss.release(&ss);
   hudi_free(keep);
   hudi_free(hs);
@@ -1247,8 +1260,8 @@ static hudi_status decide_base_keys(hudi_slice_reader *r, merge_state *m, log_in
   return st;
 }
 
-/* *fallback: see decide_base_keys; nothing was emitted. */
-static hudi_status run_merge_logs_only(hudi_slice_reader *r, bool *fallback, hudi_error *err) {
+/* *fb: see logs_only_fallback; nothing was emitted unless LOGS_DONE. */
+static hudi_status run_merge_logs_only(hudi_slice_reader *r, logs_only_fallback *fb, hudi_error *err) {
   merge_state m;
   memset(&m, 0, sizeof m);
   hudi_hashmap_init(&m.winners, 0);
@@ -1260,9 +1273,9 @@ static hudi_status run_merge_logs_only(hudi_slice_reader *r, bool *fallback, hud
   hudi_status st = read_logs_into(r, &m, &ls, err);
   log_state_free(&ls);
   if (st == HUDI_OK) st = log_index_build(&x, r->p, &m, err);
-  if (st == HUDI_OK && r->p->ordering_col >= 0) st = decide_base_keys(r, &m, &x, fallback, err);
-  if (st == HUDI_OK && !*fallback) st = decide_log_only(r->p, &m, &x, err);
-  if (st == HUDI_OK && !*fallback) st = emit_batches(r, &m, err);
+  if (st == HUDI_OK && r->p->ordering_col >= 0) st = decide_base_keys(r, &m, &x, fb, err);
+  if (st == HUDI_OK && *fb == LOGS_DONE) st = decide_log_only(r->p, &m, &x, err);
+  if (st == HUDI_OK && *fb == LOGS_DONE) st = emit_batches(r, &m, err);
   log_index_free(&x);
   merge_state_free(&m);
   return st;
@@ -1348,11 +1361,15 @@ hudi_status hudi_slice_reader_next(hudi_slice_reader *r, struct ArrowArray *out,
       r->merged = true;
       /* Streaming needs a base file and the record key to meet it by. */
       bool stream = r->ref->slice->base && r->p->key_col >= 0;
-      bool logs_only = stream && base_out_of_range(r->p, r->ref->slice), fallback = false;
-      hudi_status st = logs_only ? run_merge_logs_only(r, &fallback, err) : HUDI_OK;
-      if (st == HUDI_OK && fallback) drop_queue(r);
-      if (st == HUDI_OK && (!logs_only || fallback))
-        st = stream && !fallback ? run_merge_stream(r, err) : run_merge(r, err);
+      logs_only_fallback fb = stream ? LOGS_STREAM : LOGS_IN_MEMORY;
+      hudi_status st = HUDI_OK;
+      if (stream && base_out_of_range(r->p, r->ref->slice)) {
+        fb = LOGS_DONE;
+        st = run_merge_logs_only(r, &fb, err);
+        if (st == HUDI_OK && fb != LOGS_DONE) drop_queue(r);
+      }
+      if (st == HUDI_OK && fb == LOGS_STREAM) st = run_merge_stream(r, err);
+      if (st == HUDI_OK && fb == LOGS_IN_MEMORY) st = run_merge(r, err);
       if (st != HUDI_OK)
         return hudi_err_context(err, st, "reading file group %s in partition '%s'", r->ref->group->file_id,
                                 r->ref->group->partition);

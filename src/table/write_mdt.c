@@ -59,7 +59,6 @@ hudi_status hudi_write_mdt_check_options(const hudi_table *t, const hudi_option 
 }
 
 hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
-  HUDI_TRY(hudi_write_mdt_check_options(t, NULL, 0, err));
   const char *parts = hudi_props_get(&t->props, PARTITIONS_KEY);
   const char *inflight = hudi_props_get(&t->props, INFLIGHT_KEY);
   if (inflight && *inflight)

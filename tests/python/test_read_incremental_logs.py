@@ -184,3 +184,40 @@ def test_ordering_field_reads_the_base_merge_columns_only(tmp_path):
     assert not any(req == r4 for _, req in m.state.values()), "r4's rows lose to the load's base rows"
     for s, e in ranges(m):
         assert incremental(path, s, e) == m.incremental(s, e), (s, e)
+
+
+def rewrite_base_files(path, instant: str, fn) -> int:
+    n = 0
+    for f in Path(path).glob(f"p*/*_{instant}.parquet"):
+        pq.write_table(fn(pq.read_table(f)), f)
+        n += 1
+    return n
+
+
+def as_of_end(path, m: Model, s: str, e: str) -> list:
+    """The snapshot as of the range's end, rows of the range's commits: the streaming merge's answer."""
+    req_e = next(r for r, d, _ in m.history if d == e)
+    in_range = {r for r, d, _ in m.history if s < d <= e}
+    t = pa.Table.from_batches(HudiTable(str(path)).read(HudiReadOptions().with_as_of_timestamp(req_e)))
+    return sorted((i, v, c) for i, v, c in zip(t.column("id").to_pylist(), t.column("v").to_pylist(),
+                                               t.column("_hoodie_commit_time").to_pylist()) if c in in_range)
+
+
+@pytest.mark.parametrize("change", ["ordering column retyped", "base keys repeated"])
+def test_base_files_the_merge_columns_cannot_decide(tmp_path, change):
+    """A base file whose ordering column has another type than the table's (the full streaming
+    merge casts it) or whose keys repeat (the in-memory merge) is merged whole, as snapshots
+    merge it: the load's base files rewritten so, every range equals the snapshot as of its end."""
+    path = tmp_path / "t"
+    _, m = write_history(path, ordering=True)
+    if change == "ordering column retyped":
+        fn = lambda t: t.set_column(t.schema.get_field_index("ts"), pa.field("ts", pa.int32()),  # noqa: E731
+                                    t.column("ts").cast(pa.int32()))
+    else:
+        fn = lambda t: pa.concat_tables([t, t.slice(0, 5)])  # noqa: E731
+    assert rewrite_base_files(path, m.history[0][0], fn) > 0
+    for s, e in ranges(m):
+        want = as_of_end(path, m, s, e)
+        assert incremental(path, s, e) == want, (s, e)
+        if change == "ordering column retyped":
+            assert want == m.incremental(s, e)

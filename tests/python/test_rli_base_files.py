@@ -195,6 +195,10 @@ def test_bad_value_refused_before_writing(tmp_path):
         t.append(rows(0, 10, 0))
     assert sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir()) == before
     assert base_files(path) == []
+    # A valid value given to the call overrides the handle's bad one.
+    HudiTableBuilder.from_base_uri(str(path)).with_hudi_option(KEY, "yes").build().append(rows(0, 10, 0), {KEY: "false"})
+    assert base_files(path) == []
+    before = sorted(p.name for p in (path / ".hoodie" / "timeline").iterdir())
     # The same value given to one call (upsert and append alike) is refused the same way.
     t = HudiTable(str(path))
     for verb in (t.append, t.upsert):
