@@ -1064,6 +1064,14 @@ static hudi_status emit_base(hudi_slice_reader *r, struct ArrowArray *c, hudi_ar
   return st;
 }
 
+/* The duplicate check's table for a base file of `rows` rows: a power of
+ * two, at least twice the rows. */
+static size_t seen_slots(int64_t rows) {
+  size_t slots = 64;
+  while (rows > 0 && slots < (size_t)rows * 2 && slots < ((size_t)1 << 40)) slots *= 2;
+  return slots;
+}
+
 /* *fallback: the base file's keys repeat; nothing was emitted. */
 static hudi_status stream_base(hudi_slice_reader *r, merge_state *m, log_index *x, bool *fallback, hudi_error *err) {
   const hudi_read_plan *p = r->p;
@@ -1073,9 +1081,7 @@ static hudi_status stream_base(hudi_slice_reader *r, merge_state *m, log_index *
   o.batch_size = p->batch_size;
   hudi_pq_reader *pq = NULL;
   HUDI_TRY(hudi_pq_reader_open(&pq, p->t->storage, r->ref->slice->base->path, &o, err));
-  int64_t rows = hudi_pq_reader_meta(pq)->num_rows;
-  size_t slots = 64;
-  while (rows > 0 && slots < (size_t)rows * 2 && slots < ((size_t)1 << 40)) slots *= 2;
+  size_t slots = seen_slots(hudi_pq_reader_meta(pq)->num_rows);
   uint64_t *seen = hudi_calloc(slots, sizeof *seen);
   uint64_t *keep = NULL, *hs = NULL;
   size_t hs_cap = 0;
@@ -1121,34 +1127,6 @@ static void drop_queue(hudi_slice_reader *r) {
   r->n_queue = r->pos_queue = 0;
 }
 
-static hudi_status run_merge_stream(hudi_slice_reader *r, hudi_error *err) {
-  const hudi_read_plan *p = r->p;
-  merge_state m;
-  memset(&m, 0, sizeof m);
-  hudi_hashmap_init(&m.winners, 0);
-  hudi_hashmap_init(&m.deletes, 0);
-  log_state ls;
-  memset(&ls, 0, sizeof ls);
-  log_index x;
-  memset(&x, 0, sizeof x);
-  bool fallback = false;
-  hudi_status st = read_logs_into(r, &m, &ls, err);
-  log_state_free(&ls);
-  if (st == HUDI_OK) st = log_index_build(&x, p, &m, err);
-  if (st == HUDI_OK) st = stream_base(r, &m, &x, &fallback, err);
-  if (st == HUDI_OK && !fallback) {
-    st = decide_log_only(p, &m, &x, err);
-    if (st == HUDI_OK) st = emit_batches(r, &m, err);
-  }
-  log_index_free(&x);
-  merge_state_free(&m);
-  if (st == HUDI_OK && fallback) {
-    drop_queue(r);
-    st = run_merge(r, err);
-  }
-  return st;
-}
-
 /* An incremental read needs no row of a slice's base file when that file
  * was written before the range's first instant (incr_times[0], requested
  * times): every row of a base file carries the commit time of the instant
@@ -1168,18 +1146,18 @@ static bool base_out_of_range(const hudi_read_plan *p, const hudi_file_slice *s)
          strcmp(s->base->name.instant, p->incr_times[0]) < 0;
 }
 
-/* What a slice read from its logs left to the full merge. */
-typedef enum logs_only_fallback {
-  LOGS_DONE,      /* read */
-  LOGS_STREAM,    /* a merge column missing or of another type: run_merge_stream conforms it */
-  LOGS_IN_MEMORY, /* a base key repeats: run_merge */
-} logs_only_fallback;
+/* What a streaming merge left to a fuller one (nothing emitted then). */
+typedef enum merge_fallback {
+  MERGE_DONE,      /* read */
+  MERGE_ROWS,      /* a merge column missing or of another type: the base's rows, conformed */
+  MERGE_IN_MEMORY, /* a base key repeats: run_merge */
+} merge_fallback;
 
 /* The base file's merge columns, each batch seen as the read schema's
  * shape (the other columns absent: nothing here reads them), decided
  * against the log records as stream_base decides whole rows, with no base
- * row emitted. *fb: see logs_only_fallback; nothing is emitted then. */
-static hudi_status decide_base_keys(hudi_slice_reader *r, merge_state *m, log_index *x, logs_only_fallback *fb,
+ * row emitted. *fb: see merge_fallback. */
+static hudi_status decide_base_keys(hudi_slice_reader *r, merge_state *m, log_index *x, merge_fallback *fb,
                                     hudi_error *err) {
   const hudi_read_plan *p = r->p;
   const int64_t want[4] = {p->key_col, p->seqno_col, p->commit_col, p->ordering_col};
@@ -1197,7 +1175,7 @@ static hudi_status decide_base_keys(hudi_slice_reader *r, merge_state *m, log_in
   hudi_status st = hudi_pq_reader_open(&pq, p->t->storage, r->ref->slice->base->path, &o, err);
   if (st == HUDI_ERR_INVALID_ARG) { /* a merge column the file lacks */
     hudi_error_clear(err);
-    *fb = LOGS_STREAM;
+    *fb = MERGE_ROWS;
     return HUDI_OK;
   }
   HUDI_TRY(st);
@@ -1210,13 +1188,11 @@ static hudi_status decide_base_keys(hudi_slice_reader *r, merge_state *m, log_in
     at[k] = hudi_arrow_field_child_index(fs, rf->name);
     retyped = at[k] < 0 || strcmp(fs->children[at[k]].format, rf->format) != 0;
   }
-  if (retyped) *fb = LOGS_STREAM;
+  if (retyped) *fb = MERGE_ROWS;
   bool dup = false; /* a base key repeats */
   struct ArrowSchema ss;
   memset(&ss, 0, sizeof ss);
-  int64_t rows = hudi_pq_reader_meta(pq)->num_rows;
-  size_t slots = 64;
-  while (rows > 0 && slots < (size_t)rows * 2 && slots < ((size_t)1 << 40)) slots *= 2;
+  size_t slots = seen_slots(hudi_pq_reader_meta(pq)->num_rows);
   uint64_t *seen = retyped ? NULL : hudi_calloc(slots, sizeof *seen);
   hudi_arrow_view *kids = retyped ? NULL : hudi_calloc((size_t)p->read_schema.n_children + 1, sizeof *kids);
   uint64_t *keep = NULL, *hs = NULL;
@@ -1250,7 +1226,7 @@ static hudi_status decide_base_keys(hudi_slice_reader *r, merge_state *m, log_in
     hudi_arrow_view_clear(&raw);
     a.release(&a);
   }
-  if (dup) *fb = LOGS_IN_MEMORY;
+  if (dup) *fb = MERGE_IN_MEMORY;
   if (ss.release) ss.release(&ss);
   hudi_free(keep);
   hudi_free(hs);
@@ -1260,8 +1236,17 @@ static hudi_status decide_base_keys(hudi_slice_reader *r, merge_state *m, log_in
   return st;
 }
 
-/* *fb: see logs_only_fallback; nothing was emitted unless LOGS_DONE. */
-static hudi_status run_merge_logs_only(hudi_slice_reader *r, logs_only_fallback *fb, hudi_error *err) {
+/* How a slice's base file meets its indexed log records. */
+typedef enum base_pass {
+  BASE_ROWS,          /* streamed whole (stream_base) */
+  BASE_MERGE_COLUMNS, /* its merge columns only (decide_base_keys) */
+  BASE_NONE,          /* not opened */
+} base_pass;
+
+/* The log records read and indexed, the base file passed as `how` says,
+ * the log keys no base row met decided, and the winners emitted. */
+static hudi_status merge_indexed(hudi_slice_reader *r, base_pass how, merge_fallback *fb, hudi_error *err) {
+  const hudi_read_plan *p = r->p;
   merge_state m;
   memset(&m, 0, sizeof m);
   hudi_hashmap_init(&m.winners, 0);
@@ -1272,12 +1257,38 @@ static hudi_status run_merge_logs_only(hudi_slice_reader *r, logs_only_fallback 
   memset(&x, 0, sizeof x);
   hudi_status st = read_logs_into(r, &m, &ls, err);
   log_state_free(&ls);
-  if (st == HUDI_OK) st = log_index_build(&x, r->p, &m, err);
-  if (st == HUDI_OK && r->p->ordering_col >= 0) st = decide_base_keys(r, &m, &x, fb, err);
-  if (st == HUDI_OK && *fb == LOGS_DONE) st = decide_log_only(r->p, &m, &x, err);
-  if (st == HUDI_OK && *fb == LOGS_DONE) st = emit_batches(r, &m, err);
+  if (st == HUDI_OK) st = log_index_build(&x, p, &m, err);
+  if (st == HUDI_OK && how == BASE_ROWS) {
+    bool dup = false;
+    st = stream_base(r, &m, &x, &dup, err);
+    if (dup) *fb = MERGE_IN_MEMORY;
+  }
+  if (st == HUDI_OK && how == BASE_MERGE_COLUMNS) st = decide_base_keys(r, &m, &x, fb, err);
+  if (st == HUDI_OK && *fb == MERGE_DONE) st = decide_log_only(p, &m, &x, err);
+  if (st == HUDI_OK && *fb == MERGE_DONE) st = emit_batches(r, &m, err);
   log_index_free(&x);
   merge_state_free(&m);
+  return st;
+}
+
+/* A slice with a base file: its base rows streamed past the log records,
+ * or fewer of them for an incremental read (base_out_of_range); the whole
+ * slice in memory when base keys repeat. */
+static hudi_status run_merge_stream(hudi_slice_reader *r, hudi_error *err) {
+  base_pass how = !base_out_of_range(r->p, r->ref->slice) ? BASE_ROWS
+                  : r->p->ordering_col >= 0               ? BASE_MERGE_COLUMNS
+                                                          : BASE_NONE;
+  merge_fallback fb = MERGE_DONE;
+  hudi_status st = merge_indexed(r, how, &fb, err);
+  if (st == HUDI_OK && fb == MERGE_ROWS) {
+    drop_queue(r);
+    fb = MERGE_DONE;
+    st = merge_indexed(r, BASE_ROWS, &fb, err);
+  }
+  if (st == HUDI_OK && fb == MERGE_IN_MEMORY) {
+    drop_queue(r);
+    st = run_merge(r, err);
+  }
   return st;
 }
 
@@ -1361,15 +1372,7 @@ hudi_status hudi_slice_reader_next(hudi_slice_reader *r, struct ArrowArray *out,
       r->merged = true;
       /* Streaming needs a base file and the record key to meet it by. */
       bool stream = r->ref->slice->base && r->p->key_col >= 0;
-      logs_only_fallback fb = stream ? LOGS_STREAM : LOGS_IN_MEMORY;
-      hudi_status st = HUDI_OK;
-      if (stream && base_out_of_range(r->p, r->ref->slice)) {
-        fb = LOGS_DONE;
-        st = run_merge_logs_only(r, &fb, err);
-        if (st == HUDI_OK && fb != LOGS_DONE) drop_queue(r);
-      }
-      if (st == HUDI_OK && fb == LOGS_STREAM) st = run_merge_stream(r, err);
-      if (st == HUDI_OK && fb == LOGS_IN_MEMORY) st = run_merge(r, err);
+      hudi_status st = stream ? run_merge_stream(r, err) : run_merge(r, err);
       if (st != HUDI_OK)
         return hudi_err_context(err, st, "reading file group %s in partition '%s'", r->ref->group->file_id,
                                 r->ref->group->partition);
