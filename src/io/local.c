@@ -673,6 +673,10 @@ static hudi_status local_sync(hudi_storage *s, const char *path, hudi_error *err
   return st;
 }
 
+bool hudi_local_storage_syncs(const hudi_storage *s) {
+  return s && s->vtable->sync == local_sync && ((const local_storage *)s)->fsync;
+}
+
 static hudi_status local_make_parents(hudi_storage *s, const char *path, hudi_error *err) {
   local_storage *ls = as_local(s);
   char *full;

@@ -36,6 +36,8 @@ struct hudi_pq_writer {
   hudi_storage *storage;
   char *path;
   uint64_t pos;                /* bytes written so far */
+  bool writeback;              /* fd's bytes are started to disk by steps (WRITEBACK_STEP) */
+  uint64_t wb_pos;             /* ... up to here so far */
   size_t mem_start;
   /* row groups */
   hudi_pq_arena arena;         /* footer metadata */
@@ -52,6 +54,11 @@ struct hudi_pq_writer {
   hudi_threadpool *pool; /* encode_threads > 1: helpers encoding columns */
   int32_t *twin_of;      /* per leaf: the leaf whose pages it copies (hudi_pq_writer_twin), or -1 */
 };
+
+/* A local file whose bytes will be fsynced has its writeback started every
+ * this many bytes (hudi_local_start_writeback): the disk writes while the
+ * cores encode, where the sync after the last file waited for all of it. */
+#define WRITEBACK_STEP ((uint64_t)8 << 20)
 
 static hudi_status sink_write(hudi_pq_writer *w, const void *p, size_t n, hudi_error *err) {
   if (n == 0) return HUDI_OK;
@@ -71,6 +78,10 @@ static hudi_status sink_write(hudi_pq_writer *w, const void *p, size_t n, hudi_e
     HUDI_TRY(hudi_buf_append(w->mem, p, n, err));
   }
   w->pos += n;
+  if (w->writeback && w->pos - w->wb_pos >= WRITEBACK_STEP) {
+    hudi_local_start_writeback(w->fd, w->wb_pos, w->pos - w->wb_pos);
+    w->wb_pos = w->pos;
+  }
   return HUDI_OK;
 }
 
@@ -163,6 +174,7 @@ static hudi_status open_temp(hudi_pq_writer *w, hudi_error *err) {
     w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (w->fd < 0) st = hudi_err_set(err, HUDI_ERR_IO, "creating %s: %s", w->tmp_path, strerror(errno));
   }
+  w->writeback = st == HUDI_OK && hudi_local_storage_syncs(w->storage);
   return st;
 }
 
@@ -717,6 +729,7 @@ hudi_status hudi_pq_writer_close(hudi_pq_writer *w, hudi_pq_write_summary *summa
   /* Publish. */
   if (st == HUDI_OK && w->storage) {
     if (w->fd >= 0) {
+      if (w->writeback && w->pos > w->wb_pos) hudi_local_start_writeback(w->fd, w->wb_pos, w->pos - w->wb_pos);
       int r = close(w->fd);
       w->fd = -1;
       if (r != 0) st = hudi_err_set(err, HUDI_ERR_IO, "closing %s: %s", w->tmp_path, strerror(errno));
