@@ -59,6 +59,7 @@ struct hudi_pq_writer {
  * this many bytes (hudi_local_start_writeback): the disk writes while the
  * cores encode, where the sync after the last file waited for all of it. */
 #define WRITEBACK_STEP ((uint64_t)8 << 20)
+#define WRITEBACK_ALIGN ((uint64_t)64 << 10)
 
 static hudi_status sink_write(hudi_pq_writer *w, const void *p, size_t n, hudi_error *err) {
   if (n == 0) return HUDI_OK;
@@ -78,9 +79,11 @@ static hudi_status sink_write(hudi_pq_writer *w, const void *p, size_t n, hudi_e
     HUDI_TRY(hudi_buf_append(w->mem, p, n, err));
   }
   w->pos += n;
-  if (w->writeback && w->pos - w->wb_pos >= WRITEBACK_STEP) {
-    hudi_local_start_writeback(w->fd, w->wb_pos, w->pos - w->wb_pos);
-    w->wb_pos = w->pos;
+  /* Whole pages only: a write into a page under writeback waits for it. */
+  uint64_t end = w->pos & ~(WRITEBACK_ALIGN - 1);
+  if (w->writeback && end - w->wb_pos >= WRITEBACK_STEP) {
+    hudi_local_start_writeback(w->fd, w->wb_pos, end - w->wb_pos);
+    w->wb_pos = end;
   }
   return HUDI_OK;
 }
