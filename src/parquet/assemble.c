@@ -325,8 +325,11 @@ static void convert_run(uint8_t *dst, const hudi_pq_node *n, const hudi_pq_colum
       for (size_t i = 0; i < cnt; i++) {
         int64_t v = n->conv == HUDI_PQ_RCONV_DEC_I32 ? le32(src + 4 * i) : le64(src + 8 * i);
         uint8_t *o = dst + (size_t)w * i;
+        /* The sign extended word by word: a memset call per value was
+         * ~4% of a keyed write over decimal columns (tpcds-web-returns). */
+        uint64_t ext = v < 0 ? UINT64_MAX : 0;
         memcpy(o, &v, 8);
-        memset(o + 8, v < 0 ? 0xff : 0, (size_t)w - 8);
+        for (int32_t b = 8; b < w; b += 8) memcpy(o + b, &ext, 8);
       }
       break;
     case HUDI_PQ_RCONV_DEC_BE:
