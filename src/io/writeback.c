@@ -1,4 +1,4 @@
-/* Early writeback of local files (backend.h). Its own file: the Linux
+/* Early writeback of local files (io/storage.h). Its own file: the Linux
  * call needs _GNU_SOURCE, which the rest of the io layer does without. */
 #if defined(__linux__)
 #  define _GNU_SOURCE
