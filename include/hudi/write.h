@@ -44,15 +44,22 @@ typedef struct hudi_create_options {
    * `files` partition and the record-level index (partition record_index),
    * kept current by every append (a bulk insert then refuses a key twice in
    * one write). false: no MDT, unless option hoodie.metadata.enable=true
-   * (then `files` only). Options asking for the other MDT indexes (column
-   * and partition stats, bloom filters, secondary indexes) are refused at
-   * create; on tables Spark built them for, every write keeps them current
-   * (docs/status.md). */
+   * (then `files` only). Option hoodie.metadata.index.column.stats.enable=
+   * true adds `column_stats` (2 file groups) and, on a partitioned table,
+   * `partition_stats` (1; hoodie.metadata.index.partition.stats.enable=
+   * false leaves it out), as Spark's defaults build them: every commit
+   * records its files' column ranges, which readers (ours, Spark's data
+   * skipping) use to skip files. Options asking for bloom filters or
+   * secondary indexes are refused at create; on tables Spark built them
+   * for, every write keeps them current (docs/status.md). */
   bool record_index_enabled;
   /* Hudi options ("hoodie.*": hoodie.datasource.write.hive_style_partitioning
    * (default true), hoodie.datasource.write.partitionpath.urlencode (false),
    * hoodie.write.table.version (8; or 6 or 9), hoodie.table.timeline.timezone (UTC
-   * only)) and storage options (the rest, e.g. "fsync"). */
+   * only), hoodie.metadata.enable, hoodie.metadata.index.column.stats.enable
+   * (false), hoodie.metadata.index.partition.stats.enable (with column stats),
+   * hoodie.metadata.index.{column,partition}.stats.file.group.count (2, 1))
+   * and storage options (the rest, e.g. "fsync"). */
   const hudi_option *options;
   size_t n_options;
 } hudi_create_options;

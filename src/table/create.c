@@ -201,7 +201,7 @@ static hudi_status render(hudi_buf *b, const hudi_create_options *o, const char 
   if (*mdt_parts) { /* the metadata table (create_mdt.h) */
     HUDI_TRY(put(b, "hoodie.table.metadata.partitions", mdt_parts, err));
     HUDI_TRY(put(b, "hoodie.table.metadata.partitions.inflight", "", err));
-    if (version == 9 && strstr(mdt_parts, "record_index")) /* index.json (create_mdt.h) */
+    if ((version == 9 && strstr(mdt_parts, "record_index")) || strstr(mdt_parts, "column_stats")) /* create_mdt.h */
       HUDI_TRY(put(b, "hoodie.table.index.defs.path", ".hoodie/.index_defs/index.json", err));
   }
   return put(b, "hoodie.table.checksum", sum, err);
@@ -249,8 +249,8 @@ static hudi_status validate(const hudi_create_options *o, int *version, size_t *
                           o->ordering_fields);
   }
   if (o->database_name) HUDI_TRY(check_name("database name", o->database_name, err));
-  bool mdt, rli;
-  HUDI_TRY(hudi_create_mdt_plan(o, &mdt, &rli, err)); /* hudi_create_mdt acts on it */
+  hudi_mdt_create_plan plan;
+  HUDI_TRY(hudi_create_mdt_plan(o, &plan, err)); /* hudi_create_mdt acts on it */
   const char *v = hudi_create_option(o, "hoodie.write.table.version");
   *version = 8;
   if (v && !strcmp(v, "6")) *version = 6;
@@ -258,7 +258,7 @@ static hudi_status validate(const hudi_create_options *o, int *version, size_t *
   else if (v && strcmp(v, "8") != 0)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "hoodie.write.table.version=%s: hudi-c creates table versions 6, 8 and 9", v);
-  if (*version == 6 && mdt) /* create_mdt.h: the v6 metadata table is not written */
+  if (*version == 6 && plan.mdt) /* create_mdt.h: the v6 metadata table is not written */
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table version 6: hudi-c creates version 6 tables without a metadata table (record "
                         "index); pass record_index_enabled=false (upserts then use the bloom index)");

@@ -593,6 +593,7 @@ void hudi_cs_records_free(hudi_cs_records *r) {
   }
   hudi_free(r->items);
   hudi_avro_schema_free(r->schema);
+  hudi_cs_columns_free(r->cols, r->n_cols);
   memset(r, 0, sizeof *r);
 }
 
@@ -852,8 +853,13 @@ hudi_status hudi_cs_commit_records(hudi_cs_records *out, hudi_table *t, const hu
   c.files = files;
   c.n_files = n_files;
   if (!n_files || (!with_column_stats && !with_partition_stats)) return HUDI_OK;
-  HUDI_TRY(hudi_cs_columns_load(&c.cols, &c.n_cols, &out->layout, t->storage,
-                                hudi_props_get(&t->props, "hoodie.table.index.defs.path"), err));
+  if (out->cols) { /* hudi_cs_commit_columns' (out owns them) */
+    c.cols = out->cols;
+    c.n_cols = out->n_cols;
+  } else {
+    HUDI_TRY(hudi_cs_columns_load(&c.cols, &c.n_cols, &out->layout, t->storage,
+                                  hudi_props_get(&t->props, "hoodie.table.index.defs.path"), err));
+  }
   /* Version 8 (Hudi 1.0.x) writes V1 records; its index definitions name
    * no version. */
   if (t->version < 9) out->layout = HUDI_CS_LAYOUT_V1;
@@ -871,7 +877,7 @@ hudi_status hudi_cs_commit_records(hudi_cs_records *out, hudi_table *t, const hu
   }
   if (c.have_view) hudi_fsview_free(&c.view);
   if (with_partition_stats) hudi_hashmap_free(&c.replaced);
-  hudi_cs_columns_free(c.cols, c.n_cols);
+  if (c.cols != out->cols) hudi_cs_columns_free(c.cols, c.n_cols);
   return st;
 }
 
@@ -894,11 +900,14 @@ bool hudi_cs_maintains(const hudi_table *t, const char *name, size_t len) {
                            NULL) != HUDI_OK)
     return false;
   hudi_cs_columns_free(cols, n_cols);
-  return n_cols > 0 && hudi_cs_count_groups(t->storage, cs ? "column_stats" : "partition_stats", &groups, NULL) == HUDI_OK;
+  /* An empty list is a table created with the index: its first commit
+   * picks the columns (hudi_cs_commit_columns). */
+  return hudi_cs_count_groups(t->storage, cs ? "column_stats" : "partition_stats", &groups, NULL) == HUDI_OK;
 }
 
-hudi_status hudi_cs_mdt_records(hudi_cs_records *out, hudi_table *t, const hudi_commit_metadata *meta,
-                                const hudi_mdt_file_change *files, size_t n_files, hudi_error *err) {
+hudi_status hudi_cs_mdt_records(hudi_cs_records *out, hudi_table *t, const hudi_option *opts, size_t n_opts,
+                                const hudi_commit_metadata *meta, const hudi_mdt_file_change *files, size_t n_files,
+                                hudi_error *err) {
   memset(out, 0, sizeof *out);
   const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
   bool cs = hudi_props_list_has(parts, "column_stats"), ps = hudi_props_list_has(parts, "partition_stats");
@@ -910,6 +919,9 @@ hudi_status hudi_cs_mdt_records(hudi_cs_records *out, hudi_table *t, const hudi_
   if (ps && !cs)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s lists partition_stats without column_stats", t->base_uri);
   HUDI_TRY(hudi_mdt_w_schema(&out->schema, t->version, err)); /* the MDT's own: v8 has no valueType */
+  if (!n_files) return HUDI_OK;
+  HUDI_TRY(hudi_cs_commit_columns(&out->cols, &out->n_cols, &out->layout, &out->cols_changed, t, meta, opts, n_opts,
+                                  err));
   return hudi_cs_commit_records(out, t, out->schema->root, meta, files, n_files, cs, ps, err);
 }
 

@@ -27,10 +27,12 @@
  * A deleted file gets a column_stats record with isDeleted true, no
  * bounds, zero counts and value type NULL.
  *
- * Which columns: the column_stats index definition's sourceFields in
- * .hoodie/.index_defs/index.json (Hudi writes the resolved list there:
- * the three always-indexed meta fields, then the configured or first 32
- * supported data columns). Columns a file lacks get no record. */
+ * Which columns: hudi_cs_commit_columns, Hudi's rule over the commit's
+ * schema reconciled with the column_stats index definition's sourceFields
+ * in .hoodie/.index_defs/index.json (Hudi writes the resolved list there
+ * after each commit: the three always-indexed meta fields, then the
+ * configured or first 32 supported data columns). Columns a file lacks
+ * get no record. */
 #ifndef HUDI_TABLE_MDT_COLUMN_STATS_H
 #define HUDI_TABLE_MDT_COLUMN_STATS_H
 
@@ -199,6 +201,13 @@ typedef struct hudi_cs_records {
   size_t n, cap;
   int layout; /* HUDI_CS_LAYOUT_*: the index definition's version, V1 on version-8 tables */
   hudi_avro_schema *schema; /* owned by hudi_cs_mdt_records' result: the records' value trees use it */
+  /* The indexed columns (hudi_cs_commit_columns; owned): set before
+   * hudi_cs_commit_records, which then takes them instead of the index
+   * definition's; cols_changed: they differ from the definition's, which
+   * the caller rewrites once the commit's metadata is written. */
+  char **cols;
+  size_t n_cols;
+  bool cols_changed;
 } hudi_cs_records;
 
 void hudi_cs_records_free(hudi_cs_records *r);
@@ -207,6 +216,7 @@ HUDI_NODISCARD hudi_status hudi_cs_records_grow(hudi_cs_records *r, hudi_error *
 
 struct hudi_table;
 struct hudi_commit_metadata;
+struct hudi_option;
 HUDI_NODISCARD hudi_status hudi_cs_commit_records(hudi_cs_records *out, struct hudi_table *t,
                                                   const hudi_avro_node *schema,
                                                   const struct hudi_commit_metadata *meta,
@@ -220,8 +230,29 @@ HUDI_NODISCARD hudi_status hudi_cs_commit_records(hudi_cs_records *out, struct h
  * hudi_mdt_commit), with out->schema the table-version-9 payload schema
  * their values use; nothing otherwise. */
 HUDI_NODISCARD hudi_status hudi_cs_mdt_records(hudi_cs_records *out, struct hudi_table *t,
+                                               const struct hudi_option *opts, size_t n_opts,
                                                const struct hudi_commit_metadata *meta,
                                                const hudi_mdt_file_change *files, size_t n_files, hudi_error *err);
+
+/* The columns the column stats of a commit (meta, nullable) of t cover,
+ * as Hudi's getColumnsToIndex picks them from the commit's writer schema:
+ * _hoodie_commit_time, _hoodie_partition_path, _hoodie_record_key (unless
+ * the table populates no meta fields), then the columns of the write
+ * option hoodie.metadata.index.column.stats.column.list or the first
+ * ...max.columns.to.index (32) data columns of a supported type (not a
+ * record, array, map or enum; decimals within decimal(30,15); for the V1
+ * layout, not a time, millisecond or local timestamp, or plain fixed:
+ * hudi-c writes no V1 records of those). That list
+ * is taken when the index definition's sourceFields are empty (a table
+ * created with the index), or one is a prefix of the other (columns added
+ * by schema evolution, or left by a commit rolled back after it listed
+ * them), or column.list is given; otherwise the definition's list (one
+ * Spark's own configuration chose). Without a writer schema, the
+ * definition's. *changed: the result differs from the definition's.
+ * *layout as hudi_cs_columns_load. Free *out with hudi_cs_columns_free. */
+HUDI_NODISCARD hudi_status hudi_cs_commit_columns(char ***out, size_t *n, int *layout, bool *changed,
+                                                  struct hudi_table *t, const struct hudi_commit_metadata *meta,
+                                                  const struct hudi_option *opts, size_t n_opts, hudi_error *err);
 
 /* Whether hudi-c can keep column_stats / partition_stats of table t
  * current (table version 9 or later, copy-on-write or merge-on-read). */
@@ -229,8 +260,9 @@ bool hudi_cs_supported(const struct hudi_table *t);
 
 /* Whether the MDT partition name[0, len) is one hudi-c keeps current for t:
  * column_stats or partition_stats, when hudi_cs_supported, the table's
- * index definitions hold a V2 column_stats definition with columns, and
- * the partition has its file groups (reads storage). */
+ * index definitions hold a V1 or V2 column_stats definition (an empty
+ * column list included: a table created with the index), and the
+ * partition has its file groups (reads storage). */
 bool hudi_cs_maintains(const struct hudi_table *t, const char *name, size_t len);
 
 /* One MDT log file's content: the HFILE_DATA block of the records of one

@@ -123,24 +123,24 @@ static hudi_status init_files(hudi_storage *s, const hudi_mdt_write_options *o, 
   return st;
 }
 
-/* record_index: an init log per shard, committed (without write stats, as
- * Hudi lists none for an empty index) by deltacommit 00000000000000001. */
-static hudi_status init_record_index(hudi_storage *s, const hudi_mdt_write_options *o, hudi_error *err) {
-  const char *t = HUDI_MDT_INIT_RLI_INSTANT;
+/* An index partition (record_index, column_stats, partition_stats): an
+ * init log per file group, committed (without write stats, as Hudi lists
+ * none for an empty index) by its own deltacommit at instant t. */
+static hudi_status init_index_partition(hudi_storage *s, const hudi_mdt_write_options *o, const char *partition,
+                                        int32_t n_groups, const char *t, hudi_error *err) {
   size_t schema_len = 0;
   const char *schema_json = hudi_mdt_schema_json(o->table_version, &schema_len);
   HUDI_TRY(hudi_mdt_w_instant(s, t, "", HUDI_INSTANT_REQUESTED, "", 0, err));
   HUDI_TRY(hudi_mdt_w_instant(s, t, "", HUDI_INSTANT_INFLIGHT, "", 0, err));
-  HUDI_TRY(hudi_mdt_w_partition_metadata(s, "record_index", t, err));
-  int32_t n = o->record_index_shards == 0 ? HUDI_MDT_DEFAULT_RLI_SHARDS : o->record_index_shards;
+  HUDI_TRY(hudi_mdt_w_partition_metadata(s, partition, t, err));
   hudi_buf id;
   hudi_buf_init(&id, 256);
   hudi_status st = HUDI_OK;
-  for (int32_t i = 0; st == HUDI_OK && i < n; i++) {
+  for (int32_t i = 0; st == HUDI_OK && i < n_groups; i++) {
     hudi_buf_reset(&id);
-    st = hudi_mdt_file_id(&id, "record_index", i, err);
+    st = hudi_mdt_file_id(&id, partition, i, err);
     if (st == HUDI_OK) st = hudi_buf_append_byte(&id, 0, err);
-    if (st == HUDI_OK) st = write_init_log(s, "record_index", (const char *)id.data, t, err);
+    if (st == HUDI_OK) st = write_init_log(s, partition, (const char *)id.data, t, err);
   }
   hudi_buf_free(&id);
   hudi_commit_metadata *m = NULL;
@@ -150,6 +150,45 @@ static hudi_status init_record_index(hudi_storage *s, const hudi_mdt_write_optio
   if (st == HUDI_OK) st = hudi_mdt_w_complete(s, m, t, done, err);
   hudi_commit_metadata_free(m);
   return st;
+}
+
+/* The index partitions after files, in Hudi's initialisation order
+ * (HoodieBackedTableMetadataWriter: column_stats, record_index,
+ * partition_stats), each at the next instant after files' 00..0 (Java's
+ * SOLO_COMMIT_TIMESTAMP plus the first free millisecond). */
+static hudi_status init_indexes(hudi_storage *s, const hudi_mdt_write_options *o, hudi_error *err) {
+  int32_t rli = o->record_index_shards == -1 ? 0
+                : o->record_index_shards == 0 ? HUDI_MDT_DEFAULT_RLI_SHARDS
+                                              : o->record_index_shards;
+  const struct {
+    const char *partition;
+    int32_t groups;
+  } order[] = {{"column_stats", o->column_stats_groups},
+               {"record_index", rli},
+               {"partition_stats", o->partition_stats_groups}};
+  char t[HUDI_INSTANT_TIME_BUF] = HUDI_MDT_INIT_FILES_INSTANT;
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+    if (order[i].groups <= 0) continue;
+    t[HUDI_INSTANT_TIME_BUF - 2]++; /* ...001, ...002, ...003 */
+    HUDI_TRY(init_index_partition(s, o, order[i].partition, order[i].groups, t, err));
+  }
+  return HUDI_OK;
+}
+
+/* hoodie.table.metadata.partitions: the partitions in name order, as Hudi
+ * stores the set. */
+static hudi_status partitions_list(hudi_buf *out, const hudi_mdt_write_options *o, hudi_error *err) {
+  const char *names[] = {o->column_stats_groups > 0 ? "column_stats" : NULL, "files",
+                         o->partition_stats_groups > 0 ? "partition_stats" : NULL,
+                         o->record_index_shards != -1 ? "record_index" : NULL};
+  bool first = true;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    if (!names[i]) continue;
+    if (!first) HUDI_TRY(hudi_buf_append_byte(out, ',', err));
+    HUDI_TRY(hudi_buf_append_str(out, names[i], err));
+    first = false;
+  }
+  return HUDI_OK;
 }
 
 hudi_status hudi_mdt_init(hudi_storage *s, const hudi_mdt_write_options *opts, hudi_buf *out_partitions,
@@ -174,9 +213,7 @@ hudi_status hudi_mdt_init(hudi_storage *s, const hudi_mdt_write_options *opts, h
   HUDI_TRY(hudi_mdt_w_schema(&schema, o.table_version, err));
   st = init_files(s, &o, schema, err);
   hudi_avro_schema_free(schema);
-  if (st == HUDI_OK && o.record_index_shards != -1) st = init_record_index(s, &o, err);
+  if (st == HUDI_OK) st = init_indexes(s, &o, err);
   HUDI_TRY(st);
-  if (out_partitions)
-    HUDI_TRY(hudi_buf_append_str(out_partitions, o.record_index_shards == -1 ? "files" : "files,record_index", err));
-  return HUDI_OK;
+  return out_partitions ? partitions_list(out_partitions, &o, err) : HUDI_OK;
 }

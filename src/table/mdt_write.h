@@ -115,10 +115,15 @@ typedef struct hudi_mdt_write_options {
    * then copies every block no later commit changed (mdt_compact.h);
    * from a log block it re-encodes all of them. false: a log block. */
   bool rli_base_files;
+  /* init only: the file groups of the column_stats and partition_stats
+   * partitions to create (0 = no such partition; Hudi's defaults are 2
+   * and 1). */
+  int32_t column_stats_groups;
+  int32_t partition_stats_groups;
 } hudi_mdt_write_options;
 
 #define HUDI_MDT_WRITE_OPTIONS_INIT \
-  {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, NULL, false, 0, false, NULL, NULL, false}
+  {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, NULL, false, 0, false, NULL, NULL, false, 0, 0}
 
 /* hudi-c's own key for rli_base_files (an option of the table handle:
  * given when the table is created or opened; default true, anything but

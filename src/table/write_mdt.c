@@ -15,6 +15,7 @@
 #include "base/hash.h"
 #include "base/threadpool.h"
 #include "table/mdt_bloom_filters.h"
+#include "table/index_defs.h"
 #include "table/mdt_column_stats.h"
 #include "table/mdt_reader.h"
 #include "table/properties.h"
@@ -158,7 +159,7 @@ static hudi_status mdt_update(hudi_table *t, const hudi_option *opts, size_t n_o
   hudi_mdt_write_options o = mdt_options(t, opts, n_opts);
   o.begun = begun;
   hudi_cs_records csr = {0}; /* column_stats / partition_stats (mdt_column_stats.h) */
-  if (st == HUDI_OK) st = hudi_cs_mdt_records(&csr, t, meta, files, k, err);
+  if (st == HUDI_OK) st = hudi_cs_mdt_records(&csr, t, opts, n_opts, meta, files, k, err);
   if (st == HUDI_OK) st = hudi_bf_commit_records(&csr, t, instant, files, k, err); /* mdt_bloom_filters.h */
   o.index_records = csr.items;
   o.n_index_records = csr.n;
@@ -176,6 +177,11 @@ static hudi_status mdt_update(hudi_table *t, const hudi_option *opts, size_t n_o
   if (st == HUDI_OK) st = hudi_mdt_commit(t->storage, &o, &in, &res, err);
   if (st == HUDI_OK) hudi_mdt_shared_version_seen(t, res.table_version);
   hudi_mdt_share_invalidate(t); /* the MDT changed (or may have, on failure) */
+  /* The columns the commit indexed, into the index definition (Hudi's
+   * updateColsToIndex): the list readers see as indexed. */
+  if (st == HUDI_OK && csr.cols_changed)
+    st = hudi_index_defs_set_source_fields(t->storage, hudi_props_get(&t->props, "hoodie.table.index.defs.path"),
+                                           "column_stats", (const char *const *)csr.cols, csr.n_cols, NULL, err);
   hudi_cs_records_free(&csr);
   hudi_si_changes_free(&sic);
   hudi_si_defs_free(&sid);

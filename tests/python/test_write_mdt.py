@@ -106,9 +106,9 @@ def test_options(tmp_path):
     assert out.returncode == 0 and "PASS metadata.files-listing" in out.stdout, out.stdout
     with pytest.raises(HudiInvalidInputError, match="metadata table"):
         HudiTable.create(str(tmp_path / "bad"), "id", hudi_options={"hoodie.metadata.enable": "false"})
-    with pytest.raises(HudiUnsupportedError, match="column.stats"):
+    with pytest.raises(HudiUnsupportedError, match="bloom.filter"):
         HudiTable.create(str(tmp_path / "bad"), "id",
-                         hudi_options={"hoodie.metadata.index.column.stats.enable": "true"})
+                         hudi_options={"hoodie.metadata.index.bloom.filter.enable": "true"})
     assert not (tmp_path / "bad").exists()
 
 

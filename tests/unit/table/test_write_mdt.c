@@ -20,6 +20,7 @@
 #include "table/mdt_files.h"
 #include "table/mdt_reader.h"
 #include "table/mdt_record_index.h"
+#include "table/read_plan.h"
 #include "table/table.h"
 
 static char dir[256];
@@ -479,11 +480,123 @@ static void files_only(void **state) {
   hudi_option off = {"hoodie.metadata.enable", "false"};
   o.options = &off;
   assert_int_equal(hudi_table_create(&t, p, &o, &err), HUDI_ERR_INVALID_ARG);
-  hudi_option cs = {"hoodie.metadata.index.column.stats.enable", "true"};
-  o.options = &cs;
+  hudi_option bloom = {"hoodie.metadata.index.bloom.filter.enable", "true"};
+  o.options = &bloom;
   assert_int_equal(hudi_table_create(&t, p, &o, &err), HUDI_ERR_UNSUPPORTED);
+  hudi_option ps = {"hoodie.metadata.index.partition.stats.enable", "true"}; /* without column stats */
+  o.options = &ps;
+  assert_int_equal(hudi_table_create(&t, p, &o, &err), HUDI_ERR_INVALID_ARG);
+  hudi_option cs_off[] = {{"hoodie.metadata.index.column.stats.enable", "true"}, {"hoodie.metadata.enable", "false"}};
+  o.record_index_enabled = false;
+  o.options = cs_off;
+  o.n_options = 2;
+  assert_int_equal(hudi_table_create(&t, p, &o, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "column stats live in the metadata table"));
   FILE *f = fopen(p, "r");
   assert_null(f);
+}
+
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) fail_msg("cannot open %s", path);
+  static char buf[8192];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return buf;
+}
+
+static bool exists(const char *table, const char *rel) {
+  char p[600];
+  snprintf(p, sizeof p, "%s/%s/%s", dir, table, rel);
+  FILE *f = fopen(p, "rb");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
+/* hoodie.metadata.index.column.stats.enable=true at create: column_stats
+ * (2 file groups) and, on a partitioned table, partition_stats (1) are
+ * initialised in Hudi's order (files 00..0, column_stats ..1, record_index
+ * ..2, partition_stats ..3; what the v8/v9 fixtures' MDT timelines show),
+ * index.json gets the column_stats definition with no columns, and the
+ * first commit lists the columns it indexed there (Hudi's rule: the three
+ * meta columns, then the data columns). */
+static void column_stats_at_create(void **state) {
+  (void)state;
+  hudi_option opts[] = {{"hoodie.metadata.index.column.stats.enable", "true"}, {"hoodie.write.table.version", "9"}};
+  hudi_table *t = create_table("cs9", HUDI_COPY_ON_WRITE, "city", opts, 2);
+  assert_string_equal(hudi_table_property(t, "hoodie.table.metadata.partitions"),
+                      "column_stats,files,partition_stats,record_index");
+  assert_string_equal(hudi_table_property(t, "hoodie.table.index.defs.path"), ".hoodie/.index_defs/index.json");
+  assert_true(exists("cs9", ".hoodie/metadata/column_stats/.col-stats-0000-0_00000000000000001.log.1_0-0-0"));
+  assert_true(exists("cs9", ".hoodie/metadata/column_stats/.col-stats-0001-0_00000000000000001.log.1_0-0-0"));
+  assert_false(exists("cs9", ".hoodie/metadata/column_stats/.col-stats-0002-0_00000000000000001.log.1_0-0-0"));
+  assert_true(exists("cs9", ".hoodie/metadata/record_index/.record-index-0009-0_00000000000000002.log.1_0-0-0"));
+  assert_true(exists("cs9", ".hoodie/metadata/partition_stats/.partition-stats-0000-0_00000000000000003.log.1_0-0-0"));
+  assert_true(exists("cs9", ".hoodie/metadata/.hoodie/timeline/00000000000000003.deltacommit.requested"));
+  char p[600];
+  snprintf(p, sizeof p, "%s/cs9/.hoodie/.index_defs/index.json", dir);
+  assert_string_equal(read_text(p), "{\n"
+                                    "  \"indexDefinitions\" : {\n"
+                                    "    \"record_index\" : {\n"
+                                    "      \"indexName\" : \"record_index\",\n"
+                                    "      \"indexType\" : \"record_index\",\n"
+                                    "      \"indexFunction\" : \"\",\n"
+                                    "      \"sourceFields\" : [ ],\n"
+                                    "      \"indexOptions\" : {\n"
+                                    "        \"isPartitioned\" : \"false\"\n"
+                                    "      },\n"
+                                    "      \"version\" : \"V1\"\n"
+                                    "    },\n"
+                                    "    \"column_stats\" : {\n"
+                                    "      \"indexName\" : \"column_stats\",\n"
+                                    "      \"indexType\" : \"column_stats\",\n"
+                                    "      \"indexFunction\" : \"column_stats\",\n"
+                                    "      \"sourceFields\" : [ ],\n"
+                                    "      \"indexOptions\" : { },\n"
+                                    "      \"version\" : \"V2\"\n"
+                                    "    }\n"
+                                    "  }\n"
+                                    "}");
+  model m = {0};
+  append_keys(t, &m, "a", 30, true);
+  const char *text = read_text(p);
+  assert_non_null(strstr(text, "\"sourceFields\" : [ \"_hoodie_commit_time\", \"_hoodie_partition_path\", "
+                               "\"_hoodie_record_key\", \"id\", \"city\", \"v\" ],"));
+  assert_non_null(strstr(text, "\"record_index\" : {")); /* the other definitions kept */
+  /* Our reader skips files by these stats: with data skipping, the plan
+   * for one key keeps fewer slices than without (the key's file among
+   * them: the Python tests check the records against the footers). */
+  hudi_read_options on = HUDI_READ_OPTIONS_INIT, off = HUDI_READ_OPTIONS_INIT;
+  on.filter_sql = off.filter_sql = "id = 'a-005'";
+  hudi_option skip_off = {"hoodie.enable.data.skipping", "false"};
+  off.options = &skip_off;
+  off.n_options = 1;
+  hudi_read_plan *pon, *poff;
+  hudi_error err = HUDI_ERROR_INIT;
+  if (hudi_read_plan_create(&pon, t, &on, &err) != HUDI_OK) fail_msg("%s", err.message);
+  if (hudi_read_plan_create(&poff, t, &off, &err) != HUDI_OK) fail_msg("%s", err.message);
+  assert_int_equal(poff->n_col_stats_pruned, 0);
+  assert_true(pon->n_col_stats_pruned > 0);
+  assert_int_equal(pon->n_slices + pon->n_col_stats_pruned, poff->n_slices);
+  hudi_read_plan_free(pon);
+  hudi_read_plan_free(poff);
+  model_free(&m);
+  hudi_table_free(t);
+
+  /* Version 8 (Hudi 1.0): no record_index entry and no version; a table
+   * without partitions gets no partition_stats. */
+  opts[1].value = "8";
+  t = create_table("cs8", HUDI_MERGE_ON_READ, NULL, opts, 2);
+  assert_string_equal(hudi_table_property(t, "hoodie.table.metadata.partitions"), "column_stats,files,record_index");
+  assert_true(exists("cs8", ".hoodie/metadata/record_index/.record-index-0000-0_00000000000000002.log.1_0-0-0"));
+  snprintf(p, sizeof p, "%s/cs8/.hoodie/.index_defs/index.json", dir);
+  text = read_text(p);
+  assert_null(strstr(text, "record_index"));
+  assert_null(strstr(text, "version"));
+  assert_non_null(strstr(text, "\"indexFunction\" : \"column_stats\",\n      \"sourceFields\" : [ ],\n      "
+                               "\"indexOptions\" : { }\n    }"));
+  hudi_table_free(t);
 }
 
 int main(void) {
@@ -491,6 +604,6 @@ int main(void) {
       cmocka_unit_test(cow_partitioned), cmocka_unit_test(mor_plain), cmocka_unit_test(duplicate_keys_refused),
       cmocka_unit_test(duplicate_keys_refused_many),
       cmocka_unit_test(unmaintained_partitions_refused), cmocka_unit_test(files_only),
-      cmocka_unit_test(segmented_append)};
+      cmocka_unit_test(segmented_append), cmocka_unit_test(column_stats_at_create)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,55 @@
+/* The table's index definitions file (hoodie.table.index.defs.path,
+ * .hoodie/.index_defs/index.json): Hudi's HoodieIndexMetadata as Jackson
+ * pretty-prints it (hudi-metadata-table.md §1.3):
+ *
+ *   {
+ *     "indexDefinitions" : {
+ *       "column_stats" : {
+ *         "indexName" : "column_stats",
+ *         ...
+ *         "sourceFields" : [ "_hoodie_commit_time", "a", "b" ],
+ *         "indexOptions" : { },
+ *         "version" : "V2"
+ *       }
+ *     }
+ *   }
+ *
+ * Objects keep their members' order (jansson keeps insertion order), so a
+ * rewrite changes only what it sets. */
+#ifndef HUDI_TABLE_INDEX_DEFS_H
+#define HUDI_TABLE_INDEX_DEFS_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "base/error.h"
+#include "io/storage.h"
+
+/* The default path of the file. */
+#define HUDI_INDEX_DEFS_DEFAULT_PATH ".hoodie/.index_defs/index.json"
+
+/* Cap on the file's size when read. */
+#define HUDI_INDEX_DEFS_MAX ((size_t)16 << 20)
+
+/* Appends root as Jackson's DefaultPrettyPrinter writes it: two-space
+ * indents, `"name" : value`, arrays on one line (`[ "a", "b" ]`), empty
+ * containers as `{ }` and `[ ]`, strings with JSON's escapes only
+ * (UTF-8 unescaped). */
+HUDI_NODISCARD hudi_status hudi_index_defs_render(const json_t *root, hudi_buf *out, hudi_error *err);
+
+/* A new index definition object: indexName and indexType `name`, the
+ * given indexFunction, empty sourceFields and indexOptions, and version
+ * (NULL: no version member, as table version 8 writes them). NULL when
+ * out of memory. */
+json_t *hudi_index_defs_new_entry(const char *name, const char *function, const char *version);
+
+/* Sets indexDefinitions.<index>.sourceFields of the file at path to
+ * cols[0, n), rewriting the file (atomically) only when they differ.
+ * *changed (may be NULL) tells whether it was rewritten. A missing file or
+ * index definition is an error naming it. */
+HUDI_NODISCARD hudi_status hudi_index_defs_set_source_fields(hudi_storage *s, const char *path, const char *index,
+                                                             const char *const *cols, size_t n, bool *changed,
+                                                             hudi_error *err);
+
+#endif
