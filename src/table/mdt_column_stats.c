@@ -17,6 +17,7 @@
 #include "table/commit_metadata.h"
 #include "table/fsview.h"
 #include "table/log_file_name.h"
+#include "table/mdt_reader.h"
 #include "table/mdt_shard.h"
 #include "table/mdt_write_common.h"
 #include "table/properties.h"
@@ -746,50 +747,145 @@ static hudi_status delete_only_stubs(commit_ctx *c, const char *partition, const
   return HUDI_OK;
 }
 
-/* Adds one existing file's ranges (base: footer; log: records) to acc and
- * its name to seen. */
-static hudi_status accumulate_file(commit_ctx *c, hudi_cs_ranges *acc, hudi_hashmap *seen, const char *path,
-                                   uint64_t size, bool log, hudi_error *err) {
-  const char *name = strrchr(path, '/');
-  name = name ? name + 1 : path;
-  HUDI_TRY(hudi_hashmap_put(seen, name, strlen(name), (hudi_hashmap_value){.u64 = 1}, NULL, NULL, err));
-  hudi_cs_ranges fr = {0};
-  const char *const *cols = (const char *const *)c->cols;
-  hudi_status st = log ? hudi_cs_log_ranges(&fr, c->t->storage, path, cols, c->n_cols, NULL, err)
-                       : hudi_cs_parquet_ranges(&fr, c->t->storage, path, size, cols, c->n_cols, err);
-  if (st == HUDI_OK) st = accumulate(acc, &fr, err);
-  hudi_cs_ranges_free(&fr);
-  return st;
-}
+/* An existing file of a touched partition. */
+typedef struct part_file {
+  const char *path;
+  uint64_t size;
+  bool log;
+} part_file;
 
-/* The partition_stats records of one touched partition: the ranges of
- * every file of every latest merged file slice after the commit, as
- * Hudi's convertMetadataToPartitionStatRecords (a slice under pending
- * compaction counts with its predecessor's base and logs). Hudi takes an
- * existing log file's ranges from its column_stats record; those were
- * computed from its records, so reading the records gives the same. */
-static hudi_status partition_stats(commit_ctx *c, const char *partition, hudi_error *err) {
-  hudi_cs_ranges acc = {0};
-  hudi_hashmap seen; /* file names counted from the view */
-  hudi_hashmap_init(&seen, 0);
-  hudi_status st = HUDI_OK;
-  /* The existing latest slices, except file groups this commit rewrote. */
-  for (size_t g = 0; st == HUDI_OK && g < c->view.n_groups; g++) {
+/* The latest slices' files of partition, in view order, except file
+ * groups this commit rewrote or replaced and files it deleted. */
+static hudi_status existing_files(commit_ctx *c, const char *partition, part_file **out, size_t *n,
+                                  hudi_error *err) {
+  size_t cap = 0;
+  *out = NULL;
+  *n = 0;
+  for (size_t g = 0; g < c->view.n_groups; g++) {
     const hudi_file_group *fg = &c->view.groups[g];
     if (strcmp(fg->partition, partition) || is_added(c, partition, fg->file_id) ||
         group_replaced(c, partition, fg->file_id))
       continue;
     const hudi_file_slice *sl = hudi_file_group_latest_slice(fg);
     if (!sl) continue;
-    if (sl->base) {
-      const char *name = strrchr(sl->base->path, '/');
-      name = name ? name + 1 : sl->base->path;
-      if (!is_deleted(c, partition, name))
-        st = accumulate_file(c, &acc, &seen, sl->base->path, sl->base->size, false, err);
+    for (size_t f = 0; f < (sl->base ? 1 : 0) + sl->n_logs; f++) {
+      bool log = !sl->base || f > 0;
+      const char *path = log ? sl->logs[f - (sl->base ? 1 : 0)].path : sl->base->path;
+      const char *name = strrchr(path, '/');
+      if (is_deleted(c, partition, name ? name + 1 : path)) continue;
+      if (*n == cap) {
+        cap = cap ? cap * 2 : 64;
+        part_file *grown = hudi_realloc(*out, cap * sizeof *grown);
+        if (!grown) return hudi_err_set(err, HUDI_ERR_NOMEM, "partition %s files", partition);
+        *out = grown;
+      }
+      (*out)[(*n)++] = (part_file){path, log ? sl->logs[f - (sl->base ? 1 : 0)].size : sl->base->size, log};
     }
-    for (size_t l = 0; st == HUDI_OK && l < sl->n_logs; l++)
-      if (!is_deleted(c, partition, sl->logs[l].file_name))
-        st = accumulate_file(c, &acc, &seen, sl->logs[l].path, sl->logs[l].size, true, err);
+  }
+  return HUDI_OK;
+}
+
+/* Per column, the type of the first range seen with one (refs for
+ * hudi_cs_ranges_from_records). */
+static void note_refs(commit_ctx *c, hudi_cs_range *store, const hudi_cs_range **refs, const hudi_cs_ranges *fr) {
+  for (size_t i = 0; i < fr->n; i++) {
+    const hudi_cs_range *r = &fr->items[i];
+    if (r->kind == HUDI_PQ_STAT_NONE) continue;
+    for (size_t k = 0; k < c->n_cols; k++) {
+      if (refs[k] || strcmp(c->cols[k], r->column)) continue;
+      memset(&store[k], 0, sizeof store[k]);
+      store[k].kind = r->kind;
+      store[k].value_type = r->value_type;
+      store[k].precision = r->precision;
+      store[k].scale = r->scale;
+      refs[k] = &store[k];
+    }
+  }
+}
+
+#define PS_MAX_KEYS ((size_t)1 << 22)
+
+/* The column_stats records of files[0, n) x every column, looked up in
+ * m in one batch (absent ones have no key; the records' values use m's
+ * schemas: keep m until they are freed); NULL items when there are too
+ * many keys to batch (every file is then read). */
+static hudi_status lookup_records(commit_ctx *c, hudi_mdt *m, const char *partition, const part_file *files,
+                                  size_t n, hudi_mdt_records *out, hudi_error *err) {
+  memset(out, 0, sizeof *out);
+  size_t nk = n * c->n_cols;
+  if (!nk || c->n_cols > PS_MAX_KEYS / n) return HUDI_OK;
+  hudi_buf buf;
+  hudi_buf_init(&buf, (size_t)1 << 31);
+  size_t *offs = hudi_calloc(nk, sizeof *offs);
+  hudi_hfile_key *keys = hudi_calloc(nk, sizeof *keys);
+  hudi_status st = offs && keys ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "column_stats keys");
+  for (size_t f = 0, k = 0; st == HUDI_OK && f < n; f++) {
+    const char *name = strrchr(files[f].path, '/');
+    for (size_t col = 0; st == HUDI_OK && col < c->n_cols; col++, k++) {
+      offs[k] = buf.len;
+      st = hudi_cs_column_stats_key(&buf, c->cols[col], partition, name ? name + 1 : files[f].path, err);
+    }
+  }
+  for (size_t i = 0; st == HUDI_OK && i < nk; i++) {
+    keys[i].data = buf.data + offs[i];
+    keys[i].len = (i + 1 < nk ? offs[i + 1] : buf.len) - offs[i];
+  }
+  if (st == HUDI_OK) st = hudi_mdt_partition_lookup(m, "column_stats", keys, nk, out, NULL, err);
+  hudi_free(keys);
+  hudi_free(offs);
+  hudi_buf_free(&buf);
+  return st;
+}
+
+/* The partition_stats records of one touched partition: the ranges of
+ * every file of every latest merged file slice after the commit, as
+ * Hudi's convertMetadataToPartitionStatRecords (a slice under pending
+ * compaction counts with its predecessor's base and logs). The files this
+ * commit wrote give their ranges as their column_stats records do; the
+ * others' come from their column_stats records in the metadata table, as
+ * Hudi takes them, typed like a range of the column read from a file
+ * (hudi_cs_ranges_from_records). A file whose records are missing or do
+ * not convert (written before the index, a column it
+ * lacks) is read instead: its footer, or a log file's records. */
+static hudi_status partition_stats(commit_ctx *c, const char *partition, hudi_error *err) {
+  hudi_cs_ranges acc = {0};
+  hudi_hashmap seen; /* file names counted from the view */
+  hudi_hashmap_init(&seen, 0);
+  part_file *files = NULL;
+  size_t n = 0;
+  hudi_cs_ranges *mine = hudi_calloc(c->n_files ? c->n_files : 1, sizeof *mine);
+  hudi_cs_range *store = hudi_calloc(c->n_cols ? c->n_cols : 1, sizeof *store);
+  const hudi_cs_range **refs = hudi_calloc(c->n_cols ? c->n_cols : 1, sizeof *refs);
+  hudi_mdt_records recs = {0};
+  hudi_status st = mine && store && refs ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "partition stats");
+  if (st == HUDI_OK) st = existing_files(c, partition, &files, &n, err);
+  /* The commit's files first: their ranges type the records. */
+  for (size_t i = 0; st == HUDI_OK && i < c->n_files; i++) {
+    if (c->files[i].deleted || strcmp(c->files[i].partition, partition)) continue;
+    st = file_ranges(c, &mine[i], partition, c->files[i].name, (uint64_t)c->files[i].size, NULL, err);
+    if (st == HUDI_OK) note_refs(c, store, refs, &mine[i]);
+  }
+  hudi_mdt *m = NULL;
+  if (st == HUDI_OK && n) st = hudi_mdt_acquire(&m, c->t, err);
+  if (st == HUDI_OK && n) st = lookup_records(c, m, partition, files, n, &recs, err);
+  for (size_t f = 0; st == HUDI_OK && f < n; f++) {
+    const char *name = strrchr(files[f].path, '/');
+    name = name ? name + 1 : files[f].path;
+    st = hudi_hashmap_put(&seen, name, strlen(name), (hudi_hashmap_value){.u64 = 1}, NULL, NULL, err);
+    hudi_cs_ranges fr = {0};
+    bool ok = false;
+    if (st == HUDI_OK && recs.items)
+      st = hudi_cs_ranges_from_records(&fr, &ok, &recs.items[f * c->n_cols], c->cols, c->n_cols, refs, err);
+    const char *const *cols = (const char *const *)c->cols;
+    if (st == HUDI_OK && !ok) {
+      st = files[f].log ? hudi_cs_log_ranges(&fr, c->t->storage, files[f].path, cols, c->n_cols, NULL, err)
+                        : hudi_cs_parquet_ranges(&fr, c->t->storage, files[f].path, files[f].size, cols, c->n_cols,
+                                                 err);
+      if (st == HUDI_OK) note_refs(c, store, refs, &fr);
+    }
+    if (st == HUDI_OK) c->out->ps_files_from_records += ok, c->out->ps_files_read += !ok;
+    if (st == HUDI_OK) st = accumulate(&acc, &fr, err);
+    hudi_cs_ranges_free(&fr);
   }
   /* The commit's files (a file the view already showed counts once). */
   for (size_t i = 0; st == HUDI_OK && i < c->n_files; i++) {
@@ -797,14 +893,18 @@ static hudi_status partition_stats(commit_ctx *c, const char *partition, hudi_er
     if (c->files[i].deleted || strcmp(c->files[i].partition, partition) ||
         hudi_hashmap_get(&seen, name, strlen(name), NULL))
       continue;
-    hudi_cs_ranges fr = {0};
-    st = file_ranges(c, &fr, partition, c->files[i].name, (uint64_t)c->files[i].size, NULL, err);
-    if (st == HUDI_OK) st = accumulate(&acc, &fr, err);
-    hudi_cs_ranges_free(&fr);
+    st = accumulate(&acc, &mine[i], err);
   }
   const char *pname = partition_id(partition);
   for (size_t i = 0; st == HUDI_OK && i < acc.n; i++)
     st = records_add(c->out, c->schema, HUDI_MDT_TYPE_PARTITION_STATS, partition, pname, &acc.items[i], false, err);
+  if (recs.items) hudi_mdt_records_free(&recs);
+  if (m) hudi_mdt_release(c->t, m);
+  for (size_t i = 0; mine && i < c->n_files; i++) hudi_cs_ranges_free(&mine[i]);
+  hudi_free(mine);
+  hudi_free(store);
+  hudi_free(refs);
+  hudi_free(files);
   hudi_cs_ranges_free(&acc);
   hudi_hashmap_free(&seen);
   return st;

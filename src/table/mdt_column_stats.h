@@ -208,6 +208,9 @@ typedef struct hudi_cs_records {
   char **cols;
   size_t n_cols;
   bool cols_changed;
+  /* Partition statistics' existing files: taken from their column_stats
+   * records, or read (their records missing or not convertible). */
+  size_t ps_files_from_records, ps_files_read;
 } hudi_cs_records;
 
 void hudi_cs_records_free(hudi_cs_records *r);
@@ -253,6 +256,21 @@ HUDI_NODISCARD hudi_status hudi_cs_mdt_records(hudi_cs_records *out, struct hudi
 HUDI_NODISCARD hudi_status hudi_cs_commit_columns(char ***out, size_t *n, int *layout, bool *changed,
                                                   struct hudi_table *t, const struct hudi_commit_metadata *meta,
                                                   const struct hudi_option *opts, size_t n_opts, hudi_error *err);
+
+/* The valueType ordinal of a column_stats record (V2), -1 when it has
+ * none (V1). */
+int32_t hudi_cs_record_value_type(const hudi_mdt_record *r);
+
+/* A file's ranges from its column_stats records recs[k] of cols[k]
+ * (k < n_cols), typed like refs[k] (a range of the column read from
+ * another file, NULL if none): appended to out when every record is there
+ * and converts (*ok), else nothing is appended and *ok is false (the
+ * caller reads the file). A delete-only log file's NULL-typed stub needs
+ * no ref; a V1 decimal (DecimalWrapper, scale 15) goes back to the ref's
+ * scale. */
+HUDI_NODISCARD hudi_status hudi_cs_ranges_from_records(hudi_cs_ranges *out, bool *ok, const hudi_mdt_record *recs,
+                                                       char *const *cols, size_t n_cols,
+                                                       const hudi_cs_range *const *refs, hudi_error *err);
 
 /* Whether hudi-c can keep column_stats / partition_stats of table t
  * current (table version 9 or later, copy-on-write or merge-on-read). */

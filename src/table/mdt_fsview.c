@@ -176,15 +176,6 @@ static const hudi_avro_value *unwrap(const hudi_avro_value *v) {
   return v;
 }
 
-/* The record's valueType ordinal (V2 layout), -1 when it has none (V1). */
-static int32_t value_type_of(const hudi_mdt_record *r) {
-  const hudi_avro_value *cs = r->value ? unwrap(hudi_avro_value_field(r->value, "ColumnStatsMetadata")) : NULL;
-  const hudi_avro_value *vt = cs ? unwrap(hudi_avro_value_field(cs, "valueType")) : NULL;
-  const hudi_avro_value *o = vt ? unwrap(hudi_avro_value_field(vt, "typeOrdinal")) : NULL;
-  if (!o) return -1;
-  return o->node->type == HUDI_AVRO_INT ? o->v.i : o->node->type == HUDI_AVRO_LONG ? (int32_t)o->v.l : -1;
-}
-
 static bool wrapper_is(const hudi_avro_value *w, const char *name) {
   const char *n = w->node->name;
   if (!n) return false;
@@ -266,7 +257,7 @@ static bool add_file_stats(hudi_col_stats *acc, int64_t *rows, bool first, const
   if (!cs->has_value_count || !cs->has_null_count || cs->null_count < 0 || cs->value_count < cs->null_count)
     return false;
   const hudi_arrow_type *t = f->dictionary ? &f->dictionary->type : &f->type;
-  int32_t vt = value_type_of(r);
+  int32_t vt = hudi_cs_record_value_type(r);
   hudi_value lo, hi;
   bool has_lo = cs->min_value && bound_value(&lo, cs->min_value, vt, t, cls);
   bool has_hi = cs->max_value && bound_value(&hi, cs->max_value, vt, t, cls);

@@ -179,6 +179,10 @@ static int check_log(expected *cs, hudi_table *t, const hudi_avro_node *schema, 
   return matched;
 }
 
+/* Partition statistics over the fixtures: files taken from their
+ * column_stats records, files read. */
+static size_t ps_files_from_records, ps_files_read;
+
 static void fixture_table(const char *path, int *files_checked, int *records_checked, int *partitions_checked,
                           int *exact_partitions, int *logs_checked, int *stub_logs) {
   hudi_error err = HUDI_ERROR_INIT;
@@ -267,7 +271,10 @@ static void fixture_table(const char *path, int *files_checked, int *records_che
       if (c < 0) loose++;
       else matched += c;
     }
-    printf("%s partition %s: %d exact, %d looser in Spark\n", path, v.groups[g].partition, matched, loose);
+    printf("%s partition %s: %d exact, %d looser in Spark (%zu files from their records, %zu read)\n", path,
+           v.groups[g].partition, matched, loose, recs.ps_files_from_records, recs.ps_files_read);
+    ps_files_from_records += recs.ps_files_from_records;
+    ps_files_read += recs.ps_files_read;
     /* Only region=apac was last written by a clustering (see check_record). */
     if (loose && strcmp(v.groups[g].partition, "region=apac") != 0)
       fail_msg("%s: partition %s differs from Spark's", path, v.groups[g].partition);
@@ -306,6 +313,12 @@ static void fixtures(void **state) {
   assert_true(files >= 10);
   assert_true(partitions >= 6);
   assert_true(exact >= 4);
+  /* The partition statistics above equal Spark's with the existing files'
+   * ranges taken from Spark's column_stats records (not their footers or
+   * log records). */
+  printf("partition stats: %zu files from their records, %zu read\n", ps_files_from_records, ps_files_read);
+  assert_true(ps_files_from_records >= 8);
+  assert_int_equal(ps_files_read, 0);
 }
 
 /* Key vectors taken from the fixtures (Spark 1.1): column "currency",
