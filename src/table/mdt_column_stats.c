@@ -837,6 +837,26 @@ static hudi_status lookup_records(commit_ctx *c, hudi_mdt *m, const char *partit
   return st;
 }
 
+/* One existing file's ranges: from its records (recs, one per column;
+ * NULL: none looked up) when they are all there and convert, else read
+ * from the file (whose ranges then type later records). */
+static hudi_status existing_file_ranges(commit_ctx *c, const part_file *file, const hudi_mdt_record *recs,
+                                        hudi_cs_range *store, const hudi_cs_range **refs, hudi_cs_ranges *out,
+                                        hudi_error *err) {
+  bool ok = false;
+  if (recs) HUDI_TRY(hudi_cs_ranges_from_records(out, &ok, recs, c->cols, c->n_cols, refs, err));
+  if (ok) {
+    c->out->ps_files_from_records++;
+    return HUDI_OK;
+  }
+  const char *const *cols = (const char *const *)c->cols;
+  HUDI_TRY(file->log ? hudi_cs_log_ranges(out, c->t->storage, file->path, cols, c->n_cols, NULL, err)
+                     : hudi_cs_parquet_ranges(out, c->t->storage, file->path, file->size, cols, c->n_cols, err));
+  note_refs(c, store, refs, out);
+  c->out->ps_files_read++;
+  return HUDI_OK;
+}
+
 /* The partition_stats records of one touched partition: the ranges of
  * every file of every latest merged file slice after the commit, as
  * Hudi's convertMetadataToPartitionStatRecords (a slice under pending
@@ -873,17 +893,8 @@ static hudi_status partition_stats(commit_ctx *c, const char *partition, hudi_er
     name = name ? name + 1 : files[f].path;
     st = hudi_hashmap_put(&seen, name, strlen(name), (hudi_hashmap_value){.u64 = 1}, NULL, NULL, err);
     hudi_cs_ranges fr = {0};
-    bool ok = false;
-    if (st == HUDI_OK && recs.items)
-      st = hudi_cs_ranges_from_records(&fr, &ok, &recs.items[f * c->n_cols], c->cols, c->n_cols, refs, err);
-    const char *const *cols = (const char *const *)c->cols;
-    if (st == HUDI_OK && !ok) {
-      st = files[f].log ? hudi_cs_log_ranges(&fr, c->t->storage, files[f].path, cols, c->n_cols, NULL, err)
-                        : hudi_cs_parquet_ranges(&fr, c->t->storage, files[f].path, files[f].size, cols, c->n_cols,
-                                                 err);
-      if (st == HUDI_OK) note_refs(c, store, refs, &fr);
-    }
-    if (st == HUDI_OK) c->out->ps_files_from_records += ok, c->out->ps_files_read += !ok;
+    if (st == HUDI_OK)
+      st = existing_file_ranges(c, &files[f], recs.items ? &recs.items[f * c->n_cols] : NULL, store, refs, &fr, err);
     if (st == HUDI_OK) st = accumulate(&acc, &fr, err);
     hudi_cs_ranges_free(&fr);
   }
