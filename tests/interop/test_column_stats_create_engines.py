@@ -4,8 +4,8 @@ version 9, or 8 for Spark 1.0.2) is one Spark reads with data skipping and keeps
 Oracles: Spark's query results with data skipping on (hoodie.enable.data.skipping=true) against an
 independent model of the rows, for filters only rows hudi-c wrote match (a missing or wrong range
 would prune their files); the column list Spark itself writes into index.json after its own commit
-(Hudi's getColumnsToIndex), which must equal the one hudi-c wrote; Spark's and hudi-c's reads after
-each writer; ../shared/tools/hudi_check.py.
+(Hudi's getColumnsToIndex), which must equal the one hudi-c wrote; Spark's, hudi-rs's and hudi-c's
+reads; ../shared/tools/hudi_check.py.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def query(spark, name: str, cond: str) -> list[str]:
 
 
 @pytest.mark.parametrize("engine, table_type", [("spark", "cow"), ("spark", "mor"), ("spark_v8", "mor")])
-def test_hudi_c_table_with_column_stats(request, tmp_path, engine, table_type):
+def test_hudi_c_table_with_column_stats(request, hudirs, tmp_path, engine, table_type):
     spark = request.getfixturevalue(engine)
     v8 = engine == "spark_v8"
     path = tmp_path / "cs"
@@ -60,6 +60,12 @@ def test_hudi_c_table_with_column_stats(request, tmp_path, engine, table_type):
                          "region"]
     stats = column_stats_files(path)
     assert stats and all(set(ours_cols) <= cols for cols in stats.values()), stats
+
+    # hudi-rs reads the table (its metadata table with column_stats and partition_stats) as we do.
+    def plain(x):
+        return x if not isinstance(x, dict) else next(iter(x.values()))
+    rs = {plain(r["id"]): plain(r["v"]) for r in hudirs.read_table(str(path)).rows}
+    assert rs == model, rs
 
     name = f"hc_cs_{table_type}{'_v8' if v8 else ''}"
     spark.sql(f"DROP TABLE IF EXISTS {name}")
