@@ -108,7 +108,9 @@ static bool same_fields(const json_t *fields, const char *const *cols, size_t n)
   return true;
 }
 
-static hudi_status load(json_t **root, hudi_storage *s, const char *path, hudi_error *err) {
+hudi_status hudi_index_defs_load(json_t **root, hudi_storage *s, const char *path, hudi_error *err) {
+  *root = NULL;
+  if (!path || !*path) path = HUDI_INDEX_DEFS_DEFAULT_PATH;
   hudi_buf text;
   hudi_buf_init(&text, HUDI_INDEX_DEFS_MAX);
   hudi_status st = hudi_storage_read_all(s, path, HUDI_INDEX_DEFS_MAX, &text, err);
@@ -117,7 +119,7 @@ static hudi_status load(json_t **root, hudi_storage *s, const char *path, hudi_e
     return st;
   }
   json_error_t je;
-  *root = json_loadb((const char *)text.data, text.len, JSON_REJECT_DUPLICATES, &je);
+  *root = json_loadb((const char *)text.data, text.len, 0, &je);
   hudi_buf_free(&text);
   if (!*root) return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: not JSON (line %d: %s)", path, je.line, je.text);
   return HUDI_OK;
@@ -141,7 +143,7 @@ hudi_status hudi_index_defs_set_source_fields(hudi_storage *s, const char *path,
   if (changed) *changed = false;
   if (!path || !*path) path = HUDI_INDEX_DEFS_DEFAULT_PATH;
   json_t *root = NULL;
-  HUDI_TRY(load(&root, s, path, err));
+  HUDI_TRY(hudi_index_defs_load(&root, s, path, err));
   json_t *def = json_object_get(json_object_get(root, "indexDefinitions"), index);
   hudi_status st = json_is_object(def) ? HUDI_OK
                                        : hudi_err_set(err, HUDI_ERR_NOT_FOUND, "%s: no %s index definition", path, index);

@@ -32,6 +32,11 @@
 /* Cap on the file's size when read. */
 #define HUDI_INDEX_DEFS_MAX ((size_t)16 << 20)
 
+/* Reads and parses the file at path (NULL or "": the default path) into
+ * *root (the caller's: json_decref). A missing file is the storage's
+ * error; a file that is not JSON is HUDI_ERR_CORRUPT naming it. */
+HUDI_NODISCARD hudi_status hudi_index_defs_load(json_t **root, hudi_storage *s, const char *path, hudi_error *err);
+
 /* Appends root as Jackson's DefaultPrettyPrinter writes it: two-space
  * indents, `"name" : value`, arrays on one line (`[ "a", "b" ]`), empty
  * containers as `{ }` and `[ ]`, strings with JSON's escapes only

@@ -16,6 +16,7 @@
 #include "table/base_file.h"
 #include "table/commit_metadata.h"
 #include "table/fsview.h"
+#include "table/index_defs.h"
 #include "table/log_file_name.h"
 #include "table/mdt_reader.h"
 #include "table/mdt_shard.h"
@@ -26,7 +27,6 @@
 
 /* Java passes the int seed 0xdabadaba to hash64(long seed): sign-extended. */
 #define HASH_SEED 0xffffffffdabadabaULL
-#define INDEX_DEFS_MAX ((size_t)16 << 20)
 
 /* ---- ranges ---- */
 
@@ -216,19 +216,10 @@ hudi_status hudi_cs_columns_load(char ***out, size_t *n, int *layout, hudi_stora
   *out = NULL;
   *n = 0;
   if (layout) *layout = HUDI_CS_LAYOUT_V2;
-  const char *path = index_defs_path && *index_defs_path ? index_defs_path : ".hoodie/.index_defs/index.json";
-  hudi_buf text;
-  hudi_buf_init(&text, INDEX_DEFS_MAX);
-  hudi_status st = hudi_storage_read_all(s, path, INDEX_DEFS_MAX, &text, err);
-  if (st != HUDI_OK) {
-    hudi_buf_free(&text);
-    return st;
-  }
-  json_error_t je;
-  json_t *root = json_loadb((const char *)text.data, text.len, 0, &je);
-  hudi_buf_free(&text);
-  if (!root) return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: not JSON (line %d: %s)", path, je.line, je.text);
-  st = columns_from_json(out, n, layout, root, path, err);
+  const char *path = index_defs_path && *index_defs_path ? index_defs_path : HUDI_INDEX_DEFS_DEFAULT_PATH;
+  json_t *root = NULL;
+  HUDI_TRY(hudi_index_defs_load(&root, s, path, err));
+  hudi_status st = columns_from_json(out, n, layout, root, path, err);
   json_decref(root);
   return st;
 }

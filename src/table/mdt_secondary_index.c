@@ -16,6 +16,7 @@
 #include "expr/value.h"
 #include "hudi/read.h"
 #include "table/base_file.h"
+#include "table/index_defs.h"
 #include "table/log_file_name.h"
 #include "table/mdt_shard.h"
 #include "table/mdt_write_common.h"
@@ -24,7 +25,6 @@
 
 #define PARTITIONS_KEY "hoodie.table.metadata.partitions"
 #define PREFIX "secondary_index_"
-#define INDEX_DEFS_MAX ((size_t)16 << 20)
 #define MAX_INDEXES 64
 #define MAX_NAME 56
 
@@ -128,18 +128,9 @@ hudi_status hudi_si_defs_load(hudi_si_defs *out, hudi_table *t, hudi_error *err)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has a secondary index without the record index",
                         t->base_uri);
   const char *path = hudi_props_get(&t->props, "hoodie.table.index.defs.path");
-  if (!path || !*path) path = ".hoodie/.index_defs/index.json";
-  hudi_buf text;
-  hudi_buf_init(&text, INDEX_DEFS_MAX);
-  hudi_status rst = hudi_storage_read_all(t->storage, path, INDEX_DEFS_MAX, &text, err);
-  if (rst != HUDI_OK) {
-    hudi_buf_free(&text);
-    return rst;
-  }
-  json_error_t je;
-  json_t *root = json_loadb((const char *)text.data, text.len, 0, &je);
-  hudi_buf_free(&text);
-  if (!root) return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: not JSON (line %d: %s)", path, je.line, je.text);
+  if (!path || !*path) path = HUDI_INDEX_DEFS_DEFAULT_PATH;
+  json_t *root = NULL;
+  HUDI_TRY(hudi_index_defs_load(&root, t->storage, path, err));
   json_t *defs = json_object_get(root, "indexDefinitions");
   out->items = hudi_calloc(MAX_INDEXES, sizeof *out->items);
   hudi_status st = out->items ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "secondary indexes");
