@@ -633,6 +633,11 @@ typedef struct commit_ctx {
   hudi_fsview view;
   bool have_view;
   hudi_hashmap replaced; /* "partition\0fileId" of completed replacecommits */
+  /* files[i]'s ranges and log record count (commit_file_ranges), computed
+   * once for column_stats and partition_stats alike. */
+  hudi_cs_ranges *ranges;
+  int64_t *log_records;
+  bool *have_ranges;
 } commit_ctx;
 
 static hudi_status put_group(hudi_hashmap *out, hudi_buf *key, const char *partition, const char *file_id,
@@ -722,6 +727,20 @@ static hudi_status file_ranges(commit_ctx *c, hudi_cs_ranges *out, const char *p
              : hudi_cs_parquet_ranges(out, c->t->storage, (const char *)p.data, size, cols, c->n_cols, err);
   hudi_buf_free(&p);
   return st;
+}
+
+/* The ranges of the commit's file files[i] (not deleted), computed on
+ * first use and kept in c. */
+static hudi_status commit_file_ranges(commit_ctx *c, size_t i, const hudi_cs_ranges **out, int64_t *log_records,
+                                      hudi_error *err) {
+  if (!c->have_ranges[i]) {
+    const hudi_mdt_file_change *f = &c->files[i];
+    HUDI_TRY(file_ranges(c, &c->ranges[i], f->partition, f->name, (uint64_t)f->size, &c->log_records[i], err));
+    c->have_ranges[i] = true;
+  }
+  *out = &c->ranges[i];
+  if (log_records) *log_records = c->log_records[i];
+  return HUDI_OK;
 }
 
 /* A log file with no data records (only deletes) still gets one record
@@ -864,17 +883,17 @@ static hudi_status partition_stats(commit_ctx *c, const char *partition, hudi_er
   hudi_hashmap_init(&seen, 0);
   part_file *files = NULL;
   size_t n = 0;
-  hudi_cs_ranges *mine = hudi_calloc(c->n_files ? c->n_files : 1, sizeof *mine);
   hudi_cs_range *store = hudi_calloc(c->n_cols ? c->n_cols : 1, sizeof *store);
   const hudi_cs_range **refs = hudi_calloc(c->n_cols ? c->n_cols : 1, sizeof *refs);
   hudi_mdt_records recs = {0};
-  hudi_status st = mine && store && refs ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "partition stats");
+  hudi_status st = store && refs ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "partition stats");
   if (st == HUDI_OK) st = existing_files(c, partition, &files, &n, err);
   /* The commit's files first: their ranges type the records. */
   for (size_t i = 0; st == HUDI_OK && i < c->n_files; i++) {
     if (c->files[i].deleted || strcmp(c->files[i].partition, partition)) continue;
-    st = file_ranges(c, &mine[i], partition, c->files[i].name, (uint64_t)c->files[i].size, NULL, err);
-    if (st == HUDI_OK) note_refs(c, store, refs, &mine[i]);
+    const hudi_cs_ranges *fr = NULL;
+    st = commit_file_ranges(c, i, &fr, NULL, err);
+    if (st == HUDI_OK) note_refs(c, store, refs, fr);
   }
   hudi_mdt *m = NULL;
   if (st == HUDI_OK && n) st = hudi_mdt_acquire(&m, c->t, err);
@@ -895,15 +914,13 @@ static hudi_status partition_stats(commit_ctx *c, const char *partition, hudi_er
     if (c->files[i].deleted || strcmp(c->files[i].partition, partition) ||
         hudi_hashmap_get(&seen, name, strlen(name), NULL))
       continue;
-    st = accumulate(&acc, &mine[i], err);
+    st = accumulate(&acc, &c->ranges[i], err); /* computed above */
   }
   const char *pname = partition_id(partition);
   for (size_t i = 0; st == HUDI_OK && i < acc.n; i++)
     st = records_add(c->out, c->schema, HUDI_MDT_TYPE_PARTITION_STATS, partition, pname, &acc.items[i], false, err);
   if (recs.items) hudi_mdt_records_free(&recs);
   if (m) hudi_mdt_release(c->t, m);
-  for (size_t i = 0; mine && i < c->n_files; i++) hudi_cs_ranges_free(&mine[i]);
-  hudi_free(mine);
   hudi_free(store);
   hudi_free(refs);
   hudi_free(files);
@@ -926,13 +943,13 @@ static hudi_status column_stats(commit_ctx *c, hudi_error *err) {
       }
       continue;
     }
-    hudi_cs_ranges fr = {0};
+    const hudi_cs_ranges *fr = NULL;
     int64_t records = -1;
-    st = file_ranges(c, &fr, f->partition, f->name, (uint64_t)f->size, &records, err);
+    st = commit_file_ranges(c, i, &fr, &records, err);
     if (st == HUDI_OK && records == 0) st = delete_only_stubs(c, f->partition, f->name, err);
-    for (size_t k = 0; st == HUDI_OK && k < fr.n; k++)
-      st = records_add(c->out, c->schema, HUDI_MDT_TYPE_COLUMN_STATS, f->partition, f->name, &fr.items[k], false, err);
-    hudi_cs_ranges_free(&fr);
+    for (size_t k = 0; st == HUDI_OK && k < fr->n; k++)
+      st = records_add(c->out, c->schema, HUDI_MDT_TYPE_COLUMN_STATS, f->partition, f->name, &fr->items[k], false,
+                       err);
   }
   return st;
 }
@@ -941,6 +958,13 @@ static bool seen_partition(const commit_ctx *c, size_t upto, const char *p) {
   for (size_t i = 0; i < upto; i++)
     if (!strcmp(c->files[i].partition, p)) return true;
   return false;
+}
+
+static void commit_ctx_free_ranges(commit_ctx *c) {
+  for (size_t i = 0; c->ranges && i < c->n_files; i++) hudi_cs_ranges_free(&c->ranges[i]);
+  hudi_free(c->ranges);
+  hudi_free(c->log_records);
+  hudi_free(c->have_ranges);
 }
 
 hudi_status hudi_cs_commit_records(hudi_cs_records *out, hudi_table *t, const hudi_avro_node *schema,
@@ -955,12 +979,23 @@ hudi_status hudi_cs_commit_records(hudi_cs_records *out, hudi_table *t, const hu
   c.files = files;
   c.n_files = n_files;
   if (!n_files || (!with_column_stats && !with_partition_stats)) return HUDI_OK;
+  c.ranges = hudi_calloc(n_files, sizeof *c.ranges);
+  c.log_records = hudi_calloc(n_files, sizeof *c.log_records);
+  c.have_ranges = hudi_calloc(n_files, sizeof *c.have_ranges);
+  if (!c.ranges || !c.log_records || !c.have_ranges) {
+    commit_ctx_free_ranges(&c);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "column ranges of %zu files", n_files);
+  }
   if (out->cols) { /* hudi_cs_commit_columns' (out owns them) */
     c.cols = out->cols;
     c.n_cols = out->n_cols;
   } else {
-    HUDI_TRY(hudi_cs_columns_load(&c.cols, &c.n_cols, &out->layout, t->storage,
-                                  hudi_props_get(&t->props, "hoodie.table.index.defs.path"), err));
+    hudi_status lst = hudi_cs_columns_load(&c.cols, &c.n_cols, &out->layout, t->storage,
+                                           hudi_props_get(&t->props, "hoodie.table.index.defs.path"), err);
+    if (lst != HUDI_OK) {
+      commit_ctx_free_ranges(&c);
+      return lst;
+    }
   }
   /* Version 8 (Hudi 1.0.x) writes V1 records; its index definitions name
    * no version. */
@@ -980,6 +1015,7 @@ hudi_status hudi_cs_commit_records(hudi_cs_records *out, hudi_table *t, const hu
   if (c.have_view) hudi_fsview_free(&c.view);
   if (with_partition_stats) hudi_hashmap_free(&c.replaced);
   if (c.cols != out->cols) hudi_cs_columns_free(c.cols, c.n_cols);
+  commit_ctx_free_ranges(&c);
   return st;
 }
 
