@@ -49,6 +49,7 @@
 #include "table/schema_resolve.h"
 #include "table/write.h"
 #include "table/write_convert.h"
+#include "table/write_gather.h"
 #include "table/write_mdt.h"
 #include "table/write_schema.h"
 
@@ -527,6 +528,35 @@ static hudi_status bw_add_incoming(bw *b, size_t i, bool update, hudi_error *err
   return bw_flush(b, false, err);
 }
 
+/* Appends incoming rows idx[0, n) as new rows of the file (keys it does
+ * not hold), as n bw_add_incoming calls would, but a chunk at a time and
+ * one column at a time (write_gather.h): row by row, every value of the
+ * key-ordered rows missed the cache. Chunks fill bb up to
+ * HUDI_GATHER_ROWS rows, so each but the last is written at once (a chunk
+ * may lend the input's buffers, which bb must not take more rows after);
+ * bw_close_begin follows. */
+static hudi_status bw_add_inserts(bw *b, const size_t *idx, size_t n, hudi_error *err) {
+  if (n == 0) return HUDI_OK;
+  mw *c = b->c;
+  hudi_gather g;
+  HUDI_TRY(hudi_gather_init(&g, err));
+  hudi_gather_file gf = {.rows = c->rows, .same = c->same_in, .n_cols = c->data_schema.n_children,
+                         .instant = c->instant, .task = b->task, .partition = b->partition,
+                         .file_name = b->file_name};
+  hudi_status st = HUDI_OK;
+  for (size_t a = 0; st == HUDI_OK && a < n;) {
+    size_t room = HUDI_GATHER_ROWS - (size_t)hudi_arrow_batch_builder_n_rows(b->bb) % HUDI_GATHER_ROWS;
+    size_t m = n - a < room ? n - a : room;
+    st = hudi_gather_rows(&g, b->bb, &gf, idx + a, 0, m, (uint64_t)b->n_new, err);
+    if (st == HUDI_OK) b->n_new += (int64_t)m;
+    for (size_t j = 0; st == HUDI_OK && j < m; j++) st = bw_key(b, g.keys[j], g.key_lens[j], false, err);
+    if (st == HUDI_OK) st = bw_flush(b, false, err);
+    a += m;
+  }
+  hudi_gather_free(&g);
+  return st;
+}
+
 /* Appends a stored row (a view of the table schema with meta columns),
  * keeping its commit time and sequence number. */
 static hudi_status bw_add_stored(bw *b, const hudi_arrow_view *v, const hudi_arrow_field *vf, int64_t i,
@@ -977,12 +1007,17 @@ static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
   hudi_arrow_field_clear(&vf);
   hudi_hashmap_free(&mine);
   /* New keys this small file takes (assign_small_files), after its rows. */
+  size_t *ins = NULL;
+  if (st == HUDI_OK) {
+    ins = hudi_calloc(c->slice_start[s + 1] - c->slice_start[s] + 1, sizeof *ins);
+    if (!ins) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
   for (size_t j = c->slice_start[s]; st == HUDI_OK && j < c->slice_start[s + 1]; j++) {
     const inc *e = &c->incs[c->by_slice[j]];
-    if (e->kind != INC_INSERT) continue;
-    st = bw_add_incoming(b, (size_t)e->row, false, err);
-    inserts++;
+    if (e->kind == INC_INSERT) ins[inserts++] = (size_t)e->row;
   }
+  if (st == HUDI_OK) st = bw_add_inserts(b, ins, (size_t)inserts, err);
+  hudi_free(ins);
   if (st == HUDI_OK) {
     st = bw_close_begin(b, info.base_instant ? info.base_instant : "null", inserts, updates, deletes, err);
     b = NULL; /* c->closing's now */
@@ -1382,7 +1417,12 @@ static hudi_status insert_row_bytes(mw *c, int64_t *out, hudi_error *err) {
 static hudi_status write_inserts(mw *c, hudi_error *err) {
   /* incs follow the rows' (partition, key) order; inserts are a subset. */
   size_t *ins = hudi_calloc(c->n_incs + 1, sizeof *ins);
-  if (!ins) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  size_t *rows = hudi_calloc(c->n_incs + 1, sizeof *rows); /* one file's rows */
+  if (!ins || !rows) {
+    hudi_free(ins);
+    hudi_free(rows);
+    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  }
   size_t n = 0;
   for (size_t i = 0; i < c->n_incs; i++)
     if ((c->incs[i].kind == INC_INSERT && c->incs[i].slice < 0) || c->incs[i].kind == INC_MOVE) ins[n++] = i;
@@ -1390,6 +1430,7 @@ static hudi_status write_inserts(mw *c, hudi_error *err) {
   hudi_status st = n ? insert_row_bytes(c, &per_row, err) : HUDI_OK;
   if (st != HUDI_OK) {
     hudi_free(ins);
+    hudi_free(rows);
     return st;
   }
   int64_t rows_per_file = c->max_file_size / (per_row > 0 ? per_row : 1);
@@ -1405,7 +1446,8 @@ static hudi_status write_inserts(mw *c, hudi_error *err) {
       bw *b = hudi_calloc(1, sizeof *b);
       if (!b) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
       if (st == HUDI_OK) st = bw_open(b, c, part, NULL, "CREATE", err);
-      for (size_t k = a; st == HUDI_OK && k < z; k++) st = bw_add_incoming(b, (size_t)c->incs[ins[k]].row, false, err);
+      for (size_t k = a; k < z; k++) rows[k - a] = (size_t)c->incs[ins[k]].row;
+      if (st == HUDI_OK) st = bw_add_inserts(b, rows, z - a, err);
       if (st == HUDI_OK) {
         st = bw_close_begin(b, "null", (int64_t)(z - a), 0, 0, err);
         b = NULL; /* c->closing's now */
@@ -1417,6 +1459,7 @@ static hudi_status write_inserts(mw *c, hudi_error *err) {
     i = end;
   }
   hudi_free(ins);
+  hudi_free(rows);
   return st;
 }
 

@@ -37,6 +37,7 @@
 #include "table/services.h"
 #include "table/write.h"
 #include "table/write_convert.h"
+#include "table/write_gather.h"
 #include "table/insert_dup.h"
 #include "table/write_keys.h"
 #include "table/write_mdt.h"
@@ -267,147 +268,7 @@ static hudi_status build_schemas(append_ctx *c, hudi_error *err) {
 /* ---- copying rows into the builders ---- */
 
 /* Rows per Arrow batch handed to the Parquet writer. */
-#define CHUNK_ROWS 8192
-/* How many rows ahead of the copy the input is prefetched: the rows are in
- * key order, so every value read is a cache miss into the input. */
-#define PREFETCH_AHEAD 16
-
-/* Where a chunk's rows come from, one column at a time. */
-typedef struct chunk_src {
-  const hudi_arrow_view **views; /* CHUNK_ROWS: the current column of each row's batch */
-  int64_t *rows;                 /* CHUNK_ROWS: the row's index in that column */
-  const hudi_arrow_view **batch; /* CHUNK_ROWS: each row's batch */
-  const char **keys;             /* CHUNK_ROWS: the chunk's record keys (its column, the bloom filter) */
-  size_t *key_lens;
-  const char **seqs;             /* CHUNK_ROWS: the chunk's _hoodie_commit_seqno values, in seq_text */
-  size_t *seq_lens;
-  char *seq_text;                /* CHUNK_ROWS * SEQNO_MAX */
-  size_t *run_at;                /* CHUNK_ROWS + 1: where each run of consecutive rows of one batch starts */
-} chunk_src;
-
-/* Room for one _hoodie_commit_seqno: <instant>_<task>_<row in file>. */
-#define SEQNO_MAX 96
-
-static hudi_status chunk_src_init(chunk_src *s, hudi_error *err) {
-  s->views = hudi_malloc(CHUNK_ROWS * sizeof *s->views);
-  s->rows = hudi_malloc(CHUNK_ROWS * sizeof *s->rows);
-  s->batch = hudi_malloc(CHUNK_ROWS * sizeof *s->batch);
-  s->keys = hudi_malloc(CHUNK_ROWS * sizeof *s->keys);
-  s->key_lens = hudi_malloc(CHUNK_ROWS * sizeof *s->key_lens);
-  s->seqs = hudi_malloc(CHUNK_ROWS * sizeof *s->seqs);
-  s->seq_lens = hudi_malloc(CHUNK_ROWS * sizeof *s->seq_lens);
-  s->seq_text = hudi_malloc(CHUNK_ROWS * SEQNO_MAX);
-  s->run_at = hudi_malloc((CHUNK_ROWS + 1) * sizeof *s->run_at);
-  if (!s->views || !s->rows || !s->batch || !s->keys || !s->key_lens || !s->seqs || !s->seq_lens || !s->seq_text ||
-      !s->run_at)
-    return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-  return HUDI_OK;
-}
-
-static void chunk_src_free(chunk_src *s) {
-  hudi_free(s->views);
-  hudi_free(s->rows);
-  hudi_free(s->batch);
-  hudi_free(s->keys);
-  hudi_free(s->key_lens);
-  hudi_free(s->seqs);
-  hudi_free(s->seq_lens);
-  hudi_free(s->seq_text);
-  hudi_free(s->run_at);
-}
-
-
-/* The decimal digits of v into out (no NUL); returns their count. */
-static size_t format_u64(char *out, uint64_t v) {
-  char tmp[24];
-  size_t n = 0;
-  do tmp[n++] = (char)('0' + v % 10), v /= 10;
-  while (v);
-  for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
-  return n;
-}
-
-/* A chunk whose runs of consecutive rows of one batch average at least
- * this many rows (a bulk insert in input order: one run a chunk, or two at
- * a batch's end) is copied run by run, each column's values in one block,
- * instead of gathered row by row. */
-#define RUN_ROWS 32
-
-/* Fills s->run_at with where the runs of the chunk's m rows (s->batch,
- * s->rows) start, then m; returns their count. */
-static size_t find_runs(chunk_src *s, size_t m) {
-  size_t n = 0;
-  for (size_t j = 0; j < m; j++)
-    if (j == 0 || s->batch[j] != s->batch[j - 1] || s->rows[j] != s->rows[j - 1] + 1) s->run_at[n++] = j;
-  s->run_at[n] = m;
-  return n;
-}
-
-/* Appends ordered rows [a, a + m) of the file starting at row `from`: the
- * five meta columns, then each data column over all m rows (one column at a
- * time: lent when the rows are one run of one batch, run by run when they
- * come in runs, else gathered, prefetched ahead). */
-static hudi_status append_chunk(append_ctx *c, hudi_arrow_batch_builder *bb, chunk_src *s, size_t a, size_t m,
-                                size_t from, int task, const char *partition, const char *file_name,
-                                hudi_error *err) {
-  hudi_write_rows *r = &c->rows;
-  size_t ilen = strlen(c->instant), plen = strlen(partition), flen = strlen(file_name);
-  /* Commit time, partition path and file name: one value per file. */
-  HUDI_TRY(hudi_arrow_builder_append_repeat(hudi_arrow_batch_builder_column(bb, 0), c->instant, (int64_t)ilen, m,
-                                            err));
-  /* _hoodie_commit_seqno: <instant>_<task>_<row in file>. */
-  char seq[SEQNO_MAX];
-  int pre = snprintf(seq, sizeof seq, "%s_%d_", c->instant, task);
-  if (pre < 0 || (size_t)pre + 21 > sizeof seq) return hudi_err_set(err, HUDI_ERR_INTERNAL, "seqno too long");
-  for (size_t j = 0; j < m; j++) {
-    char *t = s->seq_text + j * SEQNO_MAX;
-    memcpy(t, seq, (size_t)pre);
-    s->seqs[j] = t;
-    s->seq_lens[j] = (size_t)pre + format_u64(t + pre, (uint64_t)(a + j - from));
-  }
-  HUDI_TRY(hudi_arrow_builder_append_bytes_many(hudi_arrow_batch_builder_column(bb, 1), (const void *const *)s->seqs,
-                                                s->seq_lens, m, err));
-  for (size_t j = 0; j < m; j++) s->keys[j] = hudi_write_rows_key(r, a + j, &s->key_lens[j]);
-  HUDI_TRY(hudi_arrow_builder_append_bytes_many(hudi_arrow_batch_builder_column(bb, 2), (const void *const *)s->keys,
-                                                s->key_lens, m, err));
-  HUDI_TRY(hudi_arrow_builder_append_repeat(hudi_arrow_batch_builder_column(bb, 3), partition, (int64_t)plen, m, err));
-  HUDI_TRY(hudi_arrow_builder_append_repeat(hudi_arrow_batch_builder_column(bb, 4), file_name, (int64_t)flen, m, err));
-
-  for (size_t j = 0; j < m; j++) {
-    const hudi_write_row *row = &r->order[a + j];
-    s->batch[j] = &r->batches[row->batch].view;
-    s->rows[j] = hudi_arrow_view_struct_row(s->batch[j], row->row);
-  }
-  size_t runs = find_runs(s, m);
-  int64_t n_cols = r->stored.n_children;
-  for (int64_t k = 0; k < n_cols; k++) {
-    hudi_arrow_builder *cb = hudi_arrow_batch_builder_column(bb, HUDI_AVRO_N_META_FIELDS + k);
-    if (c->same[k] && runs * RUN_ROWS <= m) {
-      /* One run: the input's own buffers, lent (the batches outlive the
-       * writer, its feed thread included: encode_rows joins it). */
-      if (runs == 1 && hudi_arrow_builder_lend_range(cb, &s->batch[0]->children[k], s->rows[0], (int64_t)m))
-        continue;
-      for (size_t i = 0; i < runs; i++) {
-        size_t j = s->run_at[i];
-        HUDI_TRY(hudi_arrow_builder_append_view_range(cb, &s->batch[j]->children[k], s->rows[j],
-                                                      (int64_t)(s->run_at[i + 1] - j), err));
-      }
-      continue;
-    }
-    for (size_t j = 0; j < m; j++) s->views[j] = &s->batch[j]->children[k];
-    if (c->same[k]) {
-      HUDI_TRY(hudi_arrow_builder_append_gather(cb, s->views, s->rows, m, err));
-      continue;
-    }
-    for (size_t j = 0; j < m; j++) {
-      if (j + PREFETCH_AHEAD < m) hudi_arrow_view_prefetch(s->views[j + PREFETCH_AHEAD], s->rows[j + PREFETCH_AHEAD], false);
-      if (j + PREFETCH_AHEAD / 2 < m)
-        hudi_arrow_view_prefetch(s->views[j + PREFETCH_AHEAD / 2], s->rows[j + PREFETCH_AHEAD / 2], true);
-      HUDI_TRY(hudi_write_append_converted(cb, s->views[j], s->rows[j], err));
-    }
-  }
-  return hudi_arrow_batch_builder_end_rows(bb, (int64_t)m, err);
-}
+#define CHUNK_ROWS HUDI_GATHER_ROWS
 
 /* A base file's writer and batch builder over c->out_schema: into storage
  * path `path`, or (path NULL) appended to *mem. */
@@ -441,15 +302,17 @@ static hudi_status encode_rows(append_ctx *c, hudi_arrow_batch_builder *bb, hudi
                                const char *file_name, size_t *min_row, size_t *max_row, hudi_error *err) {
   hudi_write_rows *r = &c->rows;
   size_t min_i = from, max_i = to - 1;
-  chunk_src src;
+  hudi_gather src;
   memset(&src, 0, sizeof src);
+  hudi_gather_file gf = {.rows = r, .same = c->same, .n_cols = r->stored.n_children, .instant = c->instant,
+                         .task = task, .partition = partition, .file_name = file_name};
   hudi_pq_feed *f = NULL;
-  hudi_status st = chunk_src_init(&src, err);
+  hudi_status st = hudi_gather_init(&src, err);
   if (st == HUDI_OK && feed) st = hudi_pq_feed_start(&f, w, err);
   for (size_t a = from; st == HUDI_OK && a < to; a += CHUNK_ROWS) {
     size_t m = to - a < CHUNK_ROWS ? to - a : CHUNK_ROWS;
-    st = append_chunk(c, bb, &src, a, m, from, task, partition, file_name, err);
-    /* src.keys holds the chunk's keys (append_chunk) for the filter. */
+    st = hudi_gather_rows(&src, bb, &gf, NULL, a, m, (uint64_t)(a - from), err);
+    /* src.keys holds the chunk's keys for the filter. */
     for (size_t i = a; st == HUDI_OK && bloom && i < a + m; i++) {
       /* In key order (a sorting mode) the first and last rows win; in
        * input order the key prefixes settle most comparisons. */
@@ -480,7 +343,7 @@ static hudi_status encode_rows(append_ctx *c, hudi_arrow_batch_builder *bb, hudi
     st = fst;
     if (err) *err = feed_err;
   }
-  chunk_src_free(&src);
+  hudi_gather_free(&src);
   *min_row = min_i;
   *max_row = max_i;
   return st;
