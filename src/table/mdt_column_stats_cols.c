@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "avro/arrow_schema.h"
 #include "base/alloc.h"
 #include "table/commit_metadata.h"
 #include "table/properties.h"
@@ -20,12 +21,12 @@
 /* META_COLS_TO_ALWAYS_INDEX in TreeMap (name) order. */
 static const char *const META_COLS[] = {"_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_record_key"};
 
+/* The five meta columns, and _hoodie_operation (Hudi's
+ * HOODIE_META_COLUMNS_WITH_OPERATION). */
 static bool is_meta_column(const char *name) {
-  static const char *const all[] = {"_hoodie_commit_time",    "_hoodie_commit_seqno", "_hoodie_record_key",
-                                    "_hoodie_partition_path", "_hoodie_file_name",    "_hoodie_operation"};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-    if (!strcmp(name, all[i])) return true;
-  return false;
+  for (size_t i = 0; i < HUDI_AVRO_N_META_FIELDS; i++)
+    if (!strcmp(name, hudi_avro_meta_field_names[i])) return true;
+  return !strcmp(name, "_hoodie_operation");
 }
 
 /* The types whose V1 records hudi-c writes (mdt_column_stats.c,
