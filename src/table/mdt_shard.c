@@ -1,12 +1,14 @@
 /* Key-to-file-group mapping and sharded lookups of the metadata table. */
 #include "table/mdt_shard.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/hash.h"
+#include "base/threadpool.h"
 
 static const struct {
   const char *partition, *prefix;
@@ -101,6 +103,92 @@ static hudi_status lookup_shard(hudi_mdt *m, const hudi_file_group *g, const key
   return st;
 }
 
+/* Keys from which the shards are looked up on every core: below, a
+ * thread's start costs more than the lookups it would take over (a key
+ * costs ~2.5 us: most of a shard's blocks inflated, its records decoded). */
+#define PARALLEL_MIN_KEYS 4096
+
+/* The shards of one lookup, each a run [start[s], start[s + 1]) of ks. */
+typedef struct shard_runs {
+  hudi_mdt *m;
+  const hudi_file_group *groups;
+  const keyed *ks;
+  const size_t *start;
+  const int32_t *shard;
+  size_t n;
+  atomic_size_t next; /* the next shard a lane takes */
+  hudi_mdt_records *out;
+  hudi_mdt_read_stats *lane_stats; /* one per lane */
+} shard_runs;
+
+static void stats_add(hudi_mdt_read_stats *to, const hudi_mdt_read_stats *s) {
+  to->base_files_opened += s->base_files_opened;
+  to->base_data_blocks_read += s->base_data_blocks_read;
+  to->base_bytes_read += s->base_bytes_read;
+  to->log_files_opened += s->log_files_opened;
+  to->log_blocks_merged += s->log_blocks_merged;
+  to->log_blocks_skipped += s->log_blocks_skipped;
+  to->log_bytes_read += s->log_bytes_read;
+}
+
+/* One lane: shards taken one at a time until none is left, through a
+ * sibling handle of its own (the schema cache is the one part of a handle
+ * a lookup changes; hudi_mdt_open_sibling). Each shard writes only its own
+ * keys' items of out. */
+static hudi_status lookup_lane(void *ctx, size_t lane, hudi_error *err) {
+  shard_runs *r = ctx;
+  hudi_mdt *own;
+  HUDI_TRY(hudi_mdt_open_sibling(&own, r->m, err));
+  hudi_status st = HUDI_OK;
+  for (size_t s; st == HUDI_OK && (s = atomic_fetch_add(&r->next, 1)) < r->n;)
+    st = lookup_shard(own, &r->groups[r->shard[s]], &r->ks[r->start[s]], r->start[s + 1] - r->start[s], r->out,
+                      &r->lane_stats[lane], err);
+  hudi_mdt_free(own);
+  return st;
+}
+
+/* The shards' lookups on every core (hudi_cpu_count lanes). */
+static hudi_status lookup_parallel(hudi_mdt *m, const hudi_file_group *groups, const keyed *ks, const size_t *start,
+                                   const int32_t *shard, size_t n, hudi_mdt_records *out, hudi_mdt_read_stats *stats,
+                                   hudi_error *err) {
+  size_t lanes = (size_t)hudi_cpu_count();
+  if (lanes > n) lanes = n;
+  hudi_threadpool *pool = NULL;
+  HUDI_TRY(hudi_threadpool_create(&pool, (int)lanes - 1, err));
+  shard_runs r = {m, groups, ks, start, shard, n, 0, out, hudi_calloc(lanes, sizeof *r.lane_stats)};
+  hudi_status st = r.lane_stats ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  if (st == HUDI_OK) st = hudi_parallel_for(pool, lanes, lookup_lane, &r, err);
+  hudi_threadpool_free(pool);
+  for (size_t l = 0; stats && r.lane_stats && l < lanes; l++) stats_add(stats, &r.lane_stats[l]);
+  hudi_free(r.lane_stats);
+  return st;
+}
+
+/* The runs of ks (sorted by shard) that share a shard, and the lookups:
+ * serial for few keys or one core, else parallel. */
+static hudi_status lookup_shards(hudi_mdt *m, const hudi_file_group *groups, const keyed *ks, size_t n_keys,
+                                 hudi_mdt_records *out, hudi_mdt_read_stats *stats, hudi_error *err) {
+  size_t n = 0;
+  for (size_t i = 0; i < n_keys; i++) n += i == 0 || ks[i].shard != ks[i - 1].shard;
+  size_t *start = hudi_calloc(n + 1, sizeof *start);
+  int32_t *shard = hudi_calloc(n + 1, sizeof *shard);
+  hudi_status st = start && shard ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  for (size_t i = 0, s = 0; st == HUDI_OK && i < n_keys; i++)
+    if (i == 0 || ks[i].shard != ks[i - 1].shard) {
+      start[s] = i;
+      shard[s++] = ks[i].shard;
+    }
+  if (st == HUDI_OK) start[n] = n_keys;
+  if (st == HUDI_OK && n > 1 && n_keys >= PARALLEL_MIN_KEYS && hudi_cpu_count() > 1)
+    st = lookup_parallel(m, groups, ks, start, shard, n, out, stats, err);
+  else
+    for (size_t s = 0; st == HUDI_OK && s < n; s++)
+      st = lookup_shard(m, &groups[shard[s]], &ks[start[s]], start[s + 1] - start[s], out, stats, err);
+  hudi_free(start);
+  hudi_free(shard);
+  return st;
+}
+
 hudi_status hudi_mdt_partition_lookup(hudi_mdt *m, const char *partition, const hudi_hfile_key *keys, size_t n_keys,
                                       hudi_mdt_records *out, hudi_mdt_read_stats *stats, hudi_error *err) {
   out->items = hudi_calloc(n_keys ? n_keys : 1, sizeof *out->items);
@@ -119,12 +207,7 @@ hudi_status hudi_mdt_partition_lookup(hudi_mdt *m, const char *partition, const 
     st = hudi_mdt_shard_of(&ks[i].shard, (const char *)keys[i].data, keys[i].len, n_groups, err);
   }
   if (st == HUDI_OK) qsort(ks, n_keys, sizeof *ks, cmp_keyed);
-  for (size_t i = 0; st == HUDI_OK && i < n_keys;) {
-    size_t j = i;
-    while (j < n_keys && ks[j].shard == ks[i].shard) j++;
-    st = lookup_shard(m, &groups[ks[i].shard], &ks[i], j - i, out, stats, err);
-    i = j;
-  }
+  if (st == HUDI_OK) st = lookup_shards(m, groups, ks, n_keys, out, stats, err);
   hudi_free(ks);
   if (st != HUDI_OK) hudi_mdt_records_free(out);
   return st;

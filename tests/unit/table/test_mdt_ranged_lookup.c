@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@ static char dir[512];
  * record-index log files. */
 static uint64_t log_bytes_read;
 static int log_whole_reads;
+/* Lookups of many keys read shards from several threads at once. */
+static pthread_mutex_t counts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool is_rli_log(const char *path) { return strstr(path, "record_index/.") && strstr(path, ".log."); }
 
@@ -54,15 +57,21 @@ typedef struct counting {
 static hudi_status c_read(hudi_storage *s, const char *path, uint64_t off, void *dst, size_t len, size_t *n,
                           hudi_error *err) {
   hudi_status st = hudi_storage_read(((counting *)s)->inner, path, off, dst, len, n, err);
-  if (st == HUDI_OK && is_rli_log(path)) log_bytes_read += *n;
+  if (st == HUDI_OK && is_rli_log(path)) {
+    pthread_mutex_lock(&counts_lock);
+    log_bytes_read += *n;
+    pthread_mutex_unlock(&counts_lock);
+  }
   return st;
 }
 static hudi_status c_read_all(hudi_storage *s, const char *path, size_t max, hudi_buf *out, hudi_error *err) {
   size_t before = out->len;
   hudi_status st = hudi_storage_read_all(((counting *)s)->inner, path, max, out, err);
   if (st == HUDI_OK && is_rli_log(path)) {
+    pthread_mutex_lock(&counts_lock);
     log_whole_reads++;
     log_bytes_read += out->len - before;
+    pthread_mutex_unlock(&counts_lock);
   }
   return st;
 }

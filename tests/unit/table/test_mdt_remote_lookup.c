@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,10 +52,12 @@ typedef struct file_count {
 static file_count counts[MAX_FILES];
 static size_t n_counts;
 static int whole_reads;
+/* Lookups of many keys read shards from several threads at once. */
+static pthread_mutex_t counts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool is_rli_log(const char *path) { return strstr(path, "record_index/.") && strstr(path, ".log."); }
 
-static void count_read(const char *path, size_t n) {
+static void count_read_locked(const char *path, size_t n) {
   const char *name = strrchr(path, '/') + 1;
   for (size_t i = 0; i < n_counts; i++)
     if (strcmp(counts[i].name, name) == 0) {
@@ -66,6 +69,12 @@ static void count_read(const char *path, size_t n) {
   snprintf(counts[n_counts].name, sizeof counts[n_counts].name, "%s", name);
   counts[n_counts].reads = 1;
   counts[n_counts++].bytes = n;
+}
+
+static void count_read(const char *path, size_t n) {
+  pthread_mutex_lock(&counts_lock);
+  count_read_locked(path, n);
+  pthread_mutex_unlock(&counts_lock);
 }
 
 static void counts_reset(void) {
@@ -85,7 +94,11 @@ static hudi_status c_read(hudi_storage *s, const char *path, uint64_t off, void 
   return st;
 }
 static hudi_status c_read_all(hudi_storage *s, const char *path, size_t max, hudi_buf *out, hudi_error *err) {
-  if (is_rli_log(path)) whole_reads++;
+  if (is_rli_log(path)) {
+    pthread_mutex_lock(&counts_lock);
+    whole_reads++;
+    pthread_mutex_unlock(&counts_lock);
+  }
   return hudi_storage_read_all(((counting *)s)->inner, path, max, out, err);
 }
 static hudi_status c_stat(hudi_storage *s, const char *path, hudi_file_stat *out, hudi_error *err) {

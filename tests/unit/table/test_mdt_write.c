@@ -785,7 +785,9 @@ static void test_many_keys_non_partitioned(void **state) {
   hudi_error err = HUDI_ERROR_INIT;
   hudi_mdt_write_options o;
   hudi_storage *s = non_partitioned_mdt(&o);
-  enum { N = 3000, HALF = 1500, DELETED = 500 };
+  /* More keys than hudi_mdt_partition_lookup looks up serially: its shards
+   * are looked up on every core (each lane through a handle of its own). */
+  enum { N = 6000, HALF = 3000, DELETED = 1000, EXTRA = 3 };
   static char keys[N][16];
   static hudi_mdt_key_change changes[N];
   for (int i = 0; i < N; i++) {
@@ -794,8 +796,8 @@ static void test_many_keys_non_partitioned(void **state) {
   }
   data_file files[3];
   memset(files, 0, sizeof files);
-  files[0] = (data_file){"", FID_EU, "range:key:0:1500", "", 0};
-  files[1] = (data_file){"", FID_US, "range:key:1500:3000", "", 0};
+  files[0] = (data_file){"", FID_EU, "range:key:0:3000", "", 0};
+  files[1] = (data_file){"", FID_US, "range:key:3000:6000", "", 0};
   char t1[HUDI_INSTANT_TIME_BUF], t2[HUDI_INSTANT_TIME_BUF];
   assert_int_equal(hudi_instant_time_now(t1, NULL, &err), HUDI_OK);
   assert_int_equal(hudi_instant_time_now(t2, NULL, &err), HUDI_OK);
@@ -812,7 +814,7 @@ static void test_many_keys_non_partitioned(void **state) {
   complete_data(s, t1, res.completion_time, files, 2);
 
   /* T2: the first 500 keys deleted (file group EU rewritten without them). */
-  files[2] = (data_file){"", FID_EU, "range:key:500:1500", "", 0};
+  files[2] = (data_file){"", FID_EU, "range:key:1000:3000", "", 0};
   data_instant(s, t2, "", HUDI_INSTANT_REQUESTED, "", 0);
   data_instant(s, t2, "", HUDI_INSTANT_INFLIGHT, "", 0);
   write_data_file(s, &files[2], t2);
@@ -827,8 +829,8 @@ static void test_many_keys_non_partitioned(void **state) {
   hudi_mdt *m = NULL;
   if (hudi_table_open(&t, dir, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
   if (hudi_mdt_open(&m, t, &err) != HUDI_OK) fail_msg("%s", err.message);
-  static const char *look[N + 2];
-  static size_t lens[N + 2];
+  static const char *look[N + EXTRA];
+  static size_t lens[N + EXTRA];
   for (int i = 0; i < N; i++) {
     look[i] = keys[i];
     lens[i] = strlen(keys[i]);
@@ -837,8 +839,14 @@ static void test_many_keys_non_partitioned(void **state) {
   look[N + 1] = "nope";
   lens[N] = lens[N + 1] = 4;
   lens[N] = 9;
+  look[N + 2] = keys[N - 1]; /* a repeated key gets its own copy */
+  lens[N + 2] = strlen(keys[N - 1]);
   hudi_rli_location *locs = NULL;
-  if (hudi_mdt_record_index_lookup(m, look, lens, N + 2, &locs, NULL, &err) != HUDI_OK) fail_msg("%s", err.message);
+  hudi_mdt_read_stats rs = {0};
+  if (hudi_mdt_record_index_lookup(m, look, lens, N + EXTRA, &locs, &rs, &err) != HUDI_OK) fail_msg("%s", err.message);
+  /* Every shard's log files counted, whichever thread read them. */
+  assert_true(rs.log_files_opened >= 10);
+  assert_true(rs.log_blocks_merged >= 10);
   for (int i = 0; i < N; i++) {
     if (i < DELETED) {
       if (locs[i].found) fail_msg("%s deleted but found", keys[i]);
@@ -851,7 +859,10 @@ static void test_many_keys_non_partitioned(void **state) {
   }
   assert_false(locs[N].found);
   assert_false(locs[N + 1].found);
-  hudi_rli_locations_free(locs, N + 2);
+  assert_true(locs[N + 2].found);
+  assert_string_equal(locs[N + 2].file_id, FID_US);
+  assert_ptr_not_equal(locs[N + 2].file_id, locs[N - 1].file_id);
+  hudi_rli_locations_free(locs, N + EXTRA);
   hudi_mdt_strings parts;
   if (hudi_mdt_list_partitions(m, &parts, NULL, &err) != HUDI_OK) fail_msg("%s", err.message);
   assert_int_equal(parts.count, 1);
