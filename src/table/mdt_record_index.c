@@ -22,26 +22,59 @@ void hudi_rli_locations_free(hudi_rli_location *locs, size_t n) {
   hudi_free(locs);
 }
 
-static hudi_status to_location(hudi_rli_location *loc, const hudi_mdt_record *r, bool utc, hudi_error *err) {
+/* The last entry's file id and instant, formatted: a lookup's entries
+ * mostly share a few of each (the file groups and commits that wrote
+ * them), and formatting one (snprintf, localtime_r) cost more than the
+ * rest of turning an entry into a location. */
+typedef struct location_cache {
+  bool has_id, has_instant;
+  int32_t encoding, file_index;
+  int64_t high, low, instant_ms;
+  hudi_buf id;
+  char instant[HUDI_INSTANT_TIME_BUF];
+} location_cache;
+
+static bool same_uuid_id(const location_cache *c, const hudi_mdt_rli *r) {
+  return c->has_id && r->encoding == 0 && c->encoding == 0 && r->has_high && r->has_low && r->has_file_index &&
+         c->high == r->high_bits && c->low == r->low_bits && c->file_index == r->file_index;
+}
+
+static hudi_status file_id_of(location_cache *c, const hudi_mdt_rli *r, hudi_error *err) {
+  if (same_uuid_id(c, r)) return HUDI_OK;
+  c->has_id = false;
+  hudi_buf_reset(&c->id);
+  HUDI_TRY(hudi_mdt_rli_file_id(r, &c->id, err));
+  HUDI_TRY(hudi_buf_append_byte(&c->id, 0, err));
+  c->has_id = true;
+  c->encoding = r->encoding;
+  c->high = r->high_bits;
+  c->low = r->low_bits;
+  c->file_index = r->file_index;
+  return HUDI_OK;
+}
+
+static hudi_status to_location(hudi_rli_location *loc, const hudi_mdt_record *r, bool utc, location_cache *c,
+                               hudi_error *err) {
   if (r->type != HUDI_MDT_TYPE_RECORD_INDEX || !r->has_rli)
     return hudi_err_set(err, HUDI_ERR_CORRUPT, "record index entry '%s' has type %d and no recordIndexMetadata",
                         r->key, (int)r->type);
   if (!r->rli.has_instant)
     return hudi_err_set(err, HUDI_ERR_CORRUPT, "record index entry '%s' has no instantTime", r->key);
-  hudi_buf id;
-  hudi_buf_init(&id, 1 << 20);
-  hudi_status st = hudi_mdt_rli_file_id(&r->rli, &id, err);
-  uint8_t *s = NULL;
-  size_t len;
-  if (st == HUDI_OK) st = hudi_buf_detach(&id, &s, &len, err);
-  hudi_buf_free(&id);
+  hudi_status st = file_id_of(c, &r->rli, err);
   if (st != HUDI_OK) return hudi_err_context(err, st, "record index entry '%s'", r->key);
-  loc->file_id = (char *)s;
+  loc->file_id = hudi_strdup((const char *)c->id.data);
   loc->partition = hudi_strdup(r->rli.partition ? r->rli.partition : "");
-  if (!loc->partition) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  if (!loc->file_id || !loc->partition) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   loc->instant_ms = r->rli.instant_ms;
   loc->found = true;
-  return hudi_instant_time_format_zone(loc->instant, loc->instant_ms, utc, err);
+  if (!c->has_instant || c->instant_ms != loc->instant_ms) {
+    c->has_instant = false;
+    HUDI_TRY(hudi_instant_time_format_zone(c->instant, loc->instant_ms, utc, err));
+    c->has_instant = true;
+    c->instant_ms = loc->instant_ms;
+  }
+  memcpy(loc->instant, c->instant, sizeof loc->instant);
+  return HUDI_OK;
 }
 
 hudi_status hudi_mdt_record_index_lookup(hudi_mdt *m, const char *const *keys, const size_t *key_lens, size_t n,
@@ -60,8 +93,11 @@ hudi_status hudi_mdt_record_index_lookup(hudi_mdt *m, const char *const *keys, c
   }
   hudi_mdt_records recs = {0};
   if (st == HUDI_OK) st = hudi_mdt_partition_lookup(m, HUDI_MDT_RECORD_INDEX, hk, n, &recs, stats, err);
+  location_cache cache = {0};
+  hudi_buf_init(&cache.id, 1 << 20);
   for (size_t i = 0; st == HUDI_OK && i < n; i++)
-    if (recs.items[i].key) st = to_location(&locs[i], &recs.items[i], utc, err);
+    if (recs.items[i].key) st = to_location(&locs[i], &recs.items[i], utc, &cache, err);
+  hudi_buf_free(&cache.id);
   hudi_mdt_records_free(&recs);
   hudi_free(hk);
   if (st != HUDI_OK) {

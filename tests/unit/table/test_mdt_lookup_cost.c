@@ -27,8 +27,10 @@ static size_t n_keys;
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* Runs of 5 consecutive keys differ only in the UUID's low bits, so a
+ * lookup formats each file id from all of its parts. */
 static void file_id_for(size_t i, char out[64]) {
-  snprintf(out, 64, "%08zx-7a82-4124-9a6b-8a94c18ff8ef-%zu", i % 7, i % 3);
+  snprintf(out, 64, "%08zx-7a82-4124-9a6b-8a94c18ff8%02zx-%zu", i / 5 % 7, i % 5, i / 5 % 3);
 }
 
 static void write_shard(const char *path) {
@@ -106,6 +108,8 @@ static void lookups_read_few_blocks(void **state) {
   hudi_mdt *m;
   assert_int_equal(hudi_table_open(&t, scratch, NULL, 0, &err), HUDI_OK);
   assert_int_equal(hudi_mdt_open(&m, t, &err), HUDI_OK);
+  const char *tz = hudi_table_property(t, "hoodie.table.timeline.timezone");
+  bool utc = tz && strcmp(tz, "UTC") == 0;
   size_t n_groups;
   const hudi_file_group *g = hudi_mdt_groups(m, HUDI_MDT_RECORD_INDEX, &n_groups);
   assert_int_equal(n_groups, 10);
@@ -138,6 +142,10 @@ static void lookups_read_few_blocks(void **state) {
       assert_string_equal(locs[i].file_id, fid);
       assert_string_equal(locs[i].partition, "region=us");
       assert_int_equal(locs[i].instant_ms, 1772922372542LL + (int64_t)idx[i]);
+      /* Each key's own instant, though consecutive entries differ. */
+      char want[HUDI_INSTANT_TIME_BUF];
+      assert_int_equal(hudi_instant_time_format_zone(want, locs[i].instant_ms, utc, &err), HUDI_OK);
+      assert_string_equal(locs[i].instant, want);
     }
     print_message("k=%zu: %llu base data blocks, %llu bytes of base HFiles read\n", k,
                   (unsigned long long)st.base_data_blocks_read, (unsigned long long)st.base_bytes_read);
@@ -149,7 +157,12 @@ static void lookups_read_few_blocks(void **state) {
   hudi_rli_location *locs;
   hudi_mdt_read_stats st = {0};
   assert_int_equal(hudi_mdt_record_index_lookup(m, (const char *const *)keys, NULL, n_keys, &locs, &st, &err), HUDI_OK);
-  for (size_t i = 0; i < n_keys; i++) assert_true(locs[i].found);
+  for (size_t i = 0; i < n_keys; i++) {
+    char fid[64];
+    file_id_for(i, fid);
+    assert_true(locs[i].found);
+    assert_string_equal(locs[i].file_id, fid);
+  }
   print_message("all %zu keys: %llu base data blocks\n", n_keys, (unsigned long long)st.base_data_blocks_read);
   assert_true(st.base_data_blocks_read > 100);
   hudi_rli_locations_free(locs, n_keys);
