@@ -103,7 +103,12 @@ typedef struct hudi_write_result {
  * (hoodie.parquet.max.file.size, hoodie.parquet.compression.codec:
  * gzip, snappy, zstd or uncompressed; unset, zstd on tables of version 8
  * and 9 and gzip on version 6, docs/compatibility.md item 20; ...), may be
- * NULL.
+ * NULL. hoodie.metadata.enable=false among them (for every writing verb)
+ * turns the metadata table off first, as Apache Hudi's writers do: the
+ * table's hoodie.properties stops listing its partitions and
+ * .hoodie/metadata is deleted, under the write lock; the write then uses
+ * the bloom index. It is how a version-6 table Spark wrote with a metadata
+ * table (which hudi-c cannot update) is written at all.
  * A stream of more than hudi_c.append.segment.bytes (default 4 GiB of
  * estimated Arrow data) is written a segment at a time into the same
  * commit, holding one segment of rows at once (plus each row's key with a

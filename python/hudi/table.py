@@ -184,6 +184,11 @@ class HudiTable:
         Keys the table already holds follow ``hoodie.datasource.insert.dup.policy``: ``none``
         (Hudi's default: the row is written again and the record index points to the new copy),
         ``drop`` (such rows are left out) or ``fail`` (an error naming the key, nothing written).
+
+        ``options={"hoodie.metadata.enable": "false"}`` (here or on any other writing verb) turns
+        the metadata table off first, as Apache Hudi's writers do: ``hoodie.properties`` stops
+        listing it and ``.hoodie/metadata`` is deleted; later writes use the bloom index. It is
+        how a version-6 table Spark wrote with a metadata table is written at all.
         """
         from hudi import write
 

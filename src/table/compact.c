@@ -42,7 +42,7 @@ static hudi_status check_table(hudi_table *t, hudi_error *err) {
   if (t->type != HUDI_MERGE_ON_READ)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
                         "table %s is COPY_ON_WRITE: only MERGE_ON_READ tables have log files to compact", t->base_uri);
-  return hudi_write_check_table_mdt(t, err);
+  return hudi_write_check_table_mdt(t, NULL, 0, err);
 }
 
 static bool bool_opt(const hudi_table *t, const hudi_option *o, size_t n, const char *key) {

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "table/hadoop_crc.h"
+
 #define MAX_DEPTH 16
 
 static hudi_status put_string(hudi_buf *o, const char *s, size_t len, hudi_error *err) {
@@ -155,6 +157,8 @@ hudi_status hudi_index_defs_set_source_fields(hudi_storage *s, const char *path,
   hudi_buf out;
   hudi_buf_init(&out, HUDI_INDEX_DEFS_MAX);
   if (st == HUDI_OK) st = hudi_index_defs_render(root, &out, err);
+  /* Spark's checksum of the file it wrote would no longer match. */
+  if (st == HUDI_OK) st = hudi_hadoop_crc_delete(s, path, err);
   if (st == HUDI_OK) st = hudi_storage_write(s, path, out.data, out.len, 0, err);
   if (st == HUDI_OK && changed) *changed = true;
   hudi_buf_free(&out);

@@ -7,6 +7,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/hash.h"
+#include "base/utf8.h"
 
 void hudi_props_init(hudi_props *p) { memset(p, 0, sizeof *p); }
 
@@ -249,4 +250,64 @@ bool hudi_props_list_has(const char *list, const char *name) {
     p = end ? end + 1 : NULL;
   }
   return false;
+}
+
+/* ---- writing (java.util.Properties.store) ---- */
+
+static hudi_status put_unit(hudi_buf *b, uint32_t u, hudi_error *err) {
+  static const char hex[] = "0123456789ABCDEF";
+  char e[6] = {'\\', 'u', hex[(u >> 12) & 15], hex[(u >> 8) & 15], hex[(u >> 4) & 15], hex[u & 15]};
+  return hudi_buf_append(b, e, sizeof e, err);
+}
+
+/* Properties.saveConvert with escapeUnicode: backslash escapes for '\\',
+ * tab, line breaks, form feed, '=', ':', '#' and '!', a leading space (or
+ * every space in a key), and \uXXXX (UTF-16 units) outside printable
+ * ASCII. Invalid UTF-8 is refused: the text must read back as it was. */
+static hudi_status save_convert(hudi_buf *b, const char *s, bool key, hudi_error *err) {
+  size_t len = strlen(s);
+  for (size_t i = 0; i < len;) {
+    size_t at = i;
+    int32_t c = hudi_utf8_next((const uint8_t *)s, len, &i);
+    if (c < 0) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hoodie.properties text with invalid UTF-8 at byte %zu", at);
+    char esc = 0;
+    switch (c) {
+      case '\\': esc = '\\'; break;
+      case '\t': esc = 't'; break;
+      case '\n': esc = 'n'; break;
+      case '\r': esc = 'r'; break;
+      case '\f': esc = 'f'; break;
+      case '=': case ':': case '#': case '!': esc = (char)c; break;
+      case ' ': if (key || at == 0) esc = ' '; break;
+      default: break;
+    }
+    if (esc) {
+      char e[2] = {'\\', esc};
+      HUDI_TRY(hudi_buf_append(b, e, 2, err));
+    } else if (c < 0x20 || c > 0x7e) {
+      if (c > 0xffff) {
+        uint32_t v = (uint32_t)c - 0x10000;
+        HUDI_TRY(put_unit(b, 0xd800 + (v >> 10), err));
+        HUDI_TRY(put_unit(b, 0xdc00 + (v & 0x3ff), err));
+      } else {
+        HUDI_TRY(put_unit(b, (uint32_t)c, err));
+      }
+    } else {
+      HUDI_TRY(hudi_buf_append_byte(b, (uint8_t)c, err));
+    }
+  }
+  return HUDI_OK;
+}
+
+hudi_status hudi_props_render(const hudi_props *p, const char *comment, const char *date, hudi_buf *out,
+                              hudi_error *err) {
+  if (comment) HUDI_TRY(hudi_buf_printf(out, err, "#%s\n", comment));
+  if (date) HUDI_TRY(hudi_buf_printf(out, err, "#%s\n", date));
+  for (size_t i = 0; i < p->len; i++) {
+    HUDI_TRY(save_convert(out, p->entries[i].key, true, err));
+    HUDI_TRY(hudi_buf_append_byte(out, '=', err));
+    HUDI_TRY(save_convert(out, p->entries[i].value, false, err));
+    HUDI_TRY(hudi_buf_append_byte(out, '\n', err));
+  }
+  return HUDI_OK;
 }

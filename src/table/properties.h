@@ -42,6 +42,15 @@ bool hudi_props_list_has(const char *list, const char *name);
 HUDI_NODISCARD hudi_status hudi_props_set(hudi_props *p, const char *key, const char *value,
                                           hudi_error *err);
 
+/* Appends p as java.util.Properties.store writes it: "#comment" and
+ * "#date" lines (each omitted when NULL), then key=value lines in p's
+ * order, escaped as Java escapes them (\\uXXXX outside printable ASCII),
+ * so hudi_props_parse reads back p. HUDI_ERR_INVALID_ARG for text that is
+ * not UTF-8. */
+struct hudi_buf;
+HUDI_NODISCARD hudi_status hudi_props_render(const hudi_props *p, const char *comment, const char *date,
+                                             struct hudi_buf *out, hudi_error *err);
+
 /* Checks hoodie.table.checksum against hoodie.database.name and
  * hoodie.table.name: HUDI_ERR_CORRUPT naming both values when they differ,
  * HUDI_ERR_CORRUPT when the table name is missing, OK when no checksum is

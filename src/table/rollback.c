@@ -12,6 +12,7 @@
 #include "base/buf.h"
 #include "base/hashmap.h"
 #include "table/base_file.h"
+#include "table/hadoop_crc.h"
 #include "table/heartbeat.h"
 #include "table/lock.h"
 #include "table/log_file_name.h"
@@ -79,19 +80,11 @@ static hudi_status write_tl(const hudi_rb_target *x, const char *name, const voi
   return st;
 }
 
-/* Deletes rel (missing is fine) and, on the local file system, the
- * ".<name>.crc" checksum Hadoop's local file system keeps beside files
- * Spark wrote (its delete removes both). */
+/* Deletes rel (missing is fine) and its Hadoop checksum (hadoop_crc.h:
+ * Spark's delete removes both). */
 static hudi_status delete_file(hudi_storage *s, const char *rel, hudi_error *err) {
   HUDI_TRY(hudi_storage_delete(s, rel, HUDI_DELETE_MISSING_OK, err));
-  if (strcmp(hudi_storage_backend_name(s), "local") != 0) return HUDI_OK;
-  const char *name = base_name(rel);
-  hudi_buf crc;
-  hudi_buf_init(&crc, PATH_MAX_LEN);
-  hudi_status st = hudi_buf_printf(&crc, err, "%.*s.%s.crc%c", (int)(name - rel), rel, name, '\0');
-  if (st == HUDI_OK) st = hudi_storage_delete(s, (const char *)crc.data, HUDI_DELETE_MISSING_OK, err);
-  hudi_buf_free(&crc);
-  return st;
+  return hudi_hadoop_crc_delete(s, rel, err);
 }
 
 static hudi_status delete_tl(const hudi_rb_target *x, const char *name, hudi_error *err) {

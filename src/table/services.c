@@ -7,6 +7,7 @@
 #include "table/clean.h"
 #include "table/compact.h"
 #include "table/compact_async.h"
+#include "table/mdt_drop.h"
 #include "table/mdt_compact.h"
 #include "table/rollback.h"
 
@@ -74,6 +75,10 @@ hudi_status hudi_write_begin(hudi_table_lock *lock, hudi_table *t, const hudi_op
   HUDI_TRY(hudi_table_lock_acquire(lock, t, opts, n, err));
   /* Under the lock: the timeline as the last writer left it. */
   hudi_status st = hudi_write_reload_timeline(t, err);
+  /* hoodie.metadata.enable=false: the metadata table goes first, before
+   * the failed writes' rollbacks would update it (mdt_drop.h). */
+  bool dropped = false;
+  if (st == HUDI_OK) st = hudi_mdt_drop_if_requested(t, opts, n, &dropped, err);
   if (st == HUDI_OK) st = hudi_services_before_write(t, opts, n, err);
   if (st != HUDI_OK) hudi_table_lock_release(lock, t);
   return st;

@@ -29,7 +29,7 @@ static hudi_status upsert_stream(hudi_write_result *res, hudi_table *t, struct A
   memset(&kg, 0, sizeof kg);
   hudi_write_rows rows;
   memset(&rows, 0, sizeof rows);
-  hudi_status st = hudi_write_check_table_mdt(t, err);
+  hudi_status st = hudi_write_check_table_mdt(t, opts, n_opts, err);
   if (st == HUDI_OK) st = hudi_write_reload_timeline(t, err);
   if (st == HUDI_OK) st = hudi_keygen_init(&kg, &t->props, t->version, err);
   if (st == HUDI_OK) st = hudi_write_rows_load(&rows, stream, &kg, true, err);
@@ -80,7 +80,7 @@ hudi_status hudi_table_overwrite(hudi_write_result *result, hudi_table *table, s
 
 static hudi_status delete_keys(hudi_write_result *res, hudi_table *t, const char *const *keys, const size_t *lens,
                                size_t n, const hudi_option *opts, size_t n_opts, hudi_error *err) {
-  HUDI_TRY(hudi_write_check_table_mdt(t, err));
+  HUDI_TRY(hudi_write_check_table_mdt(t, opts, n_opts, err));
   HUDI_TRY(hudi_write_reload_timeline(t, err));
   hudi_merge_input in = {NULL, keys, lens, n, "DELETE", HUDI_MERGE_UPSERT};
   return hudi_merge_write(res, t, &in, opts, n_opts, err);
@@ -173,7 +173,7 @@ hudi_status hudi_table_delete(hudi_write_result *result, hudi_table *table, cons
   reset(&result, &dummy);
   if (!table || !predicate || !*predicate)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hudi_table_delete needs a table and a predicate");
-  HUDI_TRY(hudi_write_check_table_mdt(table, err));
+  HUDI_TRY(hudi_write_check_table_mdt(table, options, n_options, err));
   HUDI_TRY(hudi_write_reload_timeline(table, err));
   static const char *const cols[] = {"_hoodie_record_key"};
   hudi_read_options ro = HUDI_READ_OPTIONS_INIT;
@@ -247,7 +247,7 @@ static hudi_status check_not_key(hudi_table *t, const char *column, hudi_error *
 static hudi_status update(hudi_write_result *res, hudi_table *t, const char *predicate,
                           const hudi_update_assignment *as, size_t n_as, const hudi_option *opts, size_t n_opts,
                           upd *u, hudi_error *err) {
-  HUDI_TRY(hudi_write_check_table_mdt(t, err));
+  HUDI_TRY(hudi_write_check_table_mdt(t, opts, n_opts, err));
   HUDI_TRY(hudi_write_reload_timeline(t, err));
   struct ArrowSchema ts;
   memset(&ts, 0, sizeof ts);

@@ -31,6 +31,7 @@
 #include "table/heartbeat.h"
 #include "table/instant_v6.h"
 #include "table/keygen.h"
+#include "table/mdt_drop.h"
 #include "table/mdt_reader.h"
 #include "table/rollback.h"
 #include "table/schema_resolve.h"
@@ -117,7 +118,7 @@ hudi_status hudi_write_pq_options(hudi_pq_writer_options *pq, const hudi_table *
   return HUDI_OK;
 }
 
-static hudi_status check_table_format(const hudi_table *t, hudi_error *err);
+static hudi_status check_table_format(const hudi_table *t, bool mdt_off, hudi_error *err);
 
 hudi_status hudi_write_check_table(const hudi_table *t, hudi_error *err) {
   const char *mdt = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
@@ -127,26 +128,32 @@ hudi_status hudi_write_check_table(const hudi_table *t, hudi_error *err) {
                         "update on this operation yet (only on append); writing would hide the new files from "
                         "readers",
                         t->base_uri, mdt);
-  return check_table_format(t, err);
+  return check_table_format(t, false, err);
 }
 
-/* Writers that keep the MDT current (write_mdt.h). */
-hudi_status hudi_write_check_table_mdt(const hudi_table *t, hudi_error *err) {
-  HUDI_TRY(hudi_write_mdt_check(t, err));
-  return check_table_format(t, err);
+/* Writers that keep the MDT current (write_mdt.h), unless the write's
+ * options turn it off: then the write deletes it first (mdt_drop.h) and
+ * what it holds does not matter. */
+hudi_status hudi_write_check_table_mdt(const hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
+  bool off = hudi_mdt_drop_requested(opts, n);
+  if (!off) HUDI_TRY(hudi_write_mdt_check(t, err));
+  return check_table_format(t, off, err);
 }
 
-static hudi_status check_table_format(const hudi_table *t, hudi_error *err) {
+static hudi_status check_table_format(const hudi_table *t, bool mdt_off, hudi_error *err) {
   if (t->version != 6 && t->version < 8)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has table version %d; hudi-c writes versions 6, 8 and 9",
                         t->base_uri, t->version);
   /* The version-6 metadata table (layout 1, 0.x instants) is not written
    * (create.c); writing past one would hide the new files from readers. */
   const char *mdt6 = t->version == 6 ? hudi_props_get(&t->props, "hoodie.table.metadata.partitions") : NULL;
-  if (mdt6 && *mdt6)
+  if (mdt6 && *mdt6 && !mdt_off)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table %s (table version 6) has a metadata table (%s), which hudi-c cannot update in "
-                        "version 6", t->base_uri, mdt6);
+                        "version 6; pass hoodie.metadata.enable=false in the write's options to delete it first, as "
+                        "Apache Hudi's writers do (readers then list storage; a Hudi writer with the metadata table "
+                        "on rebuilds it)",
+                        t->base_uri, mdt6);
   const char *meta = hudi_props_get(&t->props, "hoodie.populate.meta.fields");
   if (meta && !strcasecmp(meta, "false"))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has hoodie.populate.meta.fields=false", t->base_uri);
@@ -862,7 +869,7 @@ hudi_status hudi_table_append(hudi_write_result *result, hudi_table *table, stru
   hudi_keygen kg;
   memset(&kg, 0, sizeof kg);
   hudi_table_lock lock = {0};
-  hudi_status st = hudi_write_check_table_mdt(table, err);
+  hudi_status st = hudi_write_check_table_mdt(table, c.opts, c.n_opts, err);
   if (st == HUDI_OK) st = hudi_write_begin(&lock, table, c.opts, c.n_opts, err);
   /* One metadata-table handle for the metadata commit and the services
    * (mdt_reader.h), as upserts share it. */

@@ -64,7 +64,8 @@ HUDI_NODISCARD hudi_status hudi_write_check_table(const hudi_table *t, hudi_erro
 /* hudi_write_check_table for writers that keep the metadata table current
  * (append and the keyed verbs): accepts an MDT hudi-c maintains
  * (hudi_write_mdt_check). */
-HUDI_NODISCARD hudi_status hudi_write_check_table_mdt(const hudi_table *t, hudi_error *err);
+HUDI_NODISCARD hudi_status hudi_write_check_table_mdt(const hudi_table *t, const hudi_option *opts, size_t n,
+                                                     hudi_error *err);
 
 /* Reloads the table's timeline (after a commit). */
 /* Writes the timeline file of instant (state, action, completion time)

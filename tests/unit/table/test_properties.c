@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/buf.h"
 #include "table/properties.h"
 
 #define PROPS_DIR HUDI_SHARED_DIR "/fixtures/hudi-rs/crates/core/tests/data/"
@@ -116,6 +117,49 @@ static void java_escapes_and_continuations(void **state) {
   assert_non_null(strstr(err.message, "bad.properties line 1"));
 }
 
+/* Properties.store's escapes (the bytes Java writes for these values, as
+ * Spark's hoodie.properties carry them), and the text reads back. */
+static void render_escapes_as_java(void **state) {
+  (void)state;
+  hudi_props p;
+  hudi_props_init(&p);
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_props_set(&p, "hoodie.table.create.schema", "{\"type\":\"record\",\"x\":1}", &err), HUDI_OK);
+  assert_int_equal(hudi_props_set(&p, "a key:x", " lead = #! trail ", &err), HUDI_OK);
+  assert_int_equal(hudi_props_set(&p, "ctl", "t\tn\nr\rf\fb\\", &err), HUDI_OK);
+  assert_int_equal(hudi_props_set(&p, "uni", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\x7f", &err), HUDI_OK);
+  assert_int_equal(hudi_props_set(&p, "empty", "", &err), HUDI_OK);
+  hudi_buf out;
+  hudi_buf_init(&out, 1 << 20);
+  assert_int_equal(hudi_props_render(&p, "Updated at 2026-12-06T00:00:00.000Z", "Sun Dec 06 00:00:00 UTC 2026", &out,
+                                     &err),
+                   HUDI_OK);
+  const char *want = "#Updated at 2026-12-06T00:00:00.000Z\n"
+                     "#Sun Dec 06 00:00:00 UTC 2026\n"
+                     "hoodie.table.create.schema={\"type\"\\:\"record\",\"x\"\\:1}\n"
+                     "a\\ key\\:x=\\ lead \\= \\#\\! trail \n"
+                     "ctl=t\\tn\\nr\\rf\\fb\\\\\n"
+                     "uni=caf\\u00E9 \\u20AC \\uD83D\\uDE00\\u007F\n"
+                     "empty=\n";
+  assert_int_equal(out.len, strlen(want));
+  assert_memory_equal(out.data, want, out.len);
+  hudi_props back;
+  assert_int_equal(hudi_props_parse(&back, (const char *)out.data, out.len, "rendered", &err), HUDI_OK);
+  assert_int_equal(back.len, p.len);
+  for (size_t i = 0; i < p.len; i++) {
+    assert_string_equal(back.entries[i].key, p.entries[i].key);
+    assert_string_equal(back.entries[i].value, p.entries[i].value);
+  }
+  hudi_props_free(&back);
+  /* Text that is not UTF-8 would not read back: refused, naming the byte. */
+  assert_int_equal(hudi_props_set(&p, "bad", "ok\xff", &err), HUDI_OK);
+  hudi_buf_reset(&out);
+  assert_int_equal(hudi_props_render(&p, NULL, NULL, &out, &err), HUDI_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.message, "byte 2"));
+  hudi_buf_free(&out);
+  hudi_props_free(&p);
+}
+
 static void survives_allocation_failures(void **state) {
   (void)state;
   const char *text = "a=1\nb=2\nc=3\n";
@@ -140,6 +184,7 @@ int main(void) {
       cmocka_unit_test(checksum_without_database),
       cmocka_unit_test(checksum_mismatch_is_reported),
       cmocka_unit_test(java_escapes_and_continuations),
+      cmocka_unit_test(render_escapes_as_java),
       cmocka_unit_test(survives_allocation_failures),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

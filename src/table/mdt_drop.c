@@ -1,0 +1,109 @@
+/* Turning the metadata table off on a write (see mdt_drop.h). */
+#include "table/mdt_drop.h"
+
+#include <strings.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/buf.h"
+#include "table/hadoop_crc.h"
+#include "table/mdt_reader.h"
+#include "table/write.h"
+
+#define PROPS_PATH ".hoodie/hoodie.properties"
+#define PROPS_BACKUP_PATH ".hoodie/hoodie.properties.backup"
+#define PARTITIONS_KEY "hoodie.table.metadata.partitions"
+#define INFLIGHT_KEY "hoodie.table.metadata.partitions.inflight"
+#define ENABLE_KEY "hoodie.metadata.enable"
+
+bool hudi_mdt_drop_requested(const hudi_option *opts, size_t n) {
+  for (size_t i = n; opts && i-- > 0;)
+    if (opts[i].key && opts[i].value && !strcmp(opts[i].key, ENABLE_KEY)) return !strcasecmp(opts[i].value, "false");
+  return false;
+}
+
+static bool lists_partitions(const hudi_props *p) {
+  const char *parts = hudi_props_get(p, PARTITIONS_KEY), *inflight = hudi_props_get(p, INFLIGHT_KEY);
+  return (parts && *parts) || (inflight && *inflight);
+}
+
+/* hoodie.properties as storage holds it now (another writer may have
+ * changed it since t was opened): the file, else the backup a modify cut
+ * short left (HoodieTableConfig.recoverIfNeeded). */
+static hudi_status read_props(hudi_storage *s, hudi_buf *text, const char **path, hudi_error *err) {
+  *path = PROPS_PATH;
+  hudi_status st = hudi_storage_read_all(s, PROPS_PATH, HUDI_PROPS_MAX_BYTES, text, err);
+  if (st != HUDI_ERR_NOT_FOUND) return st;
+  hudi_error_clear(err);
+  hudi_buf_reset(text);
+  *path = PROPS_BACKUP_PATH;
+  return hudi_storage_read_all(s, PROPS_BACKUP_PATH, HUDI_PROPS_MAX_BYTES, text, err);
+}
+
+/* The two comment lines Properties.store writes: Hudi's "Updated at
+ * <instant>" and Date.toString() in UTC. */
+static void stamp(char *comment, size_t cap_c, char *date, size_t cap_d) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  gmtime_r(&ts.tv_sec, &tm);
+  char iso[32];
+  strftime(iso, sizeof iso, "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf(comment, cap_c, "Updated at %s.%03ldZ", iso, ts.tv_nsec / 1000000);
+  strftime(date, cap_d, "%a %b %d %H:%M:%S UTC %Y", &tm);
+}
+
+/* HoodieTableConfig.modify: the current file copied to the backup, the new
+ * one written in its place (atomically: readers see the old or the new
+ * file, and fall back to the backup if neither), the backup deleted. A
+ * Hadoop checksum Spark left beside them goes first (hadoop_crc.h: with
+ * it Spark fails "Could not load Hoodie properties"). */
+static hudi_status rewrite_props(hudi_storage *s, const hudi_buf *old, const hudi_props *fresh, hudi_error *err) {
+  HUDI_TRY(hudi_hadoop_crc_delete(s, PROPS_PATH, err));
+  HUDI_TRY(hudi_hadoop_crc_delete(s, PROPS_BACKUP_PATH, err));
+  char comment[64], date[64];
+  stamp(comment, sizeof comment, date, sizeof date);
+  hudi_buf text;
+  hudi_buf_init(&text, HUDI_PROPS_MAX_BYTES);
+  hudi_status st = hudi_props_render(fresh, comment, date, &text, err);
+  if (st == HUDI_OK) st = hudi_storage_write(s, PROPS_BACKUP_PATH, old->data, old->len, 0, err);
+  if (st == HUDI_OK) st = hudi_storage_write(s, PROPS_PATH, text.data, text.len, 0, err);
+  if (st == HUDI_OK) st = hudi_storage_delete(s, PROPS_BACKUP_PATH, HUDI_DELETE_MISSING_OK, err);
+  hudi_buf_free(&text);
+  return st;
+}
+
+hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, size_t n, bool *dropped,
+                                       hudi_error *err) {
+  *dropped = false;
+  if (!hudi_mdt_drop_requested(opts, n)) return HUDI_OK;
+  hudi_buf old;
+  hudi_buf_init(&old, HUDI_PROPS_MAX_BYTES);
+  hudi_props fresh;
+  hudi_props_init(&fresh);
+  const char *path;
+  hudi_status st = read_props(t->storage, &old, &path, err);
+  if (st == HUDI_OK) st = hudi_props_parse(&fresh, (const char *)old.data, old.len, path, err);
+  bool listed = st == HUDI_OK && lists_partitions(&fresh);
+  /* Hudi clears both lists (setMetadataPartitionState(FILES, false)) and
+   * deletes the directory after the properties say there is none: a
+   * reader in between lists storage. */
+  if (listed) st = hudi_props_set(&fresh, PARTITIONS_KEY, "", err);
+  if (listed && st == HUDI_OK) st = hudi_props_set(&fresh, INFLIGHT_KEY, "", err);
+  if (listed && st == HUDI_OK) st = rewrite_props(t->storage, &old, &fresh, err);
+  if (st == HUDI_OK && (listed || lists_partitions(&t->props)))
+    st = hudi_storage_delete(t->storage, HUDI_MDT_DIR, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, err);
+  /* This handle's properties follow (t->name points into them: only the
+   * two lists change). */
+  if (st == HUDI_OK && lists_partitions(&t->props)) st = hudi_props_set(&t->props, PARTITIONS_KEY, "", err);
+  if (st == HUDI_OK && hudi_props_get(&t->props, INFLIGHT_KEY)) st = hudi_props_set(&t->props, INFLIGHT_KEY, "", err);
+  if (st == HUDI_OK) {
+    hudi_mdt_share_end(t);
+    *dropped = listed;
+  } else {
+    hudi_err_context(err, st, "turning off the metadata table of %s (hoodie.metadata.enable=false)", t->base_uri);
+  }
+  hudi_props_free(&fresh);
+  hudi_buf_free(&old);
+  return st;
+}

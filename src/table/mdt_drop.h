@@ -1,0 +1,31 @@
+/* Turning the metadata table off on a write, as Apache Hudi's writers do
+ * (HoodieTable.maybeDeleteMetadataTable): a write whose own options say
+ * hoodie.metadata.enable=false on a table that lists metadata partitions
+ * clears hoodie.table.metadata.partitions (and .inflight) in
+ * hoodie.properties, then deletes .hoodie/metadata, before anything else
+ * of the write. Readers then list storage; a later Hudi writer with the
+ * metadata table on rebuilds it from storage. hudi-c uses it to continue
+ * tables whose metadata table it cannot keep current (table version 6,
+ * indexes it does not maintain). */
+#ifndef HUDI_TABLE_MDT_DROP_H
+#define HUDI_TABLE_MDT_DROP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hudi/table.h"
+#include "table/table.h"
+
+/* Whether the write's options (not the table's open options, which reads
+ * use to list storage instead of the metadata table) turn it off. */
+bool hudi_mdt_drop_requested(const hudi_option *opts, size_t n);
+
+/* Under the write lock: when requested and t lists metadata partitions,
+ * rewrites hoodie.properties without them (HoodieTableConfig's protocol:
+ * a backup copy, the new file, the backup deleted) and deletes the
+ * metadata table's directory; t's properties follow. *dropped says
+ * whether it did. */
+HUDI_NODISCARD hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, size_t n,
+                                                      bool *dropped, hudi_error *err);
+
+#endif
