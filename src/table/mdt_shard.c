@@ -66,9 +66,11 @@ static int cmp_keyed(const void *a, const void *b) {
   return x->key->len < y->key->len ? -1 : x->key->len > y->key->len;
 }
 
-/* One merged lookup of a shard's sorted keys; a repeated key gets a copy. */
-static hudi_status lookup_shard(hudi_mdt *m, const hudi_file_group *g, const keyed *ks, size_t n,
+/* One merged lookup of a shard's keys (sorted here, on the lane that looks
+ * them up); a repeated key gets a copy. */
+static hudi_status lookup_shard(hudi_mdt *m, const hudi_file_group *g, keyed *ks, size_t n,
                                 hudi_mdt_records *out, hudi_mdt_read_stats *stats, hudi_error *err) {
+  qsort(ks, n, sizeof *ks, cmp_keyed);
   /* Distinct keys of the shard, in order. */
   hudi_hfile_key *keys = hudi_calloc(n, sizeof *keys);
   size_t *first = hudi_calloc(n, sizeof *first); /* distinct key -> position in ks */
@@ -112,7 +114,7 @@ static hudi_status lookup_shard(hudi_mdt *m, const hudi_file_group *g, const key
 typedef struct shard_runs {
   hudi_mdt *m;
   const hudi_file_group *groups;
-  const keyed *ks;
+  keyed *ks;
   const size_t *start;
   const int32_t *shard;
   size_t n;
@@ -148,7 +150,7 @@ static hudi_status lookup_lane(void *ctx, size_t lane, hudi_error *err) {
 }
 
 /* The shards' lookups on every core (hudi_cpu_count lanes). */
-static hudi_status lookup_parallel(hudi_mdt *m, const hudi_file_group *groups, const keyed *ks, const size_t *start,
+static hudi_status lookup_parallel(hudi_mdt *m, const hudi_file_group *groups, keyed *ks, const size_t *start,
                                    const int32_t *shard, size_t n, hudi_mdt_records *out, hudi_mdt_read_stats *stats,
                                    hudi_error *err) {
   size_t lanes = (size_t)hudi_cpu_count();
@@ -166,7 +168,7 @@ static hudi_status lookup_parallel(hudi_mdt *m, const hudi_file_group *groups, c
 
 /* The runs of ks (sorted by shard) that share a shard, and the lookups:
  * serial for few keys or one core, else parallel. */
-static hudi_status lookup_shards(hudi_mdt *m, const hudi_file_group *groups, const keyed *ks, size_t n_keys,
+static hudi_status lookup_shards(hudi_mdt *m, const hudi_file_group *groups, keyed *ks, size_t n_keys,
                                  hudi_mdt_records *out, hudi_mdt_read_stats *stats, hudi_error *err) {
   size_t n = 0;
   for (size_t i = 0; i < n_keys; i++) n += i == 0 || ks[i].shard != ks[i - 1].shard;
@@ -206,8 +208,19 @@ hudi_status hudi_mdt_partition_lookup(hudi_mdt *m, const char *partition, const 
     ks[i].key = &keys[i];
     st = hudi_mdt_shard_of(&ks[i].shard, (const char *)keys[i].data, keys[i].len, n_groups, err);
   }
-  if (st == HUDI_OK) qsort(ks, n_keys, sizeof *ks, cmp_keyed);
-  if (st == HUDI_OK) st = lookup_shards(m, groups, ks, n_keys, out, stats, err);
+  /* Grouped by shard (a counting sort: each shard's keys are sorted by
+   * the lane that looks them up). */
+  keyed *by_shard = st == HUDI_OK ? hudi_calloc(n_keys, sizeof *by_shard) : NULL;
+  size_t *at = st == HUDI_OK ? hudi_calloc(n_groups + 1, sizeof *at) : NULL;
+  if (st == HUDI_OK && (!by_shard || !at)) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  if (st == HUDI_OK) {
+    for (size_t i = 0; i < n_keys; i++) at[ks[i].shard + 1]++;
+    for (size_t g = 0; g < n_groups; g++) at[g + 1] += at[g];
+    for (size_t i = 0; i < n_keys; i++) by_shard[at[ks[i].shard]++] = ks[i];
+  }
+  if (st == HUDI_OK) st = lookup_shards(m, groups, by_shard, n_keys, out, stats, err);
+  hudi_free(at);
+  hudi_free(by_shard);
   hudi_free(ks);
   if (st != HUDI_OK) hudi_mdt_records_free(out);
   return st;
