@@ -156,7 +156,12 @@ static hudi_status lookup_parallel(hudi_mdt *m, const hudi_file_group *groups, k
   size_t lanes = (size_t)hudi_cpu_count();
   if (lanes > n) lanes = n;
   hudi_threadpool *pool = NULL;
-  HUDI_TRY(hudi_threadpool_create(&pool, (int)lanes - 1, err));
+  hudi_error ignored = HUDI_ERROR_INIT;
+  if (hudi_threadpool_create(&pool, (int)lanes - 1, &ignored) != HUDI_OK) { /* no thread: one lane, here */
+    hudi_error_clear(&ignored);
+    pool = NULL;
+    lanes = 1;
+  }
   shard_runs r = {m, groups, ks, start, shard, n, 0, out, hudi_calloc(lanes, sizeof *r.lane_stats)};
   hudi_status st = r.lane_stats ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   if (st == HUDI_OK) st = hudi_parallel_for(pool, lanes, lookup_lane, &r, err);
