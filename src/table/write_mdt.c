@@ -92,7 +92,8 @@ hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
                         "table %s has metadata-table indexes hudi-c does not maintain (%s; %s=%s): writing would "
                         "leave them stale and Spark would prune or look up records wrongly; hudi-c keeps files, "
                         "record_index, column_stats, partition_stats, bloom_filters and secondary indexes of "
-                        "string, integer, date and timestamp columns current",
+                        "string, integer, date and timestamp columns current; hoodie.metadata.enable=false in the "
+                        "write's options deletes the metadata table first, as Apache Hudi's writers do",
                         t->base_uri, others, PARTITIONS_KEY, parts);
   if (!has_files)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has a metadata table without the files partition (%s=%s)",

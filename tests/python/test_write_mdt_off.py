@@ -175,3 +175,26 @@ def test_spark_written_properties_rewritten_as_spark_wrote_them(tmp_path):
     after = pa.Table.from_batches(HudiTable(str(path)).read())
     assert sorted(after.column("id").to_pylist()) == sorted(before.column("id").to_pylist())
     check(path)
+
+
+def test_index_hudi_c_does_not_keep_refused_unless_turned_off(tmp_path):
+    """A metadata table with an index hudi-c does not maintain (here an expression index listed in
+    the properties): writes are refused, naming it and the option; with the option the table is
+    written without its metadata table."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", table_type="cow")
+    t.append(rows(range(4), 1))
+    props_file = path / ".hoodie" / "hoodie.properties"
+    text = props_file.read_text(encoding="latin-1")
+    assert "hoodie.table.metadata.partitions=files,record_index\n" in text
+    props_file.write_text(text.replace("hoodie.table.metadata.partitions=files,record_index\n",
+                                       "hoodie.table.metadata.partitions=expr_index_x,files,record_index\n"),
+                          encoding="latin-1")
+    t = HudiTable(str(path))
+    with pytest.raises(Exception, match=r"expr_index_x.*hoodie\.metadata\.enable=false"):
+        t.upsert(rows([1], 2))
+    assert (path / ".hoodie" / "metadata").is_dir()
+    t.upsert(rows([1], 2), OFF)
+    assert not (path / ".hoodie" / "metadata").exists()
+    check(path)
+    assert read_rows(path) == [("k0000", "eu", 1), ("k0001", "us", 2), ("k0002", "eu", 1), ("k0003", "us", 1)]
