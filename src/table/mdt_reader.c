@@ -1,6 +1,7 @@
 /* Opening the metadata table and merging the records of its file groups. */
 #include "table/mdt_reader.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,12 @@ struct hudi_mdt {
   hudi_table *mdt;
   hudi_fsview view;
   hudi_mdt_instants valid;
+  /* The payload schemas, parsed once per distinct JSON. A handle and its
+   * siblings share the first handle's cache (`root`), under its lock:
+   * records a sibling decodes point into it, so they stay valid after the
+   * sibling is freed, for as long as the handle it came from. */
+  struct hudi_mdt *root;
+  pthread_mutex_t schema_lock; /* the root's */
   cached_schema schemas[MAX_SCHEMAS];
   size_t n_schemas;
   /* The shared handle of a write (hudi_mdt_share_begin): the data timeline
@@ -114,6 +121,8 @@ hudi_status hudi_mdt_open(hudi_mdt **out, hudi_table *t, hudi_error *err) {
   hudi_mdt *m = hudi_calloc(1, sizeof *m);
   if (!m) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
   m->data = t;
+  m->root = m;
+  pthread_mutex_init(&m->schema_lock, NULL);
   hudi_status st = open_mdt_table(m, err);
   if (st == HUDI_OK) {
     hudi_fsview_options o = {NULL, m->mdt->version};
@@ -134,9 +143,12 @@ hudi_status hudi_mdt_open(hudi_mdt **out, hudi_table *t, hudi_error *err) {
 
 void hudi_mdt_free(hudi_mdt *m) {
   if (!m) return;
-  for (size_t i = 0; i < m->n_schemas; i++) {
-    hudi_free(m->schemas[i].json);
-    hudi_avro_schema_free(m->schemas[i].schema);
+  if (m->root == m) {
+    for (size_t i = 0; i < m->n_schemas; i++) {
+      hudi_free(m->schemas[i].json);
+      hudi_avro_schema_free(m->schemas[i].schema);
+    }
+    pthread_mutex_destroy(&m->schema_lock);
   }
   if (!m->borrowed) {
     hudi_mdt_instants_free(&m->valid);
@@ -155,6 +167,7 @@ hudi_status hudi_mdt_open_sibling(hudi_mdt **out, const hudi_mdt *of, hudi_error
   m->view = of->view;
   m->valid = of->valid;
   m->data_timeline_hash = of->data_timeline_hash;
+  m->root = of->root;
   m->borrowed = true;
   *out = m;
   return HUDI_OK;
@@ -294,8 +307,8 @@ const char *hudi_mdt_oldest_live_log(const hudi_mdt *m) {
 
 /* ---- schemas ---- */
 
-static hudi_status get_schema(hudi_mdt *m, const uint8_t *json, size_t len, const hudi_avro_node **out,
-                              const char *where, hudi_error *err) {
+static hudi_status get_schema_locked(hudi_mdt *m, const uint8_t *json, size_t len, const hudi_avro_node **out,
+                                     const char *where, hudi_error *err) {
   for (size_t i = 0; i < m->n_schemas; i++)
     if (m->schemas[i].len == len && memcmp(m->schemas[i].json, json, len) == 0) {
       *out = m->schemas[i].schema->root;
@@ -318,6 +331,16 @@ static hudi_status get_schema(hudi_mdt *m, const uint8_t *json, size_t len, cons
   m->schemas[m->n_schemas++] = (cached_schema){copy, len, s};
   *out = s->root;
   return HUDI_OK;
+}
+
+/* The schema of json from the root handle's cache (see struct hudi_mdt). */
+static hudi_status get_schema(hudi_mdt *m, const uint8_t *json, size_t len, const hudi_avro_node **out,
+                              const char *where, hudi_error *err) {
+  hudi_mdt *r = m->root;
+  pthread_mutex_lock(&r->schema_lock);
+  hudi_status st = get_schema_locked(r, json, len, out, where, err);
+  pthread_mutex_unlock(&r->schema_lock);
+  return st;
 }
 
 /* The writer schema of an HFile: its file info "schema", else the block's

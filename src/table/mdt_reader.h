@@ -57,8 +57,10 @@ void hudi_mdt_free(hudi_mdt *m);
 
 /* A handle for another thread over the same state as `of` (its MDT table,
  * view and valid instants, borrowed read-only: `of` must outlive it and
- * not be refreshed meanwhile) with a schema cache of its own, the only
- * part a lookup or merge changes. Reads nothing. */
+ * not be refreshed meanwhile). The payload schema cache, the only part a
+ * lookup or merge changes, is `of`'s (its first handle's), shared under a
+ * lock: records a sibling decodes stay valid after the sibling is freed,
+ * as long as `of` lives. Reads nothing. */
 HUDI_NODISCARD hudi_status hudi_mdt_open_sibling(hudi_mdt **out, const hudi_mdt *of, hudi_error *err);
 
 /* Reloads the MDT's timeline, relists its files and rebuilds the valid

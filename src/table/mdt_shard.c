@@ -133,19 +133,17 @@ static void stats_add(hudi_mdt_read_stats *to, const hudi_mdt_read_stats *s) {
   to->log_bytes_read += s->log_bytes_read;
 }
 
-/* One lane: shards taken one at a time until none is left, through a
- * sibling handle of its own (the schema cache is the one part of a handle
- * a lookup changes; hudi_mdt_open_sibling). Each shard writes only its own
- * keys' items of out. */
+/* One lane: shards taken one at a time until none is left. The handle is
+ * shared: the one part of it a lookup changes, the payload schema cache,
+ * takes a lock (mdt_reader.c), and the records point into it, so they
+ * live as long as the handle. Each shard writes only its own keys' items
+ * of out. */
 static hudi_status lookup_lane(void *ctx, size_t lane, hudi_error *err) {
   shard_runs *r = ctx;
-  hudi_mdt *own;
-  HUDI_TRY(hudi_mdt_open_sibling(&own, r->m, err));
   hudi_status st = HUDI_OK;
   for (size_t s; st == HUDI_OK && (s = atomic_fetch_add(&r->next, 1)) < r->n;)
-    st = lookup_shard(own, &r->groups[r->shard[s]], &r->ks[r->start[s]], r->start[s + 1] - r->start[s], r->out,
+    st = lookup_shard(r->m, &r->groups[r->shard[s]], &r->ks[r->start[s]], r->start[s + 1] - r->start[s], r->out,
                       &r->lane_stats[lane], err);
-  hudi_mdt_free(own);
   return st;
 }
 
@@ -155,6 +153,7 @@ static hudi_status lookup_parallel(hudi_mdt *m, const hudi_file_group *groups, k
                                    hudi_error *err) {
   size_t lanes = (size_t)hudi_cpu_count();
   if (lanes > n) lanes = n;
+  if (lanes > HUDI_THREADPOOL_MAX_THREADS) lanes = HUDI_THREADPOOL_MAX_THREADS;
   hudi_threadpool *pool = NULL;
   hudi_error ignored = HUDI_ERROR_INIT;
   if (hudi_threadpool_create(&pool, (int)lanes - 1, &ignored) != HUDI_OK) { /* no thread: one lane, here */

@@ -786,7 +786,7 @@ static void test_many_keys_non_partitioned(void **state) {
   hudi_mdt_write_options o;
   hudi_storage *s = non_partitioned_mdt(&o);
   /* More keys than hudi_mdt_partition_lookup looks up serially: its shards
-   * are looked up on every core (each lane through a handle of its own). */
+   * are looked up on every core (the handle shared, its schema cache locked). */
   enum { N = 6000, HALF = 3000, DELETED = 1000, EXTRA = 3 };
   static char keys[N][16];
   static hudi_mdt_key_change changes[N];
@@ -863,6 +863,19 @@ static void test_many_keys_non_partitioned(void **state) {
   assert_string_equal(locs[N + 2].file_id, FID_US);
   assert_ptr_not_equal(locs[N + 2].file_id, locs[N - 1].file_id);
   hudi_rli_locations_free(locs, N + EXTRA);
+  /* The records themselves, used after the lookup's threads are gone:
+   * their decoded values point into the handle's schema cache (ASan would
+   * catch a cache freed with a lane). */
+  static hudi_hfile_key hk[N];
+  for (int i = 0; i < N; i++) hk[i] = (hudi_hfile_key){(const uint8_t *)keys[i], strlen(keys[i])};
+  hudi_mdt_records recs = {0};
+  if (hudi_mdt_partition_lookup(m, HUDI_MDT_RECORD_INDEX, hk, N, &recs, NULL, &err) != HUDI_OK)
+    fail_msg("%s", err.message);
+  for (int i = DELETED; i < N; i++) {
+    assert_non_null(recs.items[i].value);
+    assert_int_equal(recs.items[i].value->node->type, HUDI_AVRO_RECORD);
+  }
+  hudi_mdt_records_free(&recs);
   hudi_mdt_strings parts;
   if (hudi_mdt_list_partitions(m, &parts, NULL, &err) != HUDI_OK) fail_msg("%s", err.message);
   assert_int_equal(parts.count, 1);
