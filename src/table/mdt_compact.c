@@ -563,15 +563,15 @@ static hudi_status add_stat(compact_ctx *c, const op *o, const char *rel, size_t
 typedef struct group_job {
   size_t len;
   uint64_t records;
+  uint64_t blocks_copied; /* summed into the result after the pool (no shared counter) */
   hudi_mdt_merge_counts k;
   char rel[640];
 } group_job;
 
-/* MDT handles for the pool threads. A handle's payload-schema cache is not
- * thread-safe, so each running group borrows its own: the first is the
- * compaction's own, the others are its siblings made on demand (same MDT
- * state, read-only: only the schema cache and the storage, which is
- * thread-safe, are used by the slice merge). */
+/* MDT handles for the pool threads: the first is the compaction's own,
+ * the others are its siblings made on demand (same MDT state, read-only;
+ * the payload-schema cache, the one part a slice merge changes, is the
+ * first handle's, shared under its lock; the storage is thread-safe). */
 #define MDT_HANDLES_MAX 8
 typedef struct spare_buf {
   uint8_t *data;
@@ -651,7 +651,7 @@ static hudi_status compact_group(compact_ctx *c, hudi_mdt *m, const op *o, group
                                  copy.records * b.base_avg_value_len);
     b.n += copy.records;
   }
-  c->res->blocks_copied += copy.blocks;
+  j->blocks_copied = copy.blocks;
   uint8_t *bytes = NULL;
   size_t len = 0;
   if (st == HUDI_OK) st = hudi_mdt_w_base_finish(b.w, &b.bloom, b.min_key.data, b.min_key.len, &bytes, &len, err);
@@ -723,6 +723,7 @@ static hudi_status compact_groups(compact_ctx *c, const hudi_mdt_compact_options
     c->res->file_groups++;
     c->res->log_files += c->ops[i].n_logs;
     c->res->records += j->records;
+    c->res->blocks_copied += j->blocks_copied;
     c->res->bytes_written += j->len;
   }
   for (size_t i = 1; i < r.hs.n; i++) hudi_mdt_free(r.hs.h[i]);
