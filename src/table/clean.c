@@ -859,7 +859,7 @@ hudi_status hudi_table_clean(hudi_clean_result *result, hudi_table *table, const
   size_t n = options ? n_options : 0;
   hudi_clean_config c;
   HUDI_TRY(hudi_clean_config_load(&c, table, options, n, err));
-  HUDI_TRY(hudi_write_check_table_mdt(table, NULL, 0, err));
+  HUDI_TRY(hudi_write_check_table_mdt(table, options, n, err));
   if (table->layout < 2)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table %s has table version %d (timeline layout %d): hudi-c cleans tables of version 8 and "

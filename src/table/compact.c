@@ -38,11 +38,11 @@
 
 /* ---- checks and options ------------------------------------------------ */
 
-static hudi_status check_table(hudi_table *t, hudi_error *err) {
+static hudi_status check_table(hudi_table *t, const hudi_option *o, size_t n, hudi_error *err) {
   if (t->type != HUDI_MERGE_ON_READ)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
                         "table %s is COPY_ON_WRITE: only MERGE_ON_READ tables have log files to compact", t->base_uri);
-  return hudi_write_check_table_mdt(t, NULL, 0, err);
+  return hudi_write_check_table_mdt(t, o, n, err);
 }
 
 static bool bool_opt(const hudi_table *t, const hudi_option *o, size_t n, const char *key) {
@@ -193,7 +193,7 @@ hudi_status hudi_compact_schedule(char instant[HUDI_INSTANT_TIME_BUF], bool *sch
   (void)opts, (void)n;
   *scheduled = false;
   instant[0] = '\0';
-  HUDI_TRY(check_table(t, err));
+  HUDI_TRY(check_table(t, opts, n, err));
   HUDI_TRY(hudi_write_reload_timeline(t, err));
   hudi_fsview v;
   hudi_fsview_options fo = {NULL, t->version};
@@ -1011,7 +1011,7 @@ struct hudi_compact_job {
 hudi_status hudi_compact_begin(hudi_compact_job **out, hudi_compact_result *result, hudi_table *t, const char *instant,
                                const hudi_option *opts, size_t n, hudi_error *err) {
   *out = NULL;
-  HUDI_TRY(check_table(t, err));
+  HUDI_TRY(check_table(t, opts, n, err));
   HUDI_TRY(hudi_write_reload_timeline(t, err));
   const hudi_instant *in = hudi_timeline_find(&t->timeline, instant);
   if (!in || !is_compaction(in) || in->state == HUDI_INSTANT_COMPLETED)
@@ -1094,7 +1094,7 @@ bool hudi_compact_oldest_pending(char out[HUDI_INSTANT_TIME_MAX], const hudi_tab
 
 static hudi_status compact_all(hudi_compact_result *res, hudi_table *table, const hudi_option *options,
                                size_t n_options, hudi_error *err) {
-  HUDI_TRY(check_table(table, err));
+  HUDI_TRY(check_table(table, options, n_options, err));
   HUDI_TRY(hudi_write_reload_timeline(table, err));
   char inst[HUDI_INSTANT_TIME_MAX];
   while (hudi_compact_oldest_pending(inst, table)) HUDI_TRY(hudi_compact_run(res, table, inst, options, n_options, err));
@@ -1112,7 +1112,7 @@ hudi_status hudi_table_compact(hudi_compact_result *result, hudi_table *table, c
   memset(res, 0, sizeof *res);
   if (!table) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hudi_table_compact needs a table");
   if (!options) n_options = 0;
-  HUDI_TRY(check_table(table, err));
+  HUDI_TRY(check_table(table, options, n_options, err));
   /* A background compaction of this handle first: its error is this call's. */
   HUDI_TRY(hudi_table_wait_services(table, err));
   hudi_table_lock lock = {0};

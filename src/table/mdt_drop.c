@@ -73,6 +73,24 @@ static hudi_status rewrite_props(hudi_storage *s, const hudi_buf *old, const hud
   return st;
 }
 
+hudi_status hudi_mdt_check_enable_option(const hudi_option *opts, size_t n, hudi_error *err) {
+  for (size_t i = n; opts && i-- > 0;)
+    if (opts[i].key && opts[i].value && !strcmp(opts[i].key, ENABLE_KEY)) {
+      if (strcasecmp(opts[i].value, "true") && strcasecmp(opts[i].value, "false"))
+        return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s must be true or false, not '%s'", ENABLE_KEY, opts[i].value);
+      return HUDI_OK;
+    }
+  return HUDI_OK;
+}
+
+/* The handle's own properties stop listing the partitions (t->name points
+ * into them: only the two lists change). */
+static hudi_status forget_partitions(hudi_table *t, hudi_error *err) {
+  if (lists_partitions(&t->props)) HUDI_TRY(hudi_props_set(&t->props, PARTITIONS_KEY, "", err));
+  if (hudi_props_get(&t->props, INFLIGHT_KEY)) HUDI_TRY(hudi_props_set(&t->props, INFLIGHT_KEY, "", err));
+  return HUDI_OK;
+}
+
 hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, size_t n, bool *dropped,
                                        hudi_error *err) {
   *dropped = false;
@@ -87,16 +105,16 @@ hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, s
   bool listed = st == HUDI_OK && lists_partitions(&fresh);
   /* Hudi clears both lists (setMetadataPartitionState(FILES, false)) and
    * deletes the directory after the properties say there is none: a
-   * reader in between lists storage. */
+   * reader in between lists storage. The handle follows at once, so a
+   * failed delete never leaves it writing to a half-deleted table. */
   if (listed) st = hudi_props_set(&fresh, PARTITIONS_KEY, "", err);
   if (listed && st == HUDI_OK) st = hudi_props_set(&fresh, INFLIGHT_KEY, "", err);
   if (listed && st == HUDI_OK) st = rewrite_props(t->storage, &old, &fresh, err);
-  if (st == HUDI_OK && (listed || lists_partitions(&t->props)))
+  if (st == HUDI_OK) st = forget_partitions(t, err);
+  /* Whenever asked, listed or not: a crash after the rewrite leaves the
+   * directory behind, unlisted. */
+  if (st == HUDI_OK)
     st = hudi_storage_delete(t->storage, HUDI_MDT_DIR, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, err);
-  /* This handle's properties follow (t->name points into them: only the
-   * two lists change). */
-  if (st == HUDI_OK && lists_partitions(&t->props)) st = hudi_props_set(&t->props, PARTITIONS_KEY, "", err);
-  if (st == HUDI_OK && hudi_props_get(&t->props, INFLIGHT_KEY)) st = hudi_props_set(&t->props, INFLIGHT_KEY, "", err);
   if (st == HUDI_OK) {
     hudi_mdt_share_end(t);
     *dropped = listed;

@@ -20,7 +20,12 @@
  * use to list storage instead of the metadata table) turn it off. */
 bool hudi_mdt_drop_requested(const hudi_option *opts, size_t n);
 
-/* Under the write lock: when requested and t lists metadata partitions,
+/* HUDI_ERR_INVALID_ARG when the write's options give hoodie.metadata.enable
+ * a value other than true or false (any case): Java would read "no" as
+ * false, a typo must not delete the metadata table or keep it silently. */
+HUDI_NODISCARD hudi_status hudi_mdt_check_enable_option(const hudi_option *opts, size_t n, hudi_error *err);
+
+/* Under the write lock (background services joined first, hudi_write_begin): when requested and t lists metadata partitions,
  * rewrites hoodie.properties without them (HoodieTableConfig's protocol:
  * a backup copy, the new file, the backup deleted) and deletes the
  * metadata table's directory; t's properties follow. *dropped says

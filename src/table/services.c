@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "hudi/services.h"
+
 #include "table/archive.h"
 #include "table/clean.h"
 #include "table/compact.h"
@@ -72,6 +74,9 @@ hudi_status hudi_write_begin(hudi_table_lock *lock, hudi_table *t, const hudi_op
   HUDI_TRY(hudi_write_mdt_check_options(t, opts, n, err));
   /* A background compaction's error first; its commit step goes first. */
   HUDI_TRY(hudi_compact_async_before_write(t, err));
+  /* Turning the metadata table off: no background work of this handle may
+   * still read or write it (mdt_drop.h). */
+  if (hudi_mdt_drop_requested(opts, n)) HUDI_TRY(hudi_table_wait_services(t, err));
   HUDI_TRY(hudi_table_lock_acquire(lock, t, opts, n, err));
   /* Under the lock: the timeline as the last writer left it. */
   hudi_status st = hudi_write_reload_timeline(t, err);

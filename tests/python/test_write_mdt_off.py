@@ -48,7 +48,7 @@ def java_properties(path: Path) -> dict:
             s = re.sub(r"\\(.)", lambda x: {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}.get(x.group(1), x.group(1)), s)
             return s.encode("utf-16", "surrogatepass").decode("utf-16")
 
-        out[unescape(m.group(1).strip())] = unescape(m.group(2))
+        out[unescape(m.group(1).strip())] = unescape(m.group(2).lstrip(" \t\f"))  # Java skips it
     return out
 
 
@@ -198,3 +198,25 @@ def test_index_hudi_c_does_not_keep_refused_unless_turned_off(tmp_path):
     assert not (path / ".hoodie" / "metadata").exists()
     check(path)
     assert read_rows(path) == [("k0000", "eu", 1), ("k0001", "us", 2), ("k0002", "eu", 1), ("k0003", "us", 1)]
+
+
+def test_option_values_and_a_directory_left_behind(tmp_path):
+    """hoodie.metadata.enable takes true or false only (a typo neither keeps nor deletes the
+    metadata table silently); a metadata directory no longer listed (a crash between Hudi's
+    two steps) is deleted by the next write that turns it off."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", table_type="mor")
+    t.append(rows(range(4), 1))
+    with pytest.raises(Exception, match="hoodie.metadata.enable must be true or false, not 'no'"):
+        t.upsert(rows([1], 2), {"hoodie.metadata.enable": "no"})
+    assert (path / ".hoodie" / "metadata").is_dir()
+    t.upsert(rows([1], 2), {"hoodie.metadata.enable": "TRUE"})
+    assert (path / ".hoodie" / "metadata").is_dir()
+    props_file = path / ".hoodie" / "hoodie.properties"
+    text = props_file.read_text(encoding="latin-1")
+    props_file.write_text(text.replace("hoodie.table.metadata.partitions=files,record_index\n",
+                                       "hoodie.table.metadata.partitions=\n"), encoding="latin-1")
+    HudiTable(str(path)).upsert(rows([2], 3), OFF)
+    assert not (path / ".hoodie" / "metadata").exists()
+    check(path)
+    assert read_rows(path) == [("k0000", "eu", 1), ("k0001", "us", 2), ("k0002", "eu", 3), ("k0003", "us", 1)]
