@@ -16,10 +16,16 @@
 #define INFLIGHT_KEY "hoodie.table.metadata.partitions.inflight"
 #define ENABLE_KEY "hoodie.metadata.enable"
 
-bool hudi_mdt_drop_requested(const hudi_option *opts, size_t n) {
+/* The write's own hoodie.metadata.enable (the last one given), or NULL. */
+static const char *enable_option(const hudi_option *opts, size_t n) {
   for (size_t i = n; opts && i-- > 0;)
-    if (opts[i].key && opts[i].value && !strcmp(opts[i].key, ENABLE_KEY)) return !strcasecmp(opts[i].value, "false");
-  return false;
+    if (opts[i].key && opts[i].value && !strcmp(opts[i].key, ENABLE_KEY)) return opts[i].value;
+  return NULL;
+}
+
+bool hudi_mdt_drop_requested(const hudi_option *opts, size_t n) {
+  const char *v = enable_option(opts, n);
+  return v && !strcasecmp(v, "false");
 }
 
 static bool lists_partitions(const hudi_props *p) {
@@ -74,12 +80,9 @@ static hudi_status rewrite_props(hudi_storage *s, const hudi_buf *old, const hud
 }
 
 hudi_status hudi_mdt_check_enable_option(const hudi_option *opts, size_t n, hudi_error *err) {
-  for (size_t i = n; opts && i-- > 0;)
-    if (opts[i].key && opts[i].value && !strcmp(opts[i].key, ENABLE_KEY)) {
-      if (strcasecmp(opts[i].value, "true") && strcasecmp(opts[i].value, "false"))
-        return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s must be true or false, not '%s'", ENABLE_KEY, opts[i].value);
-      return HUDI_OK;
-    }
+  const char *v = enable_option(opts, n);
+  if (v && strcasecmp(v, "true") && strcasecmp(v, "false"))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s must be true or false, not '%s'", ENABLE_KEY, v);
   return HUDI_OK;
 }
 
@@ -91,9 +94,7 @@ static hudi_status forget_partitions(hudi_table *t, hudi_error *err) {
   return HUDI_OK;
 }
 
-hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, size_t n, bool *dropped,
-                                       hudi_error *err) {
-  *dropped = false;
+hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
   if (!hudi_mdt_drop_requested(opts, n)) return HUDI_OK;
   hudi_buf old;
   hudi_buf_init(&old, HUDI_PROPS_MAX_BYTES);
@@ -115,12 +116,8 @@ hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, s
    * directory behind, unlisted. */
   if (st == HUDI_OK)
     st = hudi_storage_delete(t->storage, HUDI_MDT_DIR, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, err);
-  if (st == HUDI_OK) {
-    hudi_mdt_share_end(t);
-    *dropped = listed;
-  } else {
-    hudi_err_context(err, st, "turning off the metadata table of %s (hoodie.metadata.enable=false)", t->base_uri);
-  }
+  if (st == HUDI_OK) hudi_mdt_share_end(t);
+  else hudi_err_context(err, st, "turning off the metadata table of %s (hoodie.metadata.enable=false)", t->base_uri);
   hudi_props_free(&fresh);
   hudi_buf_free(&old);
   return st;

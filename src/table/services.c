@@ -82,8 +82,7 @@ hudi_status hudi_write_begin(hudi_table_lock *lock, hudi_table *t, const hudi_op
   hudi_status st = hudi_write_reload_timeline(t, err);
   /* hoodie.metadata.enable=false: the metadata table goes first, before
    * the failed writes' rollbacks would update it (mdt_drop.h). */
-  bool dropped = false;
-  if (st == HUDI_OK) st = hudi_mdt_drop_if_requested(t, opts, n, &dropped, err);
+  if (st == HUDI_OK) st = hudi_mdt_drop_if_requested(t, opts, n, err);
   if (st == HUDI_OK) st = hudi_services_before_write(t, opts, n, err);
   if (st != HUDI_OK) hudi_table_lock_release(lock, t);
   return st;
