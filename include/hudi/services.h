@@ -161,7 +161,13 @@ typedef struct hudi_rollback_result {
   int64_t num_files_deleted;
 } hudi_rollback_result;
 
-/* Rolls back instant (a pending write, or the latest completed write). */
+/* Rolls back instant (a pending write, or the latest completed write): its
+ * files deleted, its metadata-table deltacommit rolled back, a rollback
+ * instant completed. On table version 6 a delta commit's log appends are
+ * undone by a ROLLBACK command block in each slice's next log version (the
+ * failed log file stays, as 0.x leaves it); a version-6 table with a
+ * metadata table is refused (a write with hoodie.metadata.enable=false
+ * deletes it first). */
 HUDI_EXTERN hudi_status hudi_table_rollback(hudi_rollback_result *result, hudi_table *table, const char *instant,
                                             const hudi_option *options, size_t n_options, hudi_error *err);
 

@@ -266,7 +266,8 @@ class HudiTable:
     def rollback(self, instant: str, options: "Optional[Dict[str, str]]" = None) -> "HudiRollbackResult":
         """Rolls back ``instant``: a pending (failed) write, or the latest completed write. Its files are
         deleted, its metadata-table deltacommit rolled back, and a rollback instant is completed.
-        Writes roll back failed writes by themselves first."""
+        On table version 6 a delta commit's log appends are undone by rollback command blocks (the
+        log files stay, as Hudi 0.x leaves them). Writes roll back failed writes by themselves first."""
         from hudi import services
 
         return services.rollback(self._table, instant, options)

@@ -29,7 +29,7 @@ static hudi_status check_compaction(const hudi_timeline *tl, const hudi_instant 
 
 static hudi_status run_one(hudi_storage *s, const hudi_timeline *tl, const char *instant, const char *rollback_time,
                            hudi_instant_gen *gen, hudi_error *err) {
-  hudi_rb_target x = {s, HUDI_MDT_DIR, tl};
+  hudi_rb_target x = {s, HUDI_MDT_DIR, tl, NULL};
   const hudi_instant *in_t = hudi_timeline_find(tl, instant);
   if (in_t && strcmp(in_t->requested_action, "deltacommit") != 0) in_t = NULL;
   const hudi_instant *r = hudi_timeline_find(tl, rollback_time);
@@ -72,7 +72,7 @@ static bool on_data_timeline(const hudi_timeline *data, const char *instant) {
  * pending deltacommits (on the timeline as phase 1 left it). */
 static hudi_status phase(hudi_storage *s, const hudi_timeline *tl, const hudi_timeline *data, hudi_instant_gen *gen,
                          bool rollbacks, size_t *n, hudi_error *err) {
-  hudi_rb_target x = {s, HUDI_MDT_DIR, tl};
+  hudi_rb_target x = {s, HUDI_MDT_DIR, tl, NULL};
   hudi_status st = HUDI_OK;
   for (size_t i = tl->count; st == HUDI_OK && i-- > 0;) {
     const hudi_instant *in = &tl->items[i];

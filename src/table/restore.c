@@ -104,7 +104,7 @@ static hudi_status mdt_uncompact_one(bool *did, hudi_table *t, const char *S, hu
   bool has;
   HUDI_TRY(load_mdt(&mdt, &has, t, err));
   if (!has) return HUDI_OK;
-  hudi_rb_target x = {t->storage, HUDI_MDT_DIR, &mdt};
+  hudi_rb_target x = {t->storage, HUDI_MDT_DIR, &mdt, NULL};
   hudi_status st = HUDI_OK;
   /* a pending MDT rollback of a compaction after S first (a restore that stopped) */
   for (size_t i = 0; st == HUDI_OK && !*did && i < mdt.count; i++) {

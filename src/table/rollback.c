@@ -16,7 +16,9 @@
 #include "table/heartbeat.h"
 #include "table/lock.h"
 #include "table/log_file_name.h"
+#include "table/instant_v6.h"
 #include "table/mdt_rollback.h"
+#include "table/rollback_log_blocks.h"
 #include "table/write.h"
 
 #define PATH_MAX_LEN 8192
@@ -96,9 +98,13 @@ static hudi_status delete_tl(const hudi_rb_target *x, const char *name, hudi_err
   return st;
 }
 
-static hudi_status instant_name(char *out, size_t cap, const char *t, const char *completion, const char *action,
-                                hudi_instant_state state, hudi_error *err) {
-  if (hudi_instant_file_name(out, cap, t, completion, action, state, 2) < 0)
+/* x's timeline file name: layout 1 (table version 6) has no completion
+ * time and no clustering action (instant_v6.h). */
+static hudi_status instant_name(char *out, size_t cap, const hudi_rb_target *x, const char *t, const char *completion,
+                                const char *action, hudi_instant_state state, hudi_error *err) {
+  int layout = x->tl->layout >= 2 ? 2 : 1;
+  if (layout == 1) action = hudi_instant_v6_action(action);
+  if (hudi_instant_file_name(out, cap, t, completion, action, state, layout) < 0)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "no timeline file name for instant %s action '%s'", t, action);
   return HUDI_OK;
 }
@@ -109,13 +115,15 @@ typedef struct plan_build {
   hudi_rollback_plan *p;
   const hudi_rb_target *x;
   const char *instant;
-  hudi_hashmap seen; /* absolute paths already requested */
+  hudi_hashmap seen;   /* absolute paths already requested */
+  hudi_hashmap slices; /* layout 1: file slices with an APPEND request */
   hudi_buf abs;
 } plan_build;
 
 /* One request deleting file rel (relative to x) of partition. Base files
  * name their file group and base instant (MarkerBasedRollbackStrategy);
- * log files and listed files leave both "" (fixture). */
+ * log files and listed files leave both "" (fixture), and so do all on
+ * layout 1 (0.x, fixture v6_nonpartitioned_rollback). */
 static hudi_status add_request(plan_build *b, const char *partition, const char *rel, bool named, hudi_error *err) {
   bool is_log;
   char fid[HUDI_FILE_ID_MAX];
@@ -130,7 +138,7 @@ static hudi_status add_request(plan_build *b, const char *partition, const char 
   hudi_avro_arena *a = &b->p->doc.arena;
   hudi_rollback_request *r;
   HUDI_TRY(hudi_tl_list_push(&b->p->rollback_requests, a, sizeof *r, (void **)&r, err));
-  bool with_ids = named && !is_log;
+  bool with_ids = named && !is_log && b->x->tl->layout >= 2;
   HUDI_TRY(hudi_tl_strdup(a, partition, &r->partition_path, err));
   HUDI_TRY(hudi_tl_strdup(a, with_ids ? fid : "", &r->file_id, err));
   HUDI_TRY(hudi_tl_strdup(a, with_ids ? b->instant : "", &r->latest_base_instant, err));
@@ -157,7 +165,11 @@ static hudi_status add_marker(plan_build *b, const char *m, size_t len, hudi_err
   const char *slash = strrchr(rel, '/');
   char *part = hudi_strdup(rel);
   if (part) part[slash ? (size_t)(slash - rel) : 0] = 0;
-  hudi_status st = part ? add_request(b, part, rel, true, err) : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  /* Layout 1: a log append is undone by a command block (rollback_log_blocks.h). */
+  bool append_v6 = tlen == 6 && !memcmp(type, "APPEND", 6) && b->x->tl->layout < 2;
+  hudi_status st = !part          ? hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory")
+                   : append_v6    ? hudi_rb_append_request(b->p, b->x, part, rel, b->instant, &b->slices, err)
+                                  : add_request(b, part, rel, true, err);
   hudi_free(part);
   hudi_free(rel);
   return st;
@@ -234,6 +246,9 @@ static hudi_status plan_from_listing(plan_build *b, hudi_error *err) {
     st = add_request(b, part, rel, false, err);
     hudi_free(part);
   }
+  /* Layout 1: T's log appends are in files named by their slices' base
+   * instants; the slices whose latest log holds a block of T. */
+  if (st == HUDI_OK && b->x->tl->layout < 2) st = hudi_rb_append_requests_from_listing(b->p, b->x, &l, b->instant, err);
   hudi_file_list_free(&l);
   return st;
 }
@@ -246,6 +261,7 @@ static hudi_status make_plan(hudi_rollback_plan **out, const hudi_rb_target *x, 
   b.x = x;
   b.instant = instant;
   hudi_hashmap_init(&b.seen, 0);
+  hudi_hashmap_init(&b.slices, 0);
   hudi_buf_init(&b.abs, PATH_MAX_LEN);
   hudi_avro_arena *a = &b.p->doc.arena;
   hudi_status st = hudi_avro_arena_alloc(a, sizeof *b.p->instant_to_rollback, (void **)&b.p->instant_to_rollback, err);
@@ -259,6 +275,7 @@ static hudi_status make_plan(hudi_rollback_plan **out, const hudi_rb_target *x, 
   if (st == HUDI_OK && !nothing && use_markers) st = plan_from_markers(&b, &found, err);
   if (st == HUDI_OK && !nothing && !found) st = plan_from_listing(&b, err);
   hudi_hashmap_free(&b.seen);
+  hudi_hashmap_free(&b.slices);
   hudi_buf_free(&b.abs);
   if (st != HUDI_OK) {
     hudi_rollback_plan_free(b.p);
@@ -272,7 +289,7 @@ hudi_status hudi_rb_read_plan(hudi_rollback_plan **out, const hudi_rb_target *x,
                               hudi_error *err) {
   *out = NULL;
   char name[128];
-  HUDI_TRY(instant_name(name, sizeof name, r->requested_time, "", "rollback", HUDI_INSTANT_REQUESTED, err));
+  HUDI_TRY(instant_name(name, sizeof name, x, r->requested_time, "", "rollback", HUDI_INSTANT_REQUESTED, err));
   hudi_buf p, data;
   hudi_buf_init(&p, PATH_MAX_LEN);
   hudi_buf_init(&data, HUDI_TL_MAX_FILE);
@@ -315,7 +332,7 @@ static hudi_status part_meta(hudi_rollback_metadata *m, const char *partition, h
 
 /* Deletes the plan's files; fills m's partition metadata. */
 static hudi_status execute(const hudi_rb_target *x, const hudi_rollback_plan *plan, const char *instant,
-                           hudi_rollback_metadata *m, int32_t *deleted, hudi_error *err) {
+                           const char *rollback_time, hudi_rollback_metadata *m, int32_t *deleted, hudi_error *err) {
   hudi_buf rel, path;
   hudi_buf_init(&rel, PATH_MAX_LEN);
   hudi_buf_init(&path, PATH_MAX_LEN);
@@ -323,15 +340,17 @@ static hudi_status execute(const hudi_rb_target *x, const hudi_rollback_plan *pl
   const hudi_rollback_request *rq = plan->rollback_requests.items;
   for (size_t i = 0; st == HUDI_OK && i < plan->rollback_requests.n; i++) {
     const char *part = rq[i].partition_path ? rq[i].partition_path : "";
-    if (rq[i].log_blocks_to_be_deleted.n > 0) {
+    if (rq[i].log_blocks_to_be_deleted.n > 0 && x->tl->layout >= 2) {
       st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "the rollback plan of %s asks for rollback command blocks in partition '%s' (a table "
-                        "version 6 rollback); hudi-c rolls back only by deleting files",
+                        "the rollback plan of %s asks for rollback command blocks in partition '%s' on a table of "
+                        "version 8 or 9, whose rollbacks delete log files",
                         instant, part);
       break;
     }
     hudi_rollback_partition_metadata *pm;
     st = part_meta(m, part, &pm, err);
+    if (st == HUDI_OK && rq[i].log_blocks_to_be_deleted.n > 0)
+      st = hudi_rb_write_command_block(x, &rq[i], rollback_time, instant, m, pm, err);
     char *const *files = rq[i].files_to_be_deleted.items;
     for (size_t k = 0; st == HUDI_OK && k < rq[i].files_to_be_deleted.n; k++) {
       const char *name = base_name(files[k]);
@@ -383,9 +402,9 @@ static hudi_status new_metadata(hudi_rollback_metadata **out, const char *r, con
  * deletePending), its markers and its heartbeat. */
 static hudi_status forget_instant(const hudi_rb_target *x, const char *instant, const char *action, hudi_error *err) {
   char name[128];
-  HUDI_TRY(instant_name(name, sizeof name, instant, "", action, HUDI_INSTANT_INFLIGHT, err));
+  HUDI_TRY(instant_name(name, sizeof name, x, instant, "", action, HUDI_INSTANT_INFLIGHT, err));
   HUDI_TRY(delete_tl(x, name, err));
-  HUDI_TRY(instant_name(name, sizeof name, instant, "", action, HUDI_INSTANT_REQUESTED, err));
+  HUDI_TRY(instant_name(name, sizeof name, x, instant, "", action, HUDI_INSTANT_REQUESTED, err));
   HUDI_TRY(delete_tl(x, name, err));
   if (*x->dir) return HUDI_OK;
   hudi_buf p;
@@ -416,11 +435,11 @@ hudi_status hudi_rb_run(hudi_rollback_result *res, const hudi_rb_target *x, cons
   if (!plan) {
     st = make_plan(&own, x, instant, action, in_t, use_markers, err);
     if (st == HUDI_OK) st = hudi_rollback_plan_to_avro(own, NULL, &avro, err);
-    if (st == HUDI_OK) st = instant_name(name, sizeof name, rollback_time, "", "rollback", HUDI_INSTANT_REQUESTED, err);
+    if (st == HUDI_OK) st = instant_name(name, sizeof name, x, rollback_time, "", "rollback", HUDI_INSTANT_REQUESTED, err);
     if (st == HUDI_OK) st = write_tl(x, name, avro.data, avro.len, false, err);
     plan = own;
   }
-  if (st == HUDI_OK) st = instant_name(name, sizeof name, rollback_time, "", "rollback", HUDI_INSTANT_INFLIGHT, err);
+  if (st == HUDI_OK) st = instant_name(name, sizeof name, x, rollback_time, "", "rollback", HUDI_INSTANT_INFLIGHT, err);
   if (st == HUDI_OK) st = write_tl(x, name, "", 0, true, err);
   /* A completed T goes back to inflight first (revertToInflight): from here
    * on no reader sees its files. */
@@ -430,7 +449,7 @@ hudi_status hudi_rb_run(hudi_rollback_result *res, const hudi_rb_target *x, cons
                                 ? plan->instant_to_rollback->action
                                 : action;
   if (st == HUDI_OK) st = new_metadata(&m, rollback_time, instant, info_action, err);
-  if (st == HUDI_OK) st = execute(x, plan, instant, m, &deleted, err);
+  if (st == HUDI_OK) st = execute(x, plan, instant, rollback_time, m, &deleted, err);
   if (st == HUDI_OK && mdt_step) st = mdt_step(mdt_ctx, gen, err);
   if (st == HUDI_OK) st = forget_instant(x, instant, pending_action, err);
   if (st == HUDI_OK) st = hudi_instant_gen_next(gen, done, NULL, err);
@@ -441,8 +460,15 @@ hudi_status hudi_rb_run(hudi_rollback_result *res, const hudi_rb_target *x, cons
     hudi_buf_reset(&avro);
     st = hudi_rollback_metadata_to_avro(m, NULL, &avro, err);
   }
-  if (st == HUDI_OK) st = instant_name(name, sizeof name, rollback_time, done, "rollback", HUDI_INSTANT_COMPLETED, err);
+  if (st == HUDI_OK) st = instant_name(name, sizeof name, x, rollback_time, done, "rollback", HUDI_INSTANT_COMPLETED, err);
   if (st == HUDI_OK) st = write_tl(x, name, avro.data, avro.len, false, err);
+  /* Layout 1: the completed file's mtime is the completion time (write.h). */
+  if (st == HUDI_OK && x->tl->layout < 2 && x->table) {
+    hudi_buf p;
+    hudi_buf_init(&p, PATH_MAX_LEN);
+    if (tl_path(&p, x, name, NULL) == HUDI_OK) hudi_write_stamp_completion(x->table, (const char *)p.data, done);
+    hudi_buf_free(&p);
+  }
   if (st == HUDI_OK && res) {
     snprintf(res->rolled_back_instant, sizeof res->rolled_back_instant, "%s", instant);
     snprintf(res->requested_time, sizeof res->requested_time, "%s", rollback_time);
@@ -518,7 +544,10 @@ static hudi_status rollback_one(hudi_rollback_result *res, hudi_table *t, const 
                             : pr->plan->instant_to_rollback->action;
   if (!action) action = "commit";
   mdt_ctx mc = {t->storage, instant, r};
-  return hudi_rb_run(res, x, instant, action, in_t, r, pr ? pr->plan : NULL, true, mdt_step, &mc, gen, err);
+  /* Table version 6: hudi-c writes no metadata table there (write.c). */
+  bool mdt = x->tl->layout >= 2;
+  return hudi_rb_run(res, x, instant, action, in_t, r, pr ? pr->plan : NULL, true, mdt ? mdt_step : NULL, &mc, gen,
+                     err);
 }
 
 static bool is_write_action(const char *a) {
@@ -541,7 +570,7 @@ static hudi_status start_gen(hudi_instant_gen *gen, hudi_table *t, bool with_mdt
 
 hudi_status hudi_rollback_run_instant(hudi_rollback_result *res, hudi_table *t, const char *instant, hudi_error *err) {
   HUDI_TRY(hudi_write_reload_timeline(t, err));
-  hudi_rb_target x = {t->storage, "", &t->timeline};
+  hudi_rb_target x = {t->storage, "", &t->timeline, t};
   pending_rb *p;
   size_t n;
   HUDI_TRY(pending_rollbacks(&p, &n, &x, err));
@@ -550,7 +579,7 @@ hudi_status hudi_rollback_run_instant(hudi_rollback_result *res, hudi_table *t, 
   hudi_status st = HUDI_OK;
   if (!pr && !hudi_timeline_find(&t->timeline, instant))
     st = hudi_err_set(err, HUDI_ERR_NOT_FOUND, "table %s has no instant %s", t->base_uri, instant);
-  if (st == HUDI_OK) st = start_gen(&gen, t, true, err);
+  if (st == HUDI_OK) st = start_gen(&gen, t, t->layout >= 2, err);
   if (st == HUDI_OK) st = rollback_one(res, t, &x, instant, pr, &gen, err);
   pending_free(p, n);
   hudi_status rs = hudi_write_reload_timeline(t, st == HUDI_OK ? err : NULL);
@@ -590,11 +619,10 @@ static hudi_status policy_of(failed_policy *out, hudi_table *t, const hudi_optio
 hudi_status hudi_rollback_failed_writes(hudi_table *t, const hudi_option *opts, size_t n_opts, size_t *n_rolled_back,
                                         hudi_error *err) {
   if (n_rolled_back) *n_rolled_back = 0;
-  if (t->layout != 2) return HUDI_OK;
   failed_policy policy;
   HUDI_TRY(policy_of(&policy, t, opts, n_opts, err));
   if (policy == POLICY_NEVER) return HUDI_OK;
-  hudi_rb_target x = {t->storage, "", &t->timeline};
+  hudi_rb_target x = {t->storage, "", &t->timeline, t};
   pending_rb *p;
   size_t np;
   HUDI_TRY(pending_rollbacks(&p, &np, &x, err));
@@ -620,13 +648,15 @@ hudi_status hudi_rollback_failed_writes(hudi_table *t, const hudi_option *opts, 
   }
   if (st == HUDI_OK) qsort(targets, nt, sizeof *targets, cmp_desc);
   hudi_instant_gen gen;
-  if (st == HUDI_OK && nt) st = start_gen(&gen, t, true, err);
+  bool mdt = t->layout >= 2; /* version 6: no metadata table of hudi-c's (write.c) */
+  if (st == HUDI_OK && nt) st = start_gen(&gen, t, mdt, err);
   for (size_t i = 0; st == HUDI_OK && i < nt; i++)
     st = rollback_one(NULL, t, &x, targets[i], pending_for(p, np, targets[i]), &gen, err);
   if (st == HUDI_OK && n_rolled_back) *n_rolled_back = nt;
   hudi_free(targets);
   pending_free(p, np);
   if (st == HUDI_OK && nt) st = hudi_write_reload_timeline(t, err);
+  if (!mdt) return st;
   /* The MDT's own leftovers (a pending MDT deltacommit without a data
    * instant is a write that failed between the two timelines). */
   if (st == HUDI_OK && !nt) st = start_gen(&gen, t, false, err); /* the MDT step observes its own */
@@ -694,10 +724,12 @@ hudi_status hudi_table_rollback(hudi_rollback_result *result, hudi_table *table,
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hudi_table_rollback needs a table and an instant");
   if (strlen(instant) >= HUDI_INSTANT_TIME_MAX)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "'%.40s' is not an instant time", instant);
-  if (table->layout != 2)
+  const char *mdt6 = table->layout < 2 ? hudi_props_get(&table->props, "hoodie.table.metadata.partitions") : NULL;
+  if (mdt6 && *mdt6)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "table %s has timeline layout %d (table version %d); hudi-c rolls back table versions 8 and 9",
-                        table->base_uri, table->layout, table->version);
+                        "table %s (table version %d) has a metadata table (%s), which hudi-c cannot update in version "
+                        "6; a write with hoodie.metadata.enable=false deletes it (and rolls back failed writes)",
+                        table->base_uri, table->version, mdt6);
   const hudi_option *o = options ? options : NULL;
   size_t n = options ? n_options : 0;
   hudi_table_lock lock = {0};

@@ -20,7 +20,13 @@
  * Every step can be repeated: a rollback that stopped part way leaves R
  * pending, and the next rollback of T (or hudi_rollback_failed_writes)
  * finishes R from its plan. Readers see T's files only while T is
- * completed, so the table reads as before T at every step. */
+ * completed, so the table reads as before T at every step.
+ *
+ * Table version 6 (timeline layout 1, fixture
+ * mor/parquet/v6_nonpartitioned_rollback): the same steps with layout-1
+ * names (R.rollback, its mtime the completion time), requests without file
+ * ids for base files, and T's log appends undone by command blocks, not
+ * deleted (rollback_log_blocks.h); no metadata table step. */
 #ifndef HUDI_TABLE_ROLLBACK_H
 #define HUDI_TABLE_ROLLBACK_H
 
@@ -40,7 +46,8 @@
 typedef struct hudi_rb_target {
   hudi_storage *s;
   const char *dir;      /* "" or ".hoodie/metadata" */
-  const hudi_timeline *tl; /* that table's timeline (layout 2) */
+  const hudi_timeline *tl; /* that table's timeline (layout 2, or 1 for the data table of version 6) */
+  hudi_table *table;    /* the data table (dir ""), else NULL */
 } hudi_rb_target;
 
 /* Rolls back instant T of x with rollback instant R (requested time
@@ -73,8 +80,10 @@ HUDI_NODISCARD hudi_status hudi_rollback_run_instant(hudi_rollback_result *res, 
  * heartbeat expired; NEVER: none), newest first, finishing pending
  * rollbacks first; then the metadata table's pending deltacommits whose
  * data instant is not completed, and its pending rollbacks. *n_rolled_back
- * (may be NULL) counts the data instants rolled back. A no-op on
- * timeline-layout-1 tables (hudi-c does not write them). */
+ * (may be NULL) counts the data instants rolled back. On timeline-layout-1
+ * tables (version 6) the data table's only: hudi-c keeps no metadata table
+ * there, and log appends are undone by command blocks
+ * (rollback_log_blocks.h). */
 HUDI_NODISCARD hudi_status hudi_rollback_failed_writes(hudi_table *t, const hudi_option *opts, size_t n,
                                                        size_t *n_rolled_back, hudi_error *err);
 

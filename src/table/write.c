@@ -636,7 +636,7 @@ static hudi_status write_files(append_ctx *c, hudi_error *err) {
  * does. Object stores stamp objects themselves: nothing to set there.
  * Best effort: the instant has completed when this runs, so a failure
  * here must not report the commit as failed. */
-static void stamp_completion(hudi_table *t, const char *path, const char *completion) {
+void hudi_write_stamp_completion(hudi_table *t, const char *path, const char *completion) {
   int64_t ms;
   hudi_error e2 = HUDI_ERROR_INIT;
   if (hudi_instant_time_to_millis(&ms, completion, strlen(completion), &e2) != HUDI_OK) return;
@@ -664,7 +664,7 @@ hudi_status hudi_write_instant_file(hudi_table *t, const char *instant, const ch
   if (st == HUDI_ERR_EXISTS)
     return hudi_err_set(err, HUDI_ERR_CONFLICT, "timeline file %s already exists: another writer used instant %s",
                         path, instant);
-  if (st == HUDI_OK && layout == 1 && state == HUDI_INSTANT_COMPLETED) stamp_completion(t, path, completion);
+  if (st == HUDI_OK && layout == 1 && state == HUDI_INSTANT_COMPLETED) hudi_write_stamp_completion(t, path, completion);
   if (st == HUDI_OK && state == HUDI_INSTANT_COMPLETED) hudi_heartbeat_stop(t, instant);
   return st;
 }

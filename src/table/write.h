@@ -77,6 +77,11 @@ HUDI_NODISCARD hudi_status hudi_write_instant_file(hudi_table *t, const char *in
                                                    const char *completion, hudi_instant_state state,
                                                    const void *data, size_t len, hudi_error *err);
 
+/* Sets the mtime of completed layout-1 timeline file path (relative to t)
+ * to completion, the time Java 1.x reads as its completion time (the
+ * reason is at its definition). Best effort: failures are ignored. */
+void hudi_write_stamp_completion(hudi_table *t, const char *path, const char *completion);
+
 /* A new instant time later than every requested and completion time on the
  * timeline; gen is left ready to observe later times (the MDT's). */
 HUDI_NODISCARD hudi_status hudi_write_pick_instant(hudi_instant_gen *gen, const hudi_table *t,

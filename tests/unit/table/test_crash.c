@@ -12,7 +12,13 @@
  * on either timeline; and no base or log file is left whose instant is not
  * completed (no orphans: the rollback found every file the failed write
  * made). The same is then done for a rollback itself (crash at every
- * operation of hudi_table_rollback; the next write finishes it). */
+ * operation of hudi_table_rollback; the next write finishes it).
+ *
+ * Table version 6 (timeline layout 1, no metadata table) too: there a log
+ * file is named by its slice's base instant and a failed write's log file
+ * stays, so every data or delete block of an instant that is not
+ * completed must be answered by a rollback command block in its slice
+ * (rollback_log_blocks.h), or Java would read it once archival passed it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,7 +37,9 @@
 #include "io/faulty.h"
 #include "io/storage.h"
 #include "table/base_file.h"
+#include "table/log_command_block.h"
 #include "table/log_file_name.h"
+#include "table/log_reader.h"
 #include "table/table.h"
 #include "table/timeline.h"
 
@@ -39,6 +47,12 @@ static char dir[256];
 /* Scratch tables: no fsync (the faults, not the disk, make the crashes). */
 static const hudi_option nofsync[] = {{"fsync", "false"}};
 static const hudi_storage_option nofsync_s[] = {{"fsync", "false"}};
+/* Version 6: writes append updates to logs (no small-file merges). */
+static const hudi_option v6_opts[] = {{"fsync", "false"}, {"hoodie.parquet.small.file.limit", "0"}};
+/* The scenario's timeline layout and write options. */
+static int g_layout = 2;
+static const hudi_option *g_opts = nofsync;
+static size_t g_n_opts = 1;
 
 static int setup(void **state) {
   (void)state;
@@ -225,7 +239,7 @@ static hudi_status do_write(hudi_table *t, op_kind op, const char *rollback_inst
 static void next_write(const char *path) {
   hudi_table *t = NULL;
   hudi_error err = HUDI_ERROR_INIT;
-  assert_int_equal(hudi_table_open(&t, path, nofsync, 1, &err), HUDI_OK);
+  assert_int_equal(hudi_table_open(&t, path, g_opts, g_n_opts, &err), HUDI_OK);
   static const char *const ids[] = {"a"};
   static const char *const cities[] = {"sf"};
   static const int64_t ts[] = {50};
@@ -252,7 +266,7 @@ static void no_pending(hudi_storage *s, const char *table_dir, const char *what)
   hudi_timeline tl;
   memset(&tl, 0, sizeof tl);
   hudi_error err = HUDI_ERROR_INIT;
-  assert_int_equal(hudi_timeline_load(&tl, s, table_dir, 2, &err), HUDI_OK);
+  assert_int_equal(hudi_timeline_load(&tl, s, table_dir, *table_dir ? 2 : g_layout, &err), HUDI_OK);
   for (size_t i = 0; i < tl.count; i++)
     if (tl.items[i].state != HUDI_INSTANT_COMPLETED)
       fail_msg("%s: instant %s (%s) left pending on %s", what, tl.items[i].requested_time, tl.items[i].action,
@@ -283,7 +297,7 @@ static void no_orphans(hudi_storage *s, const char *what) {
   hudi_timeline data, mdt;
   memset(&data, 0, sizeof data);
   memset(&mdt, 0, sizeof mdt);
-  assert_int_equal(hudi_timeline_load(&data, s, "", 2, &err), HUDI_OK);
+  assert_int_equal(hudi_timeline_load(&data, s, "", g_layout, &err), HUDI_OK);
   assert_int_equal(hudi_timeline_load(&mdt, s, ".hoodie/metadata", 2, &err), HUDI_OK);
   hudi_file_list l = HUDI_FILE_LIST_INIT;
   assert_int_equal(hudi_storage_list(s, "", HUDI_LIST_RECURSIVE, &l, &err), HUDI_OK);
@@ -305,6 +319,77 @@ static void no_orphans(hudi_storage *s, const char *what) {
   hudi_timeline_free(&mdt);
 }
 
+/* One slice's view of its log blocks: instants of data/delete blocks not
+ * completed, and rollback targets. */
+typedef struct slice_blocks {
+  char slice[128];
+  char failed[8][24], targets[8][24];
+  int n_failed, n_targets;
+} slice_blocks;
+
+/* Layout 1: every data or delete block of an instant that is not
+ * completed has a command block rolling it back in the same slice. */
+static void failed_blocks_rolled_back(hudi_storage *s, const char *what) {
+  if (g_layout != 1) return;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_timeline tl;
+  memset(&tl, 0, sizeof tl);
+  assert_int_equal(hudi_timeline_load(&tl, s, "", 1, &err), HUDI_OK);
+  hudi_file_list l = HUDI_FILE_LIST_INIT;
+  assert_int_equal(hudi_storage_list(s, "", HUDI_LIST_RECURSIVE, &l, &err), HUDI_OK);
+  slice_blocks sb[16];
+  int nsb = 0;
+  for (size_t i = 0; i < l.count; i++) {
+    const char *p = l.items[i].path, *slash = strrchr(p, '/'), *name = slash ? slash + 1 : p;
+    if (!strncmp(p, ".hoodie/", 8) || !hudi_log_file_name_matches(name, strlen(name))) continue;
+    hudi_log_file_name n = HUDI_LOG_FILE_NAME_INIT;
+    assert_int_equal(hudi_log_file_name_parse(&n, name, strlen(name), &err), HUDI_OK);
+    char key[128];
+    snprintf(key, sizeof key, "%.*s/%s_%s", slash ? (int)(slash - p) : 0, p, n.file_id, n.instant);
+    hudi_log_file_name_free(&n);
+    int k = 0;
+    while (k < nsb && strcmp(sb[k].slice, key)) k++;
+    if (k == nsb) {
+      assert_true(nsb < 16);
+      memset(&sb[nsb], 0, sizeof sb[nsb]);
+      snprintf(sb[nsb++].slice, sizeof sb[k].slice, "%s", key);
+    }
+    hudi_log_reader *r = NULL;
+    assert_int_equal(hudi_log_reader_open(&r, s, p, &err), HUDI_OK);
+    for (;;) {
+      hudi_log_block b;
+      bool has = false;
+      assert_int_equal(hudi_log_reader_next(r, &b, &has, &err), HUDI_OK);
+      if (!has) break;
+      if (b.type == HUDI_LOG_BLOCK_COMMAND) {
+        hudi_log_command c;
+        assert_int_equal(hudi_log_command_block_read(&c, &b, p, &err), HUDI_OK);
+        assert_true(sb[k].n_targets < 8);
+        snprintf(sb[k].targets[sb[k].n_targets++], 24, "%s", c.target_instant);
+      } else {
+        const char *in = hudi_log_meta_get(&b.header, HUDI_LOG_HEADER_INSTANT_TIME, NULL);
+        assert_non_null(in);
+        const hudi_instant *x = hudi_timeline_find(&tl, in);
+        if (!x || x->state != HUDI_INSTANT_COMPLETED) {
+          assert_true(sb[k].n_failed < 8);
+          snprintf(sb[k].failed[sb[k].n_failed++], 24, "%s", in);
+        }
+      }
+      hudi_log_block_free(&b);
+    }
+    hudi_log_reader_free(r);
+  }
+  for (int k = 0; k < nsb; k++)
+    for (int f = 0; f < sb[k].n_failed; f++) {
+      bool covered = false;
+      for (int c = 0; c < sb[k].n_targets && !covered; c++) covered = !strcmp(sb[k].targets[c], sb[k].failed[f]);
+      if (!covered) fail_msg("%s: slice %s holds blocks of failed instant %s and no command block", what, sb[k].slice,
+                             sb[k].failed[f]);
+    }
+  hudi_file_list_free(&l);
+  hudi_timeline_free(&tl);
+}
+
 static void check_clean(const char *path, const char *what) {
   hudi_storage *s = NULL;
   hudi_error err = HUDI_ERROR_INIT;
@@ -312,6 +397,7 @@ static void check_clean(const char *path, const char *what) {
   no_pending(s, "", what);
   no_pending(s, ".hoodie/metadata", what);
   no_orphans(s, what);
+  failed_blocks_rolled_back(s, what);
   hudi_storage_free(s);
 }
 
@@ -326,6 +412,7 @@ typedef struct scenario {
    * (8192 rows), a COW rewrite writes the file on a feed thread, which
    * also closes it while the next file is merged (merge_write.c). */
   int filler;
+  int version; /* 0: the default (8); 6: timeline layout 1, no metadata table */
 } scenario;
 
 static void make_base(const char *path, const scenario *sc) {
@@ -335,6 +422,11 @@ static void make_base(const char *path, const scenario *sc) {
   o.partition_fields = "city";
   o.ordering_fields = "ts";
   o.record_index_enabled = sc->rli;
+  static const hudi_option v6[] = {{"hoodie.write.table.version", "6"}};
+  if (sc->version == 6) {
+    o.options = v6;
+    o.n_options = 1;
+  }
   hudi_table *t = NULL;
   hudi_error err = HUDI_ERROR_INIT;
   assert_int_equal(hudi_table_create(&t, path, &o, &err), HUDI_OK);
@@ -375,7 +467,7 @@ static void make_base(const char *path, const scenario *sc) {
 static hudi_table *open_faulty(const char *path) {
   hudi_table *t = NULL;
   hudi_error err = HUDI_ERROR_INIT;
-  assert_int_equal(hudi_table_open(&t, path, nofsync, 1, &err), HUDI_OK);
+  assert_int_equal(hudi_table_open(&t, path, g_opts, g_n_opts, &err), HUDI_OK);
   hudi_storage *f = NULL;
   assert_int_equal(hudi_faulty_storage_wrap(&f, t->storage, true, &err), HUDI_OK);
   t->storage = f;
@@ -402,7 +494,7 @@ static void rollback_state(const char *path, const char *instant, bool *t_done, 
   assert_int_equal(hudi_storage_open(&s, path, nofsync_s, 1, &err), HUDI_OK);
   hudi_timeline tl;
   memset(&tl, 0, sizeof tl);
-  assert_int_equal(hudi_timeline_load(&tl, s, "", 2, &err), HUDI_OK);
+  assert_int_equal(hudi_timeline_load(&tl, s, "", g_layout, &err), HUDI_OK);
   const hudi_instant *in = hudi_timeline_find(&tl, instant);
   *t_done = in && in->state == HUDI_INSTANT_COMPLETED;
   *r_pending = false;
@@ -416,6 +508,9 @@ static void run_scenario(const scenario *sc) {
   char base[400], run[400], before[4096], after[4096], snap[4096], want[4096], what[600], rb[64] = "";
   snprintf(base, sizeof base, "%s/%s-base", dir, sc->name);
   snprintf(run, sizeof run, "%s/%s-run", dir, sc->name);
+  g_layout = sc->version == 6 ? 1 : 2;
+  g_opts = sc->version == 6 ? v6_opts : nofsync;
+  g_n_opts = sc->version == 6 ? 2 : 1;
   make_base(base, sc);
   if (sc->op == OP_ROLLBACK) {
     /* The rollback undoes an upsert made on top of the base table. */
@@ -491,25 +586,25 @@ static void run_scenario(const scenario *sc) {
 
 static void test_append_cow(void **s) {
   (void)s;
-  scenario sc = {"append-cow", HUDI_COPY_ON_WRITE, true, OP_APPEND, 0};
+  scenario sc = {"append-cow", HUDI_COPY_ON_WRITE, true, OP_APPEND, 0, 0};
   run_scenario(&sc);
 }
 
 static void test_append_mor_nomdt(void **s) {
   (void)s;
-  scenario sc = {"append-mor-nomdt", HUDI_MERGE_ON_READ, false, OP_APPEND, 0};
+  scenario sc = {"append-mor-nomdt", HUDI_MERGE_ON_READ, false, OP_APPEND, 0, 0};
   run_scenario(&sc);
 }
 
 static void test_upsert_cow(void **s) {
   (void)s;
-  scenario sc = {"upsert-cow", HUDI_COPY_ON_WRITE, true, OP_UPSERT, 0};
+  scenario sc = {"upsert-cow", HUDI_COPY_ON_WRITE, true, OP_UPSERT, 0, 0};
   run_scenario(&sc);
 }
 
 static void test_upsert_mor(void **s) {
   (void)s;
-  scenario sc = {"upsert-mor", HUDI_MERGE_ON_READ, true, OP_UPSERT, 0};
+  scenario sc = {"upsert-mor", HUDI_MERGE_ON_READ, true, OP_UPSERT, 0, 0};
   run_scenario(&sc);
 }
 
@@ -518,37 +613,62 @@ static void test_upsert_mor(void **s) {
  * merged. */
 static void test_upsert_cow_big_files(void **s) {
   (void)s;
-  scenario sc = {"upsert-cow-big", HUDI_COPY_ON_WRITE, true, OP_UPSERT, 9000};
+  scenario sc = {"upsert-cow-big", HUDI_COPY_ON_WRITE, true, OP_UPSERT, 9000, 0};
   run_scenario(&sc);
 }
 
 static void test_upsert_cow_nomdt(void **s) {
   (void)s;
-  scenario sc = {"upsert-cow-nomdt", HUDI_COPY_ON_WRITE, false, OP_UPSERT, 0};
+  scenario sc = {"upsert-cow-nomdt", HUDI_COPY_ON_WRITE, false, OP_UPSERT, 0, 0};
   run_scenario(&sc);
 }
 
 static void test_delete_mor(void **s) {
   (void)s;
-  scenario sc = {"delete-mor", HUDI_MERGE_ON_READ, true, OP_DELETE, 0};
+  scenario sc = {"delete-mor", HUDI_MERGE_ON_READ, true, OP_DELETE, 0, 0};
   run_scenario(&sc);
 }
 
 static void test_delete_cow(void **s) {
   (void)s;
-  scenario sc = {"delete-cow", HUDI_COPY_ON_WRITE, true, OP_DELETE, 0};
+  scenario sc = {"delete-cow", HUDI_COPY_ON_WRITE, true, OP_DELETE, 0, 0};
   run_scenario(&sc);
 }
 
 static void test_rollback_mor(void **s) {
   (void)s;
-  scenario sc = {"rollback-mor", HUDI_MERGE_ON_READ, true, OP_ROLLBACK, 0};
+  scenario sc = {"rollback-mor", HUDI_MERGE_ON_READ, true, OP_ROLLBACK, 0, 0};
   run_scenario(&sc);
 }
 
 static void test_rollback_cow(void **s) {
   (void)s;
-  scenario sc = {"rollback-cow", HUDI_COPY_ON_WRITE, true, OP_ROLLBACK, 0};
+  scenario sc = {"rollback-cow", HUDI_COPY_ON_WRITE, true, OP_ROLLBACK, 0, 0};
+  run_scenario(&sc);
+}
+
+/* Version 6: log appends (updates, deletes) and base-file rewrites. */
+static void test_upsert_mor_v6(void **s) {
+  (void)s;
+  scenario sc = {"upsert-mor-v6", HUDI_MERGE_ON_READ, false, OP_UPSERT, 0, 6};
+  run_scenario(&sc);
+}
+
+static void test_delete_mor_v6(void **s) {
+  (void)s;
+  scenario sc = {"delete-mor-v6", HUDI_MERGE_ON_READ, false, OP_DELETE, 0, 6};
+  run_scenario(&sc);
+}
+
+static void test_upsert_cow_v6(void **s) {
+  (void)s;
+  scenario sc = {"upsert-cow-v6", HUDI_COPY_ON_WRITE, false, OP_UPSERT, 0, 6};
+  run_scenario(&sc);
+}
+
+static void test_rollback_mor_v6(void **s) {
+  (void)s;
+  scenario sc = {"rollback-mor-v6", HUDI_MERGE_ON_READ, false, OP_ROLLBACK, 0, 6};
   run_scenario(&sc);
 }
 
@@ -557,7 +677,8 @@ int main(void) {
       cmocka_unit_test(test_append_cow),   cmocka_unit_test(test_append_mor_nomdt), cmocka_unit_test(test_upsert_cow),
       cmocka_unit_test(test_upsert_mor),   cmocka_unit_test(test_upsert_cow_nomdt), cmocka_unit_test(test_delete_mor),
       cmocka_unit_test(test_delete_cow),   cmocka_unit_test(test_rollback_mor),     cmocka_unit_test(test_rollback_cow),
-      cmocka_unit_test(test_upsert_cow_big_files),
+      cmocka_unit_test(test_upsert_cow_big_files), cmocka_unit_test(test_upsert_mor_v6), cmocka_unit_test(test_delete_mor_v6),
+      cmocka_unit_test(test_upsert_cow_v6),        cmocka_unit_test(test_rollback_mor_v6),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

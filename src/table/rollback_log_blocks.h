@@ -1,0 +1,58 @@
+/* Rolling back a delta commit's log appends on a table of version 6
+ * (timeline layout 1), as Hudi does there (hudi-format-v6-and-archive.md
+ * A5, A6; fixture mor/parquet/v6_nonpartitioned_rollback).
+ *
+ * A version-6 log file is named by its file slice's base instant, not by
+ * the delta commit that wrote it, so a rollback cannot tell a failed
+ * write's log file by its name and does not delete it. Instead:
+ *
+ *   plan      one request per file slice T appended to: fileId, the base
+ *             instant, no files to delete, and logBlocksToBeDeleted
+ *             {"<uri of the slice's latest log file>": its size} (Hudi's
+ *             MarkerBasedRollbackStrategy: T's blocks are in the latest
+ *             log of the slice); a slice whose base instant is T itself
+ *             had its latest log file created by T: deleted instead
+ *   execute   a ROLLBACK command block (INSTANT_TIME R, TARGET_INSTANT_TIME
+ *             T) written as the slice's next log version with write token
+ *             1-0-1; readers then skip T's blocks (read_slice.c), as Java
+ *             and hudi-rs do
+ *   metadata  rollbackLogFiles {"<uri of the command block's file>": size},
+ *             logFilesFromFailedCommit = the request's logBlocksToBeDeleted
+ *
+ * Local paths are written as "file:<absolute path>", as Java's
+ * FileStatus.getPath().toString() gives them in the fixture. */
+#ifndef HUDI_TABLE_ROLLBACK_LOG_BLOCKS_H
+#define HUDI_TABLE_ROLLBACK_LOG_BLOCKS_H
+
+#include "base/buf.h"
+#include "base/hashmap.h"
+#include "table/rollback.h"
+
+/* The uri of file rel of x as Java writes it into a rollback plan's log
+ * map ("file:/abs/path" on local storage, the store's uri otherwise),
+ * NUL-terminated in out. */
+HUDI_NODISCARD hudi_status hudi_rb_log_uri(hudi_buf *out, const hudi_rb_target *x, const char *rel, hudi_error *err);
+
+/* Adds the request for the APPEND marker of file `file` (a log file name,
+ * as hudi-c writes them, or the base-file-like name 0.x writes) in
+ * partition to plan p of instant T. seen dedups file slices across
+ * markers. A marker naming neither is skipped. */
+HUDI_NODISCARD hudi_status hudi_rb_append_request(hudi_rollback_plan *p, const hudi_rb_target *x,
+                                                  const char *partition, const char *file, const char *instant,
+                                                  hudi_hashmap *seen, hudi_error *err);
+
+/* Requests for the file slices whose latest log file holds a block of T,
+ * found by listing x and reading those files' block headers: the
+ * version-6 part of a rollback without markers. */
+HUDI_NODISCARD hudi_status hudi_rb_append_requests_from_listing(hudi_rollback_plan *p, const hudi_rb_target *x,
+                                                                const hudi_file_list *listing, const char *instant,
+                                                                hudi_error *err);
+
+/* Runs request rq (logBlocksToBeDeleted not empty) of the rollback R of T:
+ * writes the command block and records both log maps in pm (of m). */
+HUDI_NODISCARD hudi_status hudi_rb_write_command_block(const hudi_rb_target *x, const hudi_rollback_request *rq,
+                                                       const char *rollback_time, const char *instant,
+                                                       hudi_rollback_metadata *m,
+                                                       hudi_rollback_partition_metadata *pm, hudi_error *err);
+
+#endif

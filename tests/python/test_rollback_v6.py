@@ -1,0 +1,248 @@
+"""Rollbacks on tables of version 6 (timeline layout 1): failed writes rolled back by the next
+write, HudiTable.rollback of the latest write, and a failed write of Spark's rolled back by hudi-c.
+
+A version-6 log file is named by its slice's base instant, so a failed delta commit's log file is
+not deleted: the rollback writes a ROLLBACK command block into the slice's next log version.
+
+Oracles: the rollback plan, metadata and command block Spark wrote in fixture
+mor/parquet/v6_nonpartitioned_rollback (fastavro; the block's bytes); pyarrow snapshots of the
+table before the rolled-back write, and for the Spark table hudi-c's time travel to the instant
+before it (checked against hudi-rs on the fixtures); the conformance checker. The crash test of
+version 6 (a fault at every storage operation) is in tests/unit/table/test_crash.c.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import zipfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+import fastavro
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from hudi import HudiReadOptions, HudiTable
+from hudi_fixtures import FIXTURES
+
+CHECKER = FIXTURES.parent / "tools" / "hudi_check.py"
+RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
+FIXTURE = FIXTURES / "hudi-rs/crates/test/data/sample_table/mor/parquet/v6_nonpartitioned_rollback.zip"
+V6 = {"hoodie.write.table.version": "6"}
+LOGS = {"hoodie.parquet.small.file.limit": "0"}  # updates go to log files, not small-file merges
+
+
+def check(path) -> str:
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+def data(ids, ts, parts, vals) -> pa.Table:
+    return pa.table({
+        "id": pa.array(ids, pa.string()),
+        "ts": pa.array(ts, pa.int64()),
+        "p": pa.array(parts, pa.string()),
+        "v": pa.array(vals, pa.int32()),
+    })
+
+
+def rows(path, cols=("id", "p", "v"), **kw) -> list:
+    batches = HudiTable(str(path)).read(**kw)
+    if not batches:
+        return []
+    t = pa.Table.from_batches(batches)
+    return sorted(zip(*(t.column(c).to_pylist() for c in cols)))
+
+
+def avro(path) -> dict:
+    with open(path, "rb") as f:
+        recs = list(fastavro.reader(f))
+    assert len(recs) == 1
+    return recs[0]
+
+
+def command_blocks(path: Path) -> list:
+    """(INSTANT_TIME, COMMAND_BLOCK_TYPE, TARGET_INSTANT_TIME) of each block of a log file made
+    of command blocks, decoded by hand (format: magic, int64 size, int32 version, int32 type,
+    header map of int32 key / int32 length / bytes, content, footer, int64 total)."""
+    b = path.read_bytes()
+    out, off = [], 0
+    while off < len(b):
+        assert b[off:off + 6] == b"#HUDI#", (path, off)
+        size = struct.unpack(">q", b[off + 6:off + 14])[0]
+        version, btype = struct.unpack(">ii", b[off + 14:off + 22])
+        assert (version, btype) == (1, 0)  # format version 1, COMMAND_BLOCK
+        p = off + 22
+        n, = struct.unpack(">i", b[p:p + 4])
+        p += 4
+        h = {}
+        for _ in range(n):
+            k, ln = struct.unpack(">ii", b[p:p + 8])
+            h[k] = b[p + 8:p + 8 + ln].decode()
+            p += 8 + ln
+        out.append((h.get(0), h.get(3), h.get(1)))
+        off += 6 + 8 + size
+    return out
+
+
+@pytest.fixture(scope="module")
+def spark_v6(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fx")
+    with zipfile.ZipFile(FIXTURE) as z:
+        z.extractall(d)
+    return d / "v6_nonpartitioned_rollback"
+
+
+@pytest.mark.parametrize("kind", ["cow", "mor"])
+def test_failed_write_rolled_back_by_next_write(tmp_path, kind, spark_v6):
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="p", table_type=kind,
+                         record_index_enabled=False, hudi_options=V6)
+    t.append(data(["a", "b", "c"], [1, 1, 1], ["x", "x", "y"], [1, 2, 3]))
+    t = HudiTable(str(path), LOGS)
+    before = rows(path)
+    # A write that "crashed" before completing: its completed file removed, its markers kept.
+    w = t.upsert(data(["a", "c", "d"], [2, 2, 2], ["x", "y", "z"], [10, 30, 40]))
+    hoodie = path / ".hoodie"
+    action = "deltacommit" if kind == "mor" else "commit"
+    os.remove(hoodie / f"{w.requested_time}.{action}")
+    assert rows(path) == before
+    logs_before = sorted(p.name for p in path.rglob(".*.log.*"))
+
+    n = HudiTable(str(path), LOGS).upsert(data(["b"], [5], ["x"], [20]))
+    assert rows(path) == sorted([("a", "x", 1), ("b", "x", 20), ("c", "y", 3)])
+    names = os.listdir(hoodie)
+    assert not [x for x in names if x.startswith(w.requested_time)]
+    done = [x for x in names if x.endswith(".rollback")]
+    assert len(done) == 1
+    R = done[0][:-len(".rollback")]
+    assert w.requested_time < R < n.requested_time
+    assert os.path.getsize(hoodie / f"{R}.rollback.inflight") == 0
+    plan, meta = avro(hoodie / f"{R}.rollback.requested"), avro(hoodie / f"{R}.rollback")
+    fx_plan = avro(next((spark_v6 / ".hoodie").glob("*.rollback.requested")))
+    fx_meta = avro(next((spark_v6 / ".hoodie").glob("*.rollback")))
+    assert set(plan) == set(fx_plan) and set(meta) == set(fx_meta)
+    assert plan["instantToRollback"] == {"commitTime": w.requested_time, "action": action}
+    assert meta["commitsRollback"] == [w.requested_time] and meta["startRollbackTime"] == R
+    deleted = [f for rq in plan["RollbackRequests"] for f in rq["filesToBeDeleted"]]
+    log_reqs = [rq for rq in plan["RollbackRequests"] if rq["logBlocksToBeDeleted"]]
+    for rq in plan["RollbackRequests"]:
+        assert set(rq) == set(fx_plan["RollbackRequests"][0])
+        if rq["filesToBeDeleted"]:  # base files: no file id, as 0.x writes them (fixture)
+            assert rq["fileId"] == "" and rq["latestBaseInstant"] == "" and rq["logBlocksToBeDeleted"] == {}
+    for f in deleted:
+        assert w.requested_time in f and not os.path.exists(f)
+    assert meta["totalFilesDeleted"] == len(deleted)
+    got_logs = {k: v for pm in meta["partitionMetadata"].values() for k, v in pm["rollbackLogFiles"].items()}
+    failed_logs = {k: v for pm in meta["partitionMetadata"].values() for k, v in pm["logFilesFromFailedCommit"].items()}
+    if kind == "cow":
+        assert log_reqs == [] and got_logs == {} and failed_logs == {}
+        assert len(deleted) == w.files_written
+    else:
+        # a (partition x) and c (y) were updates: appended to their slices' logs.
+        assert sorted(rq["partitionPath"] for rq in log_reqs) == ["p=x", "p=y"]
+        for rq in log_reqs:
+            assert rq["fileId"] and rq["latestBaseInstant"] < w.requested_time and rq["filesToBeDeleted"] == []
+            (uri, size), = rq["logBlocksToBeDeleted"].items()
+            assert uri.startswith("file:" + str(path) + "/" + rq["partitionPath"] + "/.")
+            f = Path(uri[len("file:"):])
+            assert f.name in logs_before and f.exists() and size == f.stat().st_size  # the failed log stays
+            assert f".{rq['fileId']}_{rq['latestBaseInstant']}.log." in f.name
+        assert failed_logs == {k: v for rq in log_reqs for k, v in rq["logBlocksToBeDeleted"].items()}
+        assert len(got_logs) == 2
+        fx_block = next(spark_v6.glob(".*.log.2_1-0-1"))
+        for uri, size in got_logs.items():
+            f = Path(uri[len("file:"):])
+            assert f.name.endswith("_1-0-1") and size == f.stat().st_size == fx_block.stat().st_size
+            # Spark's block holds the same header entries (its order is Java's HashMap order of the
+            # enum keys, which follows their identity hashes; ours is the ordinal order).
+            assert command_blocks(f) == [(R, "0", w.requested_time)]
+            assert [x[1] for x in command_blocks(fx_block)] == ["0"]
+    check(path)
+    # Compaction skips the rolled-back blocks.
+    if kind == "mor":
+        c = HudiTable(str(path)).compact()
+        assert c.num_file_groups >= 1
+        assert rows(path) == sorted([("a", "x", 1), ("b", "x", 20), ("c", "y", 3)])
+        check(path)
+
+
+def test_rollback_latest_write(tmp_path):
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="p", table_type="mor",
+                         record_index_enabled=False, hudi_options=V6)
+    t.append(data(["a", "b", "c"], [1, 1, 1], ["x", "x", "y"], [1, 2, 3]))
+    t = HudiTable(str(path), LOGS)
+    w1 = t.upsert(data(["a"], [2], ["x"], [10]))
+    before = rows(path)
+    w = t.upsert(data(["a", "b"], [3, 3], ["x", "x"], [100, 200]))
+    assert rows(path) != before
+    r = t.rollback(w.requested_time)
+    assert r.rolled_back_instant == w.requested_time and r.num_files_deleted == 0
+    assert rows(path) == before == sorted([("a", "x", 10), ("b", "x", 2), ("c", "y", 3)])
+    hoodie = path / ".hoodie"
+    assert (hoodie / f"{r.requested_time}.rollback").exists()
+    assert not [x for x in os.listdir(hoodie) if x.startswith(w.requested_time)]
+    # Layout 1 has no completion time in names: Java reads the completed file's mtime, which is
+    # stamped with the completion time hudi-c reports.
+    done = datetime.strptime(r.completion_time, "%Y%m%d%H%M%S%f").replace(tzinfo=timezone.utc)
+    assert os.stat(hoodie / f"{r.requested_time}.rollback").st_mtime_ns // 1_000_000 == int(
+        done.timestamp() * 1000 + 0.5)
+    meta = avro(hoodie / f"{r.requested_time}.rollback")
+    (uri, _), = next(pm for pm in meta["partitionMetadata"].values())["rollbackLogFiles"].items()
+    assert command_blocks(Path(uri[len("file:"):])) == [(r.requested_time, "0", w.requested_time)]
+    check(path)
+    # An older write cannot be rolled back past a later one; writing goes on.
+    t.append(data(["e"], [1], ["x"], [5]))
+    with pytest.raises(Exception, match="not the latest write"):
+        HudiTable(str(path)).rollback(w1.requested_time)
+    HudiTable(str(path), LOGS).upsert(data(["c"], [9], ["y"], [33]))
+    assert rows(path) == sorted([("a", "x", 10), ("b", "x", 2), ("c", "y", 33), ("e", "x", 5)])
+    check(path)
+
+
+def test_spark_failed_write_rolled_back_from_listing(tmp_path, spark_v6):
+    """Spark's last delta commit of the fixture made to look failed (its completed file removed;
+    Spark left no markers): hudi-c's next write finds its log block by listing and reading the
+    slices' latest log files, and writes a command block after Spark's own rollback's."""
+    path = tmp_path / "v6_nonpartitioned_rollback"
+    shutil.copytree(spark_v6, path)
+    hoodie = path / ".hoodie"
+    last = sorted(x for x in os.listdir(hoodie) if x.endswith(".deltacommit"))[-1][:-len(".deltacommit")]
+    prev = sorted(x for x in os.listdir(hoodie) if x.endswith(".rollback"))[-1][:-len(".rollback")]
+    cols = ("id", "name", "longField", "isActive")  # the last write set Bob's isActive
+    want = rows(path, cols, options=HudiReadOptions().with_as_of_timestamp(prev))
+    assert rows(path, cols) != want
+    assert not list((hoodie / ".temp").rglob("*.marker.*"))
+    os.remove(hoodie / f"{last}.deltacommit")
+    assert rows(path, cols) == want
+
+    t = HudiTable(str(path), LOGS)
+    one = pa.Table.from_batches(t.read())
+    one = one.drop_columns([c for c in one.column_names if c.startswith("_hoodie_")])
+    row = one.filter(pc.equal(one["id"], want[0][0]))
+    row = row.set_column(row.column_names.index("name"), "name", pa.array(["hudi-c"]))
+    row = row.set_column(row.column_names.index("longField"), "longField", pa.array([row["longField"][0].as_py() + 1]))
+    t.upsert(row)
+    want = sorted([(want[0][0], "hudi-c", want[0][2] + 1, want[0][3])] + want[1:])
+    assert rows(path, cols) == want
+    names = os.listdir(hoodie)
+    assert not [x for x in names if x.startswith(last)]
+    R = sorted(x for x in names if x.endswith(".rollback"))[-1][:-len(".rollback")]
+    assert R > last
+    plan = avro(hoodie / f"{R}.rollback.requested")
+    (rq,) = plan["RollbackRequests"]
+    (uri, size), = rq["logBlocksToBeDeleted"].items()
+    failed = Path(uri[len("file:"):])
+    assert failed.name == ".0712b9f9-d2d5-4cae-bcf4-8fd7146af503-0_20250126040823628.log.3_0-13-9"
+    assert (rq["fileId"], rq["latestBaseInstant"]) == ("0712b9f9-d2d5-4cae-bcf4-8fd7146af503-0", "20250126040823628")
+    meta = avro(hoodie / f"{R}.rollback")
+    (got,) = meta["partitionMetadata"][""]["rollbackLogFiles"]
+    assert got.endswith(".log.4_1-0-1")
+    assert command_blocks(Path(got[len("file:"):])) == [(R, "0", last)]
