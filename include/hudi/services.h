@@ -147,6 +147,9 @@ typedef struct hudi_clean_result {
  * deleted. Nothing to delete: no instant, requested_time "".
  * After a KEEP_LATEST_COMMITS or _BY_HOURS clean, reads as of an instant before
  * earliest_commit_to_retain fail with HUDI_ERR_INVALID_ARG.
+ * On table version 6 (timeline layout 1) the instants are T.clean.requested,
+ * T.clean.inflight and T.clean (its mtime the completion time), and a log
+ * file belongs to the slice its name's base instant names.
  * Every write also cleans after its commit (hoodie.clean.automatic=true,
  * the default) when its timeline shows something may be due. */
 HUDI_EXTERN hudi_status hudi_table_clean(hudi_clean_result *result, hudi_table *table, const hudi_option *options,

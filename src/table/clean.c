@@ -480,16 +480,22 @@ static hudi_status group_parts(runner *r, hudi_error *err) {
  * original index in seq). */
 static const part_run *part_of(const runner *r, size_t k) { return &r->parts[r->order[k].seq]; }
 
+/* Clean instants are Avro in both layouts; layout 1 (table version 6)
+ * names them without the completion time, in .hoodie/, and the completed
+ * file's mtime is the completion time (write.h). */
 static hudi_status write_timeline_file(runner *r, hudi_instant_state state, const char *completion,
                                        const hudi_buf *data, hudi_error *err) {
+  hudi_table *t = r->p->t;
+  int layout = t->layout >= 2 ? 2 : 1;
   char name[128], path[200];
-  if (hudi_instant_file_name(name, sizeof name, r->instant, completion, "clean", state, 2) < 0)
+  if (hudi_instant_file_name(name, sizeof name, r->instant, completion, "clean", state, layout) < 0)
     return hudi_err_set(err, HUDI_ERR_INTERNAL, "clean instant file name");
-  snprintf(path, sizeof path, ".hoodie/timeline/%s", name);
-  hudi_status st = hudi_storage_write_if_absent(r->p->t->storage, path, data->data, data->len, err);
+  snprintf(path, sizeof path, "%s/%s", layout == 2 ? ".hoodie/timeline" : ".hoodie", name);
+  hudi_status st = hudi_storage_write_if_absent(t->storage, path, data->data, data->len, err);
   if (st == HUDI_ERR_EXISTS)
     return hudi_err_set(err, HUDI_ERR_CONFLICT, "timeline file %s already exists: another writer used instant %s",
                         path, r->instant);
+  if (st == HUDI_OK && layout == 1 && state == HUDI_INSTANT_COMPLETED) hudi_write_stamp_completion(t, path, completion);
   return st;
 }
 
@@ -836,9 +842,7 @@ static hudi_status worth_listing(bool *out, hudi_table *t, const hudi_clean_conf
 hudi_status hudi_clean_after_commit(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
   hudi_clean_config c;
   HUDI_TRY(hudi_clean_config_load(&c, t, opts, n, err));
-  /* Clean instants are written in timeline layout 2 only (table versions 8
-   * and 9); older tables are left to Spark's cleaner. */
-  if (!c.automatic || t->layout < 2) return HUDI_OK;
+  if (!c.automatic) return HUDI_OK;
   bool worth;
   HUDI_TRY(worth_listing(&worth, t, &c, err));
   if (!worth) return HUDI_OK;
@@ -860,11 +864,6 @@ hudi_status hudi_table_clean(hudi_clean_result *result, hudi_table *table, const
   hudi_clean_config c;
   HUDI_TRY(hudi_clean_config_load(&c, table, options, n, err));
   HUDI_TRY(hudi_write_check_table_mdt(table, options, n, err));
-  if (table->layout < 2)
-    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "table %s has table version %d (timeline layout %d): hudi-c cleans tables of version 8 and "
-                        "9 only",
-                        table->base_uri, table->version, table->layout);
   hudi_table_lock lock = {0};
   HUDI_TRY(hudi_write_begin(&lock, table, options, n, err));
   hudi_status st = hudi_clean_run(res, table, &c, err);

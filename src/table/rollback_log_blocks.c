@@ -63,37 +63,91 @@ static ptrdiff_t latest_log(const hudi_file_list *l, const char *dir, const char
   return best;
 }
 
-/* The request for slice (file_id, base) of partition: T's blocks are in the
- * slice's latest log file `log` (listing entry, may be NULL: no log yet). */
+/* Whether a block of the log file at path has INSTANT_TIME T (command
+ * blocks aside). */
+static hudi_status holds_block_of(bool *out, hudi_storage *s, const char *path, const char *instant,
+                                  hudi_error *err) {
+  *out = false;
+  hudi_log_reader *r = NULL;
+  HUDI_TRY(hudi_log_reader_open(&r, s, path, err));
+  hudi_status st = HUDI_OK;
+  while (st == HUDI_OK && !*out) {
+    hudi_log_block b;
+    bool has = false;
+    st = hudi_log_reader_next(r, &b, &has, err);
+    if (st != HUDI_OK || !has) break;
+    const char *t = hudi_log_meta_get(&b.header, HUDI_LOG_HEADER_INSTANT_TIME, NULL);
+    *out = t && !strcmp(t, instant) && b.type != HUDI_LOG_BLOCK_COMMAND;
+    hudi_log_block_free(&b);
+  }
+  hudi_log_reader_free(r);
+  return st;
+}
+
+/* The request for slice (file_id, base) of partition, whose log files
+ * logs[0, n) (listing entries) hold blocks of T. Hudi's marker-based plan
+ * names the slice's latest log only, assuming T appended last; a slice
+ * can hold blocks of an older failed write below a newer one's (two
+ * failed writes, or a rollback's command block on top), so every log
+ * holding a block of T is named. None (T failed before its log): a
+ * request without log blocks, which writes nothing. */
 static hudi_status push_request(hudi_rollback_plan *p, const hudi_rb_target *x, const char *partition,
-                                const char *file_id, const char *base, const char *instant,
-                                const hudi_file_info *log, hudi_error *err) {
+                                const char *file_id, const char *base, const hudi_file_info *const *logs, size_t n,
+                                hudi_error *err) {
   hudi_avro_arena *a = &p->doc.arena;
   hudi_rollback_request *r;
   HUDI_TRY(hudi_tl_list_push(&p->rollback_requests, a, sizeof *r, (void **)&r, err));
   HUDI_TRY(hudi_tl_strdup(a, partition, &r->partition_path, err));
   r->files_to_be_deleted.has = r->log_blocks_to_be_deleted.has = 1;
+  HUDI_TRY(hudi_tl_strdup(a, file_id, &r->file_id, err));
+  HUDI_TRY(hudi_tl_strdup(a, base, &r->latest_base_instant, err));
   hudi_buf uri;
   hudi_buf_init(&uri, PATH_MAX_LEN);
   hudi_status st = HUDI_OK;
-  if (log && !strcmp(base, instant)) {
-    /* T made the slice: its latest log is T's alone (Hudi deletes it). */
-    const char *b = hudi_storage_base(x->s);
-    st = hudi_buf_printf(&uri, err, "%s%s%s%c", b, *b && b[strlen(b) - 1] != '/' ? "/" : "", log->path, '\0');
-    if (st == HUDI_OK) st = hudi_tl_strdup(a, "", &r->file_id, err);
-    if (st == HUDI_OK) st = hudi_tl_strdup(a, "", &r->latest_base_instant, err);
-    if (st == HUDI_OK) st = hudi_tl_strs_push(&r->files_to_be_deleted, a, (const char *)uri.data, err);
-  } else {
-    st = hudi_tl_strdup(a, file_id, &r->file_id, err);
-    if (st == HUDI_OK) st = hudi_tl_strdup(a, base, &r->latest_base_instant, err);
-    if (st == HUDI_OK && log) st = hudi_rb_log_uri(&uri, x, log->path + (*x->dir ? strlen(x->dir) + 1 : 0), err);
+  size_t pre = *x->dir ? strlen(x->dir) + 1 : 0;
+  for (size_t i = 0; st == HUDI_OK && i < n; i++) {
     hudi_tl_long_entry *e = NULL;
-    if (st == HUDI_OK && log) st = hudi_tl_list_push(&r->log_blocks_to_be_deleted, a, sizeof *e, (void **)&e, err);
-    if (st == HUDI_OK && log) st = hudi_tl_strdup(a, (const char *)uri.data, &e->key, err);
-    if (st == HUDI_OK && log) e->value = hudi_tl_some_long((int64_t)log->size);
+    st = hudi_rb_log_uri(&uri, x, logs[i]->path + pre, err);
+    if (st == HUDI_OK) st = hudi_tl_list_push(&r->log_blocks_to_be_deleted, a, sizeof *e, (void **)&e, err);
+    if (st == HUDI_OK) st = hudi_tl_strdup(a, (const char *)uri.data, &e->key, err);
+    if (st == HUDI_OK) e->value = hudi_tl_some_long((int64_t)logs[i]->size);
   }
   hudi_buf_free(&uri);
   return st;
+}
+
+/* The request deleting the latest log of a slice T itself made (base
+ * instant T: its logs are T's alone), as Hudi does. */
+static hudi_status push_delete(hudi_rollback_plan *p, const hudi_rb_target *x, const char *partition,
+                               const hudi_file_info *log, hudi_error *err) {
+  hudi_avro_arena *a = &p->doc.arena;
+  hudi_rollback_request *r;
+  HUDI_TRY(hudi_tl_list_push(&p->rollback_requests, a, sizeof *r, (void **)&r, err));
+  HUDI_TRY(hudi_tl_strdup(a, partition, &r->partition_path, err));
+  r->files_to_be_deleted.has = r->log_blocks_to_be_deleted.has = 1;
+  HUDI_TRY(hudi_tl_strdup(a, "", &r->file_id, err));
+  HUDI_TRY(hudi_tl_strdup(a, "", &r->latest_base_instant, err));
+  const char *b = hudi_storage_base(x->s);
+  hudi_buf uri;
+  hudi_buf_init(&uri, PATH_MAX_LEN);
+  hudi_status st = hudi_buf_printf(&uri, err, "%s%s%s%c", b, *b && b[strlen(b) - 1] != '/' ? "/" : "", log->path, '\0');
+  if (st == HUDI_OK) st = hudi_tl_strs_push(&r->files_to_be_deleted, a, (const char *)uri.data, err);
+  hudi_buf_free(&uri);
+  return st;
+}
+
+/* Whether listing entry i is a log file of slice (file_id, base) directly
+ * in dir. */
+static bool slice_log(const hudi_file_list *l, size_t i, const char *dir, const char *file_id, const char *base) {
+  const char *p = l->items[i].path, *name = base_name(p);
+  size_t dlen = strlen(dir), plen = (size_t)(name - p);
+  if (l->items[i].is_dir || (dlen ? (plen != dlen + 1 || memcmp(p, dir, dlen) != 0) : plen != 0)) return false;
+  if (!hudi_log_file_name_matches(name, strlen(name))) return false;
+  hudi_log_file_name n = HUDI_LOG_FILE_NAME_INIT;
+  if (hudi_log_file_name_parse(&n, name, strlen(name), NULL) != HUDI_OK) return false;
+  bool mine = !strcmp(n.file_id, file_id) && !strcmp(n.instant, base) && !strcmp(n.extension, HUDI_LOG_FILE_EXT);
+  hudi_log_file_name_free(&n);
+  return mine;
 }
 
 hudi_status hudi_rb_append_request(hudi_rollback_plan *p, const hudi_rb_target *x, const char *partition,
@@ -125,81 +179,123 @@ hudi_status hudi_rb_append_request(hudi_rollback_plan *p, const hudi_rb_target *
   if (st == HUDI_OK && !dup) st = partition_dir(&dir, x, partition, err);
   hudi_file_list l = HUDI_FILE_LIST_INIT;
   if (st == HUDI_OK && !dup) st = hudi_storage_list(x->s, (const char *)dir.data, 0, &l, err);
-  if (st == HUDI_OK && !dup) {
+  const hudi_file_info **mine = NULL;
+  size_t n = 0;
+  if (st == HUDI_OK && !dup && !strcmp(base, instant)) {
     ptrdiff_t k = latest_log(&l, (const char *)dir.data, file_id, base);
-    st = push_request(p, x, partition, file_id, base, instant, k >= 0 ? &l.items[k] : NULL, err);
+    if (k >= 0) st = push_delete(p, x, partition, &l.items[k], err);
+  } else if (st == HUDI_OK && !dup) {
+    mine = hudi_calloc(l.count + 1, sizeof *mine);
+    if (!mine) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; st == HUDI_OK && i < l.count; i++) {
+      bool has = false;
+      if (slice_log(&l, i, (const char *)dir.data, file_id, base))
+        st = holds_block_of(&has, x->s, l.items[i].path, instant, err);
+      if (st == HUDI_OK && has) mine[n++] = &l.items[i];
+    }
+    if (st == HUDI_OK) st = push_request(p, x, partition, file_id, base, mine, n, err);
   }
+  hudi_free(mine);
   hudi_file_list_free(&l);
   hudi_buf_free(&key);
   hudi_buf_free(&dir);
   return st;
 }
 
-/* Whether a block of the log file at path has INSTANT_TIME T. */
-static hudi_status holds_block_of(bool *out, hudi_storage *s, const char *path, const char *instant,
-                                  hudi_error *err) {
-  *out = false;
-  hudi_log_reader *r = NULL;
-  HUDI_TRY(hudi_log_reader_open(&r, s, path, err));
-  hudi_status st = HUDI_OK;
-  while (st == HUDI_OK && !*out) {
-    hudi_log_block b;
-    bool has = false;
-    st = hudi_log_reader_next(r, &b, &has, err);
-    if (st != HUDI_OK || !has) break;
-    const char *t = hudi_log_meta_get(&b.header, HUDI_LOG_HEADER_INSTANT_TIME, NULL);
-    *out = t && !strcmp(t, instant) && b.type != HUDI_LOG_BLOCK_COMMAND;
-    hudi_log_block_free(&b);
+/* A file slice of the listing and its log files holding blocks of T. */
+typedef struct slice_hits {
+  char *partition;
+  hudi_log_file_name name; /* file id and base instant */
+  const hudi_file_info **logs;
+  size_t n, cap;
+} slice_hits;
+
+static void hits_free(slice_hits *h, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    hudi_free(h[i].partition);
+    hudi_log_file_name_free(&h[i].name);
+    hudi_free(h[i].logs);
   }
-  hudi_log_reader_free(r);
-  return st;
+  hudi_free(h);
 }
 
 hudi_status hudi_rb_append_requests_from_listing(hudi_rollback_plan *p, const hudi_rb_target *x,
                                                  const hudi_file_list *l, const char *instant, hudi_error *err) {
   size_t pre = *x->dir ? strlen(x->dir) + 1 : 0;
-  hudi_hashmap seen;
-  hudi_hashmap_init(&seen, 0);
-  hudi_buf key, dir;
+  /* One pass: every log file of a slice T did not make, read for T's blocks. */
+  slice_hits *h = hudi_calloc(l->count + 1, sizeof *h);
+  if (!h) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  size_t nh = 0;
+  hudi_hashmap slices;
+  hudi_hashmap_init(&slices, 0);
+  hudi_buf key;
   hudi_buf_init(&key, PATH_MAX_LEN);
-  hudi_buf_init(&dir, PATH_MAX_LEN);
   hudi_status st = HUDI_OK;
   for (size_t i = 0; st == HUDI_OK && i < l->count; i++) {
     const char *path = l->items[i].path;
     if (l->items[i].is_dir || strlen(path) <= pre) continue;
-    const char *rel = path + pre;
-    if (!strncmp(rel, ".hoodie/", 8)) continue;
-    const char *name = base_name(rel);
-    if (!hudi_log_file_name_matches(name, strlen(name))) continue;
+    const char *rel = path + pre, *name = base_name(rel);
+    if (!strncmp(rel, ".hoodie/", 8) || !hudi_log_file_name_matches(name, strlen(name))) continue;
     hudi_log_file_name n = HUDI_LOG_FILE_NAME_INIT;
     if (hudi_log_file_name_parse(&n, name, strlen(name), NULL) != HUDI_OK) continue;
-    size_t plen = (size_t)(name - rel);
-    char *part = hudi_malloc(plen + 1);
-    if (!part) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-    if (part) {
-      memcpy(part, rel, plen);
-      part[plen ? plen - 1 : 0] = 0; /* without the '/' */
-    }
-    hudi_buf_reset(&key);
-    if (st == HUDI_OK) st = hudi_buf_printf(&key, err, "%s/%s_%s", part, n.file_id, n.instant);
-    bool dup = st == HUDI_OK && hudi_hashmap_get(&seen, key.data, key.len, NULL);
-    if (st == HUDI_OK && !dup)
-      st = hudi_hashmap_put(&seen, key.data, key.len, (hudi_hashmap_value){.u64 = 1}, NULL, NULL, err);
+    bool has = false;
     /* A slice T made (base instant T): its files are deleted by name (rollback.c). */
-    dup = dup || !strcmp(n.instant, instant);
-    if (st == HUDI_OK && !dup) st = partition_dir(&dir, x, part, err);
-    if (st == HUDI_OK && !dup) {
-      ptrdiff_t k = latest_log(l, (const char *)dir.data, n.file_id, n.instant);
-      bool mine = false;
-      if (k >= 0) st = holds_block_of(&mine, x->s, l->items[k].path, instant, err);
-      if (st == HUDI_OK && mine) st = push_request(p, x, part, n.file_id, n.instant, instant, &l->items[k], err);
+    if (strcmp(n.instant, instant) != 0 && !strcmp(n.extension, HUDI_LOG_FILE_EXT))
+      st = holds_block_of(&has, x->s, path, instant, err);
+    size_t plen = (size_t)(name - rel);
+    hudi_buf_reset(&key);
+    if (st == HUDI_OK && has)
+      st = hudi_buf_printf(&key, err, "%.*s/%s_%s", (int)(plen ? plen - 1 : 0), rel, n.file_id, n.instant);
+    hudi_hashmap_value v = {.u64 = nh};
+    bool known = st == HUDI_OK && has && hudi_hashmap_get(&slices, key.data, key.len, &v);
+    if (st == HUDI_OK && has && !known) {
+      st = hudi_hashmap_put(&slices, key.data, key.len, v, NULL, NULL, err);
+      h[nh].partition = hudi_malloc(plen + 1);
+      if (st == HUDI_OK && !h[nh].partition) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+      if (st == HUDI_OK) {
+        memcpy(h[nh].partition, rel, plen);
+        h[nh].partition[plen ? plen - 1 : 0] = 0; /* without the '/' */
+        h[nh++].name = n;
+        n = (hudi_log_file_name)HUDI_LOG_FILE_NAME_INIT;
+      }
     }
-    hudi_free(part);
+    slice_hits *s = st == HUDI_OK && has ? &h[v.u64] : NULL;
+    if (s && s->n == s->cap) {
+      size_t c = s->cap ? s->cap * 2 : 4;
+      const hudi_file_info **q = hudi_realloc(s->logs, c * sizeof *q);
+      if (!q) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+      else s->logs = q, s->cap = c;
+    }
+    if (st == HUDI_OK && s) s->logs[s->n++] = &l->items[i];
     hudi_log_file_name_free(&n);
   }
-  hudi_hashmap_free(&seen);
+  for (size_t i = 0; st == HUDI_OK && i < nh; i++)
+    st = push_request(p, x, h[i].partition, h[i].name.file_id, h[i].name.instant, h[i].logs, h[i].n, err);
+  hits_free(h, nh);
+  hudi_hashmap_free(&slices);
   hudi_buf_free(&key);
-  hudi_buf_free(&dir);
+  return st;
+}
+
+/* Whether the slice's latest log file is this rollback's command block
+ * (same bytes), written before a crash: then *out is true and rel its path. */
+static hudi_status written_before(bool *out, const hudi_rb_target *x, const char *dir, const hudi_rollback_request *rq,
+                                  const hudi_buf *block, hudi_buf *rel, hudi_error *err) {
+  *out = false;
+  hudi_file_list l = HUDI_FILE_LIST_INIT;
+  HUDI_TRY(hudi_storage_list(x->s, dir, 0, &l, err));
+  ptrdiff_t k = latest_log(&l, dir, rq->file_id, rq->latest_base_instant);
+  hudi_status st = HUDI_OK;
+  if (k >= 0 && l.items[k].size == block->len) {
+    hudi_buf have;
+    hudi_buf_init(&have, block->len + 1);
+    st = hudi_storage_read_all(x->s, l.items[k].path, block->len, &have, err);
+    *out = st == HUDI_OK && have.len == block->len && !memcmp(have.data, block->data, block->len);
+    hudi_buf_free(&have);
+    hudi_buf_reset(rel);
+    if (st == HUDI_OK && *out) st = hudi_buf_append_str(rel, l.items[k].path, err);
+  }
+  hudi_file_list_free(&l);
   return st;
 }
 
@@ -219,12 +315,15 @@ hudi_status hudi_rb_write_command_block(const hudi_rb_target *x, const hudi_roll
   hudi_buf_init(&rel, PATH_MAX_LEN);
   hudi_buf_init(&uri, PATH_MAX_LEN);
   int32_t version = 1;
+  bool again = false;
   hudi_status st = hudi_log_rollback_header(&header, rollback_time, instant, err);
   if (st == HUDI_OK) st = hudi_log_block_encode(&block, HUDI_LOG_BLOCK_COMMAND, &header, NULL, NULL, 0, err);
   if (st == HUDI_OK) st = partition_dir(&dir, x, part, err);
-  if (st == HUDI_OK)
+  /* A rollback resumed after a crash: its block may be there already. */
+  if (st == HUDI_OK) st = written_before(&again, x, (const char *)dir.data, rq, &block, &rel, err);
+  if (st == HUDI_OK && !again)
     st = hudi_log_file_next_version(x->s, (const char *)dir.data, rq->file_id, rq->latest_base_instant, &version, err);
-  if (st == HUDI_OK)
+  if (st == HUDI_OK && !again)
     st = hudi_log_file_create(x->s, (const char *)dir.data, rq->file_id, rq->latest_base_instant, version,
                               ROLLBACK_WRITE_TOKEN, block.data, block.len, NULL, &rel, err);
   if (st == HUDI_OK && (rel.len == 0 || rel.data[rel.len - 1] != 0)) st = hudi_buf_append_byte(&rel, 0, err);

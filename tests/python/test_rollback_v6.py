@@ -14,6 +14,7 @@ version 6 (a fault at every storage operation) is in tests/unit/table/test_crash
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -88,6 +89,51 @@ def command_blocks(path: Path) -> list:
             p += 8 + ln
         out.append((h.get(0), h.get(3), h.get(1)))
         off += 6 + 8 + size
+    return out
+
+
+def log_blocks(path: Path) -> list:
+    """(block type, INSTANT_TIME, TARGET_INSTANT_TIME) of every block of a log file, from the
+    block framing alone (magic, int64 size, int32 version, int32 type, header map)."""
+    b = path.read_bytes()
+    out, off = [], 0
+    while off < len(b):
+        assert b[off:off + 6] == b"#HUDI#", (path, off)
+        size = struct.unpack(">q", b[off + 6:off + 14])[0]
+        btype, = struct.unpack(">i", b[off + 18:off + 22])
+        p = off + 22
+        n, = struct.unpack(">i", b[p:p + 4])
+        p += 4
+        h = {}
+        for _ in range(n):
+            k, ln = struct.unpack(">ii", b[p:p + 8])
+            h[k] = b[p + 8:p + 8 + ln].decode("utf-8", "replace")
+            p += 8 + ln
+        out.append((btype, h.get(0), h.get(1)))
+        off += 6 + 8 + size
+    return out
+
+
+def completed(path: Path) -> set:
+    return {m[1] for f in os.listdir(path / ".hoodie")
+            if (m := re.match(r"^(\d{17})\.(commit|deltacommit)$", f))}
+
+
+def unanswered(path: Path) -> list:
+    """Data and delete blocks of instants that are not completed and that no command block of
+    their slice rolls back: what Java would read once archival passed those instants."""
+    done, out = completed(path), []
+    slices: dict = {}
+    for f in path.rglob(".*.log.*"):
+        slice_key = (f.parent, f.name.split(".log.")[0])
+        for btype, inst, target in log_blocks(f):
+            s = slices.setdefault(slice_key, [set(), set()])
+            if btype == 0:
+                s[1].add(target)
+            elif inst not in done:
+                s[0].add(inst)
+    for k, (failed, targets) in slices.items():
+        out += [(k, i) for i in failed - targets]
     return out
 
 
@@ -246,3 +292,97 @@ def test_spark_failed_write_rolled_back_from_listing(tmp_path, spark_v6):
     (got,) = meta["partitionMetadata"][""]["rollbackLogFiles"]
     assert got.endswith(".log.4_1-0-1")
     assert command_blocks(Path(got[len("file:"):])) == [(R, "0", last)]
+
+
+def test_two_rollbacks_in_one_slice(tmp_path):
+    """Two writes append to one slice; rolling back the later, then the earlier: the slice's
+    latest log is then the first rollback's command block, and the earlier write's blocks (in an
+    older log file) must still be answered."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", table_type="mor", record_index_enabled=False,
+                         hudi_options=V6)
+    t.append(data(["a", "b"], [1, 1], ["x", "x"], [1, 2]))
+    before = rows(path)
+    t = HudiTable(str(path), LOGS)
+    w1 = t.upsert(data(["a"], [2], ["x"], [10]))
+    w2 = t.upsert(data(["b"], [3], ["x"], [20]))
+    t.rollback(w2.requested_time)
+    t.rollback(w1.requested_time)
+    assert rows(path) == before
+    assert unanswered(path) == []
+    assert len(list(path.rglob(".*.log.*_1-0-1"))) == 2
+    check(path)
+    HudiTable(str(path), LOGS).upsert(data(["b"], [4], ["x"], [30]))
+    assert rows(path) == sorted([("a", "x", 1), ("b", "x", 30)])
+    assert unanswered(path) == []
+
+
+def test_markers_as_0x_writes_them_and_a_resumed_rollback(tmp_path):
+    """A failed delta commit with 0.x's markers (an APPEND marker named like a base file,
+    <fileId>_<token>_<baseInstant>.parquet.marker.APPEND, and CREATE markers): the plan comes from
+    the markers. The rollback is then interrupted before its completed file and resumed by the
+    next write: it finds its command block already written and writes no second one."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="p", table_type="mor",
+                         record_index_enabled=False, hudi_options=V6)
+    t.append(data(["a", "b", "c"], [1, 1, 1], ["x", "x", "y"], [1, 2, 3]))
+    before = rows(path)
+    t = HudiTable(str(path), LOGS)
+    w = t.upsert(data(["a", "c", "d"], [2, 2, 2], ["x", "y", "z"], [10, 30, 40]))
+    T = w.requested_time
+    os.remove(path / ".hoodie" / f"{T}.deltacommit")
+    # Markers as 0.x leaves them for this write (hudi-c deleted its own at completion).
+    temp = path / ".hoodie" / ".temp" / T
+    new_base = [f for f in path.rglob("*.parquet") if T in f.name]
+    logs = [f for f in path.rglob(".*.log.*")]
+    assert len(new_base) == 1 and len(logs) == 2
+    for f in new_base:
+        (temp / f.parent.name).mkdir(parents=True, exist_ok=True)
+        (temp / f.parent.name / f"{f.name}.marker.CREATE").write_bytes(b"")
+    for f in logs:
+        fid, base = f.name[1:].split(".log.")[0].rsplit("_", 1)
+        (temp / f.parent.name).mkdir(parents=True, exist_ok=True)
+        (temp / f.parent.name / f"{fid}_0-1-0_{base}.parquet.marker.APPEND").write_bytes(b"")
+
+    t2 = HudiTable(str(path), LOGS)
+    r = t2.rollback(T)
+    assert rows(path) == before and unanswered(path) == []
+    plan = avro(path / ".hoodie" / f"{r.requested_time}.rollback.requested")
+    reqs = plan["RollbackRequests"]
+    assert sorted(rq["partitionPath"] for rq in reqs) == ["p=x", "p=y", "p=z"]
+    for rq in reqs:
+        if rq["partitionPath"] == "p=z":
+            assert rq["filesToBeDeleted"] == [str(new_base[0])] and rq["fileId"] == ""
+        else:
+            (uri, size), = rq["logBlocksToBeDeleted"].items()
+            assert Path(uri[len("file:"):]) in logs and rq["fileId"] in uri
+    # Interrupted before its completed file: the next write resumes it.
+    blocks = sorted(path.rglob(".*.log.*_1-0-1"))
+    assert len(blocks) == 2
+    os.remove(path / ".hoodie" / f"{r.requested_time}.rollback")
+    HudiTable(str(path), LOGS).upsert(data(["b"], [5], ["x"], [20]))
+    assert (path / ".hoodie" / f"{r.requested_time}.rollback").exists()
+    assert sorted(path.rglob(".*.log.*_1-0-1")) == blocks
+    assert rows(path) == sorted([("a", "x", 1), ("b", "x", 20), ("c", "y", 3)])
+    assert unanswered(path) == []
+    check(path)
+
+
+def test_pending_clustering_is_not_rolled_back(tmp_path):
+    """Layout 1 has no clustering action: a pending clustering is a replacecommit whose requested
+    file holds a clustering plan (here Spark's, from fixture cow/v9_txns_nonpart_nometa). Writes
+    leave it to its job, as Hudi does, and HudiTable.rollback refuses it."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", record_index_enabled=False, hudi_options=V6)
+    w = t.append(data(["a"], [1], ["x"], [1]))
+    fx = FIXTURES / "hudi-rs/crates/test/data/sample_table/cow/v9_txns_nonpart_nometa.zip"
+    with zipfile.ZipFile(fx) as z:
+        name = next(n for n in z.namelist() if n.endswith(".clustering.requested"))
+        plan = z.read(name)
+    T = str(int(w.completion_time) + 5)
+    (path / ".hoodie" / f"{T}.replacecommit.requested").write_bytes(plan)
+    HudiTable(str(path)).upsert(data(["b"], [1], ["x"], [2]))
+    assert (path / ".hoodie" / f"{T}.replacecommit.requested").exists()
+    assert not [f for f in os.listdir(path / ".hoodie") if f.endswith(".rollback")]
+    with pytest.raises(Exception, match="pending clustering"):
+        HudiTable(str(path)).rollback(T)
