@@ -186,7 +186,8 @@ typedef struct hudi_savepoint_result {
 /* Savepoints completed commit `instant` (NULL or "": the latest completed
  * commit, deltacommit or replacecommit) as Apache Hudi 1.x does: the
  * savepoint instant has the commit's requested time, T.savepoint.inflight
- * (empty) then T_<completion>.savepoint holding HoodieSavepointMetadata
+ * (empty) then T_<completion>.savepoint (T.savepoint on table version 6,
+ * its mtime the completion time) holding HoodieSavepointMetadata
  * (savepointedBy = user, savepointedAt = now in epoch ms, comments, and per
  * partition the names of the base and log files of the latest file slices
  * as of T). The cleaner never deletes those slices and archival stops
@@ -240,7 +241,8 @@ typedef struct hudi_restore_result {
  * deltacommit rolled back), then R_<completion>.restore holding
  * HoodieRestoreMetadata with the rollback metadata of every instant, and
  * the rollback instants themselves removed from the timeline (Hudi keeps
- * only the restore). Afterwards a snapshot read equals a read as of the
+ * only the restore; on table version 6 they stay, because their command
+ * blocks in log files name them). Afterwards a snapshot read equals a read as of the
  * savepoint; cleans and rollbacks after the savepoint stay on the
  * timeline. Metadata-table compactions requested after the savepoint are
  * rolled back first (each with an MDT rollback instant), so the MDT's
@@ -250,7 +252,8 @@ typedef struct hudi_restore_result {
  * while a restore to another savepoint is pending; HUDI_ERR_UNSUPPORTED
  * when the metadata table was compacted and then cleaned after the
  * savepoint (Hudi drops and rebuilds the metadata table then; hudi-c does
- * not), and on timeline layout 1. Takes the table lock. */
+ * not), and on a version-6 table with a metadata table. Takes the table
+ * lock. */
 HUDI_EXTERN hudi_status hudi_table_restore(hudi_restore_result *result, hudi_table *table,
                                            const char *savepoint_instant, const hudi_option *options,
                                            size_t n_options, hudi_error *err);

@@ -228,8 +228,8 @@ static hudi_status drop_rollbacks(hudi_table *t, const char *r, const char *done
     for (int k = 0; k < 3; k++) {
       if (states[k] == HUDI_INSTANT_COMPLETED && in->state != HUDI_INSTANT_COMPLETED) continue;
       char name[128], path[200];
-      if (hudi_instant_file_name(name, sizeof name, in->requested_time, in->completion_time, "rollback", states[k], 2) <
-          0)
+      if (hudi_instant_file_name(name, sizeof name, in->requested_time, in->completion_time, "rollback", states[k],
+                                 tl->layout >= 2 ? 2 : 1) < 0)
         return hudi_err_set(err, HUDI_ERR_INTERNAL, "rollback file name");
       snprintf(path, sizeof path, "%s/%s", tl->dir, name);
       HUDI_TRY(hudi_storage_delete(t->storage, path, HUDI_DELETE_MISSING_OK, err));
@@ -330,6 +330,7 @@ static hudi_status check_restored(hudi_table *t, const char *S, hudi_error *err)
 /* What a completed restore that stopped before dropping its rollback
  * instants left behind goes now. */
 static hudi_status finish_completed(hudi_table *t, hudi_error *err) {
+  if (t->layout < 2) return HUDI_OK; /* version 6 keeps them (restore_locked) */
   bool dropped = false;
   for (size_t i = 0; i < t->timeline.count; i++) {
     const hudi_instant *in = &t->timeline.items[i];
@@ -405,7 +406,10 @@ static hudi_status restore_locked(hudi_restore_result *res, hudi_table *t, const
   if (st == HUDI_OK) st = hudi_write_pick_instant(&gen, t, done, err);
   if (st == HUDI_OK)
     st = hudi_write_instant_file(t, r, "restore", done, HUDI_INSTANT_COMPLETED, avro.data, avro.len, err);
-  if (st == HUDI_OK) st = drop_rollbacks(t, r, done, err);
+  /* Version 6 keeps the rollback instants: their command blocks in log
+   * files name them (rollback_log_blocks.h), and a block of an instant
+   * that is on no timeline is an unknown writer's. */
+  if (st == HUDI_OK && t->layout >= 2) st = drop_rollbacks(t, r, done, err);
   if (st == HUDI_OK) st = hudi_write_reload_timeline(t, err);
   if (st == HUDI_OK) st = check_restored(t, S, err);
   if (st == HUDI_OK) {
@@ -428,10 +432,13 @@ hudi_status hudi_table_restore(hudi_restore_result *result, hudi_table *table, c
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hudi_table_restore needs a table and a savepoint instant");
   if (strlen(savepoint_instant) >= HUDI_INSTANT_TIME_MAX)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "'%.40s' is not an instant time", savepoint_instant);
-  if (table->layout != 2)
+  /* Version 6: the rollbacks keep no metadata table (rollback.h). */
+  const char *mdt6 = table->layout < 2 ? hudi_props_get(&table->props, "hoodie.table.metadata.partitions") : NULL;
+  if (mdt6 && *mdt6)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "table %s has timeline layout %d (table version %d); hudi-c restores table versions 8 and 9",
-                        table->base_uri, table->layout, table->version);
+                        "table %s (table version %d) has a metadata table (%s), which hudi-c cannot update in version "
+                        "6; a write with hoodie.metadata.enable=false deletes it",
+                        table->base_uri, table->version, mdt6);
   hudi_table_lock lock = {0};
   HUDI_TRY(hudi_table_lock_acquire(&lock, table, options, options ? n_options : 0, err));
   hudi_status st = restore_locked(res, table, savepoint_instant, err);

@@ -170,10 +170,6 @@ hudi_status hudi_table_savepoint(hudi_savepoint_result *result, hudi_table *tabl
   if (!table) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "hudi_table_savepoint needs a table");
   if (instant && strlen(instant) >= HUDI_INSTANT_TIME_MAX)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "'%.40s' is not an instant time", instant);
-  if (table->layout != 2)
-    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "table %s has timeline layout %d (table version %d); hudi-c savepoints table versions 8 and 9",
-                        table->base_uri, table->layout, table->version);
   hudi_table_lock lock = {0};
   HUDI_TRY(hudi_table_lock_acquire(&lock, table, options, options ? n_options : 0, err));
   hudi_status st = savepoint_locked(res, table, instant, user, comment, err);

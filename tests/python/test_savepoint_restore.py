@@ -73,7 +73,7 @@ def read_avro(path: Path, avsc: dict):
     return recs[0]
 
 
-SAVEPOINT_TIME_CLASH = re.compile(r"^FAIL timeline\.states: \.hoodie/timeline/(\d{17})(_\d{17})?"
+SAVEPOINT_TIME_CLASH = re.compile(r"^FAIL timeline\.states: \.hoodie/(?:timeline/)?(\d{17})(_\d{17})?"
                                   r"\.savepoint(\.inflight)?: instant (\d{17}) already has ")
 
 
