@@ -141,7 +141,10 @@ HUDI_EXTERN hudi_status hudi_table_append(hudi_write_result *result, hudi_table 
  * appends one log file per touched file group (an Avro data block for
  * updates, a delete block for deletes). New keys go into new base files.
  * Each call is one commit ("commit" / "deltacommit"); a call that changes
- * nothing commits nothing (requested_time ""). Options as for append. */
+ * nothing commits nothing (requested_time ""). Options as for append.
+ * A call that would update or delete records of a file group a pending
+ * clustering reads fails with HUDI_ERR_CONFLICT naming the clustering,
+ * before anything is written (Hudi's default update strategy). */
 
 /* Upsert: rows with a new key are inserted, rows with an existing key
  * replace the stored record unless their ordering field (the table's

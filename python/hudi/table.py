@@ -195,7 +195,8 @@ class HudiTable:
         return write.append(self._table, data, options)
 
     def upsert(self, data: "Any", options: "Optional[Dict[str, str]]" = None) -> "HudiWriteResult":
-        """Inserts new keys and replaces existing ones (ordering field decides; one commit)."""
+        """Inserts new keys and replaces existing ones (ordering field decides; one commit).
+        Raises HudiConflictError when it would change a file group a pending clustering reads."""
         from hudi import write
 
         return write.upsert(self._table, data, options)

@@ -33,6 +33,7 @@
 #include "table/base_file.h"
 #include "table/base_footer.h"
 #include "table/bloom.h"
+#include "table/clustering_pending.h"
 #include "table/commit_metadata.h"
 #include "table/index.h"
 #include "table/index_rli.h"
@@ -44,6 +45,8 @@
 #include "table/log_writer.h"
 #include "table/mdt_reader.h"
 #include "table/merge_write.h"
+
+#include "table/clustering_pending.h"
 #include "table/services.h"
 #include "table/requested_replace.h"
 #include "table/schema_resolve.h"
@@ -1673,6 +1676,23 @@ static bool has_changes(const mw *c) {
   return false;
 }
 
+/* Updates and deletes to a file group a pending clustering reads are
+ * refused (clustering_pending.h), before anything is written. */
+static hudi_status refuse_clustered_updates(mw *c, hudi_error *err) {
+  hudi_clustering_fgs *f = NULL;
+  HUDI_TRY(hudi_clustering_fgs_load(&f, c->t, err));
+  size_t ns = hudi_file_slice_list_count(c->full);
+  hudi_status st = HUDI_OK;
+  for (size_t s = 0; st == HUDI_OK && s < ns; s++) {
+    if (c->slice_start[s] == c->slice_start[s + 1]) continue;
+    hudi_file_slice_info info;
+    hudi_file_slice_list_at(c->full, s, &info);
+    st = hudi_clustering_fgs_check(f, info.partition, info.file_id, c->t->base_uri, err);
+  }
+  hudi_clustering_fgs_free(f);
+  return st;
+}
+
 static hudi_status run(mw *c, const hudi_merge_input *in, hudi_error *err) {
   bool empty_table;
   HUDI_TRY(pq_options(c, err));
@@ -1689,6 +1709,7 @@ static hudi_status run(mw *c, const hudi_merge_input *in, hudi_error *err) {
     if (!has_changes(c)) return HUDI_OK;
     HUDI_TRY(assign_small_files(c, err));
     HUDI_TRY(group_by_slice(c, err));
+    HUDI_TRY(refuse_clustered_updates(c, err));
   } else {
     HUDI_TRY(plan(c, NULL, err)); /* every key absent: all inserts */
     HUDI_TRY(group_by_slice(c, err));

@@ -18,7 +18,7 @@
 #include "table/log_file_name.h"
 #include "table/instant_v6.h"
 #include "table/mdt_rollback.h"
-#include "table/requested_replace.h"
+#include "table/clustering_pending.h"
 #include "table/rollback_log_blocks.h"
 #include "table/write.h"
 
@@ -555,27 +555,6 @@ static bool is_write_action(const char *a) {
   return !strcmp(a, "commit") || !strcmp(a, "deltacommit") || !strcmp(a, "replacecommit");
 }
 
-/* Layout 1 has no clustering action: a pending clustering is a
- * replacecommit whose requested file holds a clustering plan, and Hudi
- * leaves it to the clustering job (getInflightTimelineExcludeCompactionAndClustering).
- * A requested file that cannot be read or parsed counts as a write's. */
-static bool pending_clustering_v6(hudi_table *t, const hudi_instant *in) {
-  if (t->layout >= 2 || in->state == HUDI_INSTANT_COMPLETED || strcmp(in->requested_action, "replacecommit") != 0)
-    return false;
-  char path[200];
-  snprintf(path, sizeof path, "%s/%s.replacecommit.requested", t->timeline.dir, in->requested_time);
-  hudi_buf b;
-  hudi_buf_init(&b, HUDI_TL_MAX_FILE);
-  hudi_requested_replace *rr = NULL;
-  bool clustering = false;
-  if (hudi_storage_read_all(t->storage, path, HUDI_TL_MAX_FILE, &b, NULL) == HUDI_OK && b.len > 0 &&
-      hudi_requested_replace_parse(&rr, b.data, b.len, path, NULL) == HUDI_OK)
-    clustering = rr->clustering_plan || (rr->operation_type && !strcmp(rr->operation_type, "CLUSTER"));
-  hudi_requested_replace_free(rr);
-  hudi_buf_free(&b);
-  return clustering;
-}
-
 /* A generator past every time of t's timeline and (with_mdt) its MDT's. */
 static hudi_status start_gen(hudi_instant_gen *gen, hudi_table *t, bool with_mdt, hudi_error *err) {
   char unused[HUDI_INSTANT_TIME_BUF];
@@ -655,7 +634,12 @@ hudi_status hudi_rollback_failed_writes(hudi_table *t, const hudi_option *opts, 
   for (size_t i = 0; st == HUDI_OK && i < t->timeline.count; i++) {
     const hudi_instant *in = &t->timeline.items[i];
     if (in->state == HUDI_INSTANT_COMPLETED || !is_write_action(in->requested_action)) continue;
-    if (pending_clustering_v6(t, in)) continue;
+    /* Layout 1: a replacecommit may be a clustering, left to its job as
+     * Hudi leaves it (getInflightTimelineExcludeCompactionAndClustering). */
+    bool clustering = false;
+    st = hudi_clustering_is_pending(&clustering, t, in, err);
+    if (st != HUDI_OK) break;
+    if (clustering) continue;
     if (policy == POLICY_LAZY && !pending_for(p, np, in->requested_time)) {
       bool alive = false;
       st = hudi_heartbeat_alive(&alive, t, in->requested_time, 0, 0, err);
@@ -703,7 +687,9 @@ static hudi_status check_rollback(hudi_table *t, const hudi_instant *in, hudi_er
     if (!strcmp(tl->items[i].action, "savepoint") && !strcmp(tl->items[i].requested_time, T))
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "instant %s of table %s is savepointed; delete the savepoint first",
                           T, t->base_uri);
-  if (pending_clustering_v6(t, in))
+  bool clustering = false;
+  HUDI_TRY(hudi_clustering_is_pending(&clustering, t, in, err));
+  if (clustering)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG,
                         "instant %s of table %s is a pending clustering (a replacecommit with a clustering plan); "
                         "hudi_table_rollback rolls back writes",

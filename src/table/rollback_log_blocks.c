@@ -250,7 +250,7 @@ hudi_status hudi_rb_append_requests_from_listing(hudi_rollback_plan *p, const hu
     bool known = st == HUDI_OK && has && hudi_hashmap_get(&slices, key.data, key.len, &v);
     if (st == HUDI_OK && has && !known) {
       st = hudi_hashmap_put(&slices, key.data, key.len, v, NULL, NULL, err);
-      h[nh].partition = hudi_malloc(plen + 1);
+      if (st == HUDI_OK) h[nh].partition = hudi_malloc(plen + 1);
       if (st == HUDI_OK && !h[nh].partition) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
       if (st == HUDI_OK) {
         memcpy(h[nh].partition, rel, plen);

@@ -3,9 +3,9 @@
 
 hudi-c writes a version-6 table whose writes clean automatically (hoodie.clean.commits.retained
 = 2): Spark and hudi-rs read the rows of a plain-Python model after our cleans; Spark then writes
-with its own cleaner on (its incremental cleaning starts from our last clean's metadata), and
-hudi-c writes and cleans after Spark's cleans. Every engine reads the model after every step,
-and no file a retained commit needs is gone (time travel to the earliest commit to retain).
+with its own cleaner on (its incremental cleaning starts from our last clean's metadata; on COW
+it cleans), and hudi-c writes and cleans after Spark's cleans. Every engine reads the model after
+every step. (Reads as of the earliest commit to retain: tests/python/test_clean_v6.py.)
 """
 
 from __future__ import annotations

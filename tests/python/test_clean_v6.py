@@ -88,6 +88,11 @@ def model_keep(path, retained: int) -> set:
     return keep
 
 
+def as_of_rows(path, instant: str) -> list:
+    got = HudiTable(str(path)).read(hudi.HudiReadOptions().with_as_of_timestamp(instant))
+    return sorted((r["id"], r["p"], r["v"]) for r in pa.Table.from_batches(got).to_pylist())
+
+
 def cleans(path) -> list:
     return sorted(f[:17] for f in os.listdir(Path(path) / ".hoodie") if re.match(r"^\d{17}\.clean$", f))
 
@@ -115,6 +120,7 @@ def test_clean_matches_model(tmp_path, kind):
             HudiTable(str(path)).compact(NO_AUTO)  # new slices, whose logs then start again
     assert cleans(path) == []
     before_rows = rows(path)
+    at_ectr = as_of_rows(path, writes(path)[-3])
     expect = model_keep(path, 3)
     before = set(data_files(path))
     assert expect < before  # something to clean
@@ -125,6 +131,8 @@ def test_clean_matches_model(tmp_path, kind):
     w = writes(path)
     assert res.earliest_commit_to_retain == w[-3]
     assert rows(path) == before_rows
+    # A read as of the earliest commit to retain sees what it saw before the clean.
+    assert as_of_rows(path, w[-3]) == at_ectr
     check(path)
 
     hoodie = path / ".hoodie"
@@ -146,8 +154,9 @@ def test_clean_matches_model(tmp_path, kind):
     planned = {fi["filePath"] for fis in plan["filePathsToBeDeletedPerPartition"].values() for fi in fis}
     assert planned == {f"{path}/{f}" for f in before - expect}
 
-    # The retained instant reads as of; a second clean finds nothing; writing goes on.
-    assert HudiTable(str(path)).read(hudi.HudiReadOptions().with_as_of_timestamp(w[-3])) is not None
+    # An older instant is a clear error now; a second clean finds nothing; writing goes on.
+    with pytest.raises(hudi.HudiInvalidInputError, match=w[-3]):
+        as_of_rows(path, w[-4])
     again = HudiTable(str(path)).clean({"hoodie.clean.commits.retained": "3"})
     assert again.requested_time == "" and again.num_files_deleted == 0
     HudiTable(str(path)).upsert(batch([0], 9, part), NO_AUTO)

@@ -13,6 +13,7 @@ version 6 (a fault at every storage operation) is in tests/unit/table/test_crash
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shutil
@@ -28,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
+import hudi
 from hudi import HudiReadOptions, HudiTable
 from hudi_fixtures import FIXTURES
 from test_savepoint_restore import check as check_savepointed  # tolerates only the savepoint time clash
@@ -369,6 +371,57 @@ def test_markers_as_0x_writes_them_and_a_resumed_rollback(tmp_path):
     check(path)
 
 
+def clustering_plan(fids_by_part=None) -> bytes:
+    """Spark's clustering plan of fixture cow/v9_txns_nonpart_nometa, its input slices renamed to
+    (partition, file id) pairs of ours when given, written with Spark's own schema."""
+    fx = FIXTURES / "hudi-rs/crates/test/data/sample_table/cow/v9_txns_nonpart_nometa.zip"
+    with zipfile.ZipFile(fx) as z:
+        raw = z.read(next(n for n in z.namelist() if n.endswith(".clustering.requested")))
+    if fids_by_part is None:
+        return raw
+    r = fastavro.reader(io.BytesIO(raw))
+    rec = next(iter(r))
+    template = rec["clusteringPlan"]["inputGroups"][0]["slices"][0]
+    rec["clusteringPlan"]["inputGroups"][0]["slices"] = [
+        {**template, "fileId": fid, "partitionPath": part, "dataFilePath": f"file:/x/{fid}_0-1-0_1.parquet"}
+        for part, fid in fids_by_part]
+    out = io.BytesIO()
+    fastavro.writer(out, r.writer_schema, [rec])
+    return out.getvalue()
+
+
+def file_groups(path: Path) -> list:
+    rel = lambda f: f.parent.relative_to(path).as_posix()  # noqa: E731
+    return sorted({("" if rel(f) == "." else rel(f), f.name.split("_")[0]) for f in path.rglob("*.parquet")})
+
+
+@pytest.mark.parametrize("version", ["6", "8"])
+def test_updates_to_a_file_group_being_clustered_are_refused(tmp_path, version):
+    """A pending clustering names our file group: an upsert or delete touching it is refused
+    before anything is written (Hudi's SparkRejectUpdateStrategy: the clustering would replace
+    the group without the update); inserts elsewhere still go."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="p", record_index_enabled=False,
+                         hudi_options={"hoodie.write.table.version": version})
+    w = t.append(data(["a", "b"], [1, 1], ["x", "y"], [1, 2]))
+    fgs = file_groups(path)
+    target = next(g for g in fgs if g[0] == "p=x")
+    T = str(int(w.completion_time) + 5)
+    if version == "6":
+        (path / ".hoodie" / f"{T}.replacecommit.requested").write_bytes(clustering_plan([target]))
+    else:
+        (path / ".hoodie" / "timeline" / f"{T}.clustering.requested").write_bytes(clustering_plan([target]))
+    before = rows(path)
+    names = sorted(os.listdir(path / ".hoodie" / ("timeline" if version == "8" else "")))
+    for op in (lambda x: x.upsert(data(["a"], [2], ["x"], [10])), lambda x: x.delete_keys(["a"])):
+        with pytest.raises(hudi.HudiConflictError, match=f"pending clustering {T}"):
+            op(HudiTable(str(path)))
+        assert rows(path) == before
+        assert sorted(os.listdir(path / ".hoodie" / ("timeline" if version == "8" else ""))) == names
+    HudiTable(str(path)).upsert(data(["b", "c"], [2, 2], ["y", "z"], [20, 30]))
+    assert rows(path) == sorted([("a", "x", 1), ("b", "y", 20), ("c", "z", 30)])
+
+
 def test_pending_clustering_is_not_rolled_back(tmp_path):
     """Layout 1 has no clustering action: a pending clustering is a replacecommit whose requested
     file holds a clustering plan (here Spark's, from fixture cow/v9_txns_nonpart_nometa). Writes
@@ -376,10 +429,7 @@ def test_pending_clustering_is_not_rolled_back(tmp_path):
     path = tmp_path / "t"
     t = HudiTable.create(str(path), "id", ordering_fields="ts", record_index_enabled=False, hudi_options=V6)
     w = t.append(data(["a"], [1], ["x"], [1]))
-    fx = FIXTURES / "hudi-rs/crates/test/data/sample_table/cow/v9_txns_nonpart_nometa.zip"
-    with zipfile.ZipFile(fx) as z:
-        name = next(n for n in z.namelist() if n.endswith(".clustering.requested"))
-        plan = z.read(name)
+    plan = clustering_plan()
     T = str(int(w.completion_time) + 5)
     (path / ".hoodie" / f"{T}.replacecommit.requested").write_bytes(plan)
     HudiTable(str(path)).upsert(data(["b"], [1], ["x"], [2]))
