@@ -35,17 +35,31 @@ static hudi_status read_plan(hudi_requested_replace **out, bool *unparsed, hudi_
   return st;
 }
 
-hudi_status hudi_clustering_is_pending(bool *out, hudi_table *t, const hudi_instant *in, hudi_error *err) {
+/* Whether pending instant in is a clustering, reading its requested plan
+ * only where needed: always on layout 1 (a replacecommit's plan decides),
+ * on layout 2 only when want_plan. *rr (may stay NULL) is the caller's. */
+static hudi_status classify(bool *out, hudi_requested_replace **rr, bool want_plan, hudi_table *t,
+                            const hudi_instant *in, hudi_error *err) {
   *out = false;
+  *rr = NULL;
   if (in->state == HUDI_INSTANT_COMPLETED) return HUDI_OK;
-  if (!strcmp(in->requested_action, "clustering")) return *out = true, HUDI_OK;
+  bool unparsed = false;
+  if (!strcmp(in->requested_action, "clustering")) {
+    *out = true;
+    return want_plan ? read_plan(rr, &unparsed, t, in, err) : HUDI_OK;
+  }
   if (t->layout >= 2 || strcmp(in->requested_action, "replacecommit") != 0) return HUDI_OK;
-  hudi_requested_replace *rr = NULL;
-  bool unparsed;
-  HUDI_TRY(read_plan(&rr, &unparsed, t, in, err));
-  *out = unparsed || (rr && (rr->clustering_plan || (rr->operation_type && !strcmp(rr->operation_type, "CLUSTER"))));
-  hudi_requested_replace_free(rr);
+  HUDI_TRY(read_plan(rr, &unparsed, t, in, err));
+  const hudi_requested_replace *p = *rr;
+  *out = unparsed || (p && (p->clustering_plan || (p->operation_type && !strcmp(p->operation_type, "CLUSTER"))));
   return HUDI_OK;
+}
+
+hudi_status hudi_clustering_is_pending(bool *out, hudi_table *t, const hudi_instant *in, hudi_error *err) {
+  hudi_requested_replace *rr = NULL;
+  hudi_status st = classify(out, &rr, false, t, in, err);
+  hudi_requested_replace_free(rr);
+  return st;
 }
 
 static hudi_status add_plan(hudi_clustering_fgs *f, const hudi_clustering_plan *p, hudi_error *err) {
@@ -79,14 +93,13 @@ hudi_status hudi_clustering_fgs_load(hudi_clustering_fgs **out, hudi_table *t, h
   for (size_t i = 0; st == HUDI_OK && i < t->timeline.count; i++) {
     const hudi_instant *in = &t->timeline.items[i];
     bool pending = false;
-    st = hudi_clustering_is_pending(&pending, t, in, err);
-    if (st != HUDI_OK || !pending) continue;
     hudi_requested_replace *rr = NULL;
-    bool unparsed;
-    st = read_plan(&rr, &unparsed, t, in, err);
-    snprintf(f->instants[f->n], HUDI_INSTANT_TIME_MAX, "%s", in->requested_time);
-    if (st == HUDI_OK && rr && rr->clustering_plan) st = add_plan(f, rr->clustering_plan, err);
-    f->n++;
+    st = classify(&pending, &rr, true, t, in, err);
+    if (st == HUDI_OK && pending) {
+      snprintf(f->instants[f->n], HUDI_INSTANT_TIME_MAX, "%s", in->requested_time);
+      if (rr && rr->clustering_plan) st = add_plan(f, rr->clustering_plan, err);
+      f->n++;
+    }
     hudi_requested_replace_free(rr);
   }
   if (st != HUDI_OK) {

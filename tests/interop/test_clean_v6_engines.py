@@ -12,46 +12,23 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 
-from test_mixed_sequence import spark_options
+from test_rollback_v6_engines import SCHEMA, ours, rows_of
+from test_rollback_v6_engines import spark_checker_failures as checker_failures
+from test_rollback_v6_engines import v6_options as rollback_v6_options
 
 import hudi
 
-CHECKER = Path(__file__).resolve().parents[2].parent / "shared" / "tools" / "hudi_check.py"
-RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
-SCHEMA = "id string, region string, v long"
 CLEAN = {"hoodie.clean.commits.retained": "2", "hoodie.parquet.small.file.limit": "0"}
 
 
-def checker_failures(path: Path) -> set:
-    """The checker's FAIL check names (Spark 1.2's version-6 writes fail properties.keys:
-    docs/compatibility.md item 28)."""
-    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
-    assert "passed" in r.stdout, r.stdout + r.stderr
-    return {ln.split(":")[0] for ln in r.stdout.splitlines() if ln.startswith("FAIL")}
-
-
 def v6_options(path: Path, table_type: str) -> dict:
-    o = spark_options(path, table_type, "upsert")
-    o.update({"hoodie.write.table.version": "6", "hoodie.metadata.enable": "false",
-              "hoodie.metadata.record.index.enable": "false", "hoodie.index.type": "SIMPLE",
-              "hoodie.clean.automatic": "true", **CLEAN})
-    return o
-
-
-def ours(path: Path) -> list:
-    t = pa.Table.from_batches(hudi.HudiTable(str(path)).read())
-    return sorted(zip(t.column("id").to_pylist(), t.column("region").to_pylist(), t.column("v").to_pylist()))
-
-
-def rows_of(frame) -> list:
-    return sorted((r["id"], r["region"], r["v"]) for r in frame.rows)
+    """Spark writing version 6 without a metadata table (test_rollback_v6_engines), cleaning."""
+    return {**rollback_v6_options(path, table_type), "hoodie.clean.automatic": "true", **CLEAN}
 
 
 def cleans(path: Path) -> list:
