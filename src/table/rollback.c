@@ -20,6 +20,7 @@
 #include "table/mdt_rollback.h"
 #include "table/clustering_pending.h"
 #include "table/rollback_log_blocks.h"
+#include "table/schema_resolve.h"
 #include "table/write.h"
 
 #define PATH_MAX_LEN 8192
@@ -116,8 +117,10 @@ typedef struct plan_build {
   hudi_rollback_plan *p;
   const hudi_rb_target *x;
   const char *instant;
+  const hudi_instant *in_t; /* T on x's timeline, or NULL */
   hudi_hashmap seen;   /* absolute paths already requested */
   hudi_hashmap slices; /* layout 1: file slices with an APPEND request */
+  hudi_rb_dirs *dirs;  /* layout 1: their partitions' listings */
   hudi_buf abs;
 } plan_build;
 
@@ -169,7 +172,7 @@ static hudi_status add_marker(plan_build *b, const char *m, size_t len, hudi_err
   /* Layout 1: a log append is undone by a command block (rollback_log_blocks.h). */
   bool append_v6 = tlen == 6 && !memcmp(type, "APPEND", 6) && b->x->tl->layout < 2;
   hudi_status st = !part          ? hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory")
-                   : append_v6    ? hudi_rb_append_request(b->p, b->x, part, rel, b->instant, &b->slices, err)
+                   : append_v6    ? hudi_rb_append_request(b->p, b->x, part, rel, b->instant, &b->slices, b->dirs, err)
                                   : add_request(b, part, rel, true, err);
   hudi_free(part);
   hudi_free(rel);
@@ -222,6 +225,24 @@ static hudi_status plan_from_markers(plan_build *b, bool *found, hudi_error *err
   return st;
 }
 
+/* Layout 1: the requests for T's log appends. A completed T's commit
+ * metadata names its log files, so only those are read; else (T pending
+ * without markers, or metadata that does not parse) every log file of the
+ * listing is. */
+static hudi_status append_requests(plan_build *b, const hudi_file_list *l, hudi_error *err) {
+  hudi_commit_metadata *m = NULL;
+  hudi_status st = HUDI_ERR_NOT_FOUND;
+  if (b->in_t && b->in_t->state == HUDI_INSTANT_COMPLETED && b->x->table) {
+    st = hudi_table_instant_metadata(&m, b->x->table, b->in_t, err);
+    if (st == HUDI_ERR_CORRUPT) hudi_error_clear(err);
+    else if (st != HUDI_OK) return st;
+  }
+  if (st == HUDI_OK) st = hudi_rb_append_requests_from_metadata(b->p, b->x, m, l, b->instant, err);
+  else st = hudi_rb_append_requests_from_listing(b->p, b->x, l, b->instant, err);
+  hudi_commit_metadata_free(m);
+  return st;
+}
+
 /* Requests for every base and log file named with T, found by listing x
  * (outside its .hoodie): ListingBasedRollbackStrategy for a table whose
  * markers are gone. */
@@ -248,8 +269,8 @@ static hudi_status plan_from_listing(plan_build *b, hudi_error *err) {
     hudi_free(part);
   }
   /* Layout 1: T's log appends are in files named by their slices' base
-   * instants; the slices whose latest log holds a block of T. */
-  if (st == HUDI_OK && b->x->tl->layout < 2) st = hudi_rb_append_requests_from_listing(b->p, b->x, &l, b->instant, err);
+   * instants: the slices holding blocks of T. */
+  if (st == HUDI_OK && b->x->tl->layout < 2) st = append_requests(b, &l, err);
   hudi_file_list_free(&l);
   return st;
 }
@@ -261,11 +282,13 @@ static hudi_status make_plan(hudi_rollback_plan **out, const hudi_rb_target *x, 
   HUDI_TRY(hudi_rollback_plan_new(&b.p, err));
   b.x = x;
   b.instant = instant;
+  b.in_t = in_t;
   hudi_hashmap_init(&b.seen, 0);
   hudi_hashmap_init(&b.slices, 0);
   hudi_buf_init(&b.abs, PATH_MAX_LEN);
   hudi_avro_arena *a = &b.p->doc.arena;
-  hudi_status st = hudi_avro_arena_alloc(a, sizeof *b.p->instant_to_rollback, (void **)&b.p->instant_to_rollback, err);
+  hudi_status st = hudi_rb_dirs_new(&b.dirs, err);
+  if (st == HUDI_OK) st = hudi_avro_arena_alloc(a, sizeof *b.p->instant_to_rollback, (void **)&b.p->instant_to_rollback, err);
   if (st == HUDI_OK) st = hudi_tl_strdup(a, instant, &b.p->instant_to_rollback->commit_time, err);
   if (st == HUDI_OK) st = hudi_tl_strdup(a, action, &b.p->instant_to_rollback->action, err);
   b.p->rollback_requests.has = 1;
@@ -277,6 +300,7 @@ static hudi_status make_plan(hudi_rollback_plan **out, const hudi_rb_target *x, 
   if (st == HUDI_OK && !nothing && !found) st = plan_from_listing(&b, err);
   hudi_hashmap_free(&b.seen);
   hudi_hashmap_free(&b.slices);
+  hudi_rb_dirs_free(b.dirs);
   hudi_buf_free(&b.abs);
   if (st != HUDI_OK) {
     hudi_rollback_plan_free(b.p);
@@ -337,7 +361,8 @@ static hudi_status execute(const hudi_rb_target *x, const hudi_rollback_plan *pl
   hudi_buf rel, path;
   hudi_buf_init(&rel, PATH_MAX_LEN);
   hudi_buf_init(&path, PATH_MAX_LEN);
-  hudi_status st = HUDI_OK;
+  hudi_rb_dirs *dirs = NULL;
+  hudi_status st = hudi_rb_dirs_new(&dirs, err);
   const hudi_rollback_request *rq = plan->rollback_requests.items;
   for (size_t i = 0; st == HUDI_OK && i < plan->rollback_requests.n; i++) {
     const char *part = rq[i].partition_path ? rq[i].partition_path : "";
@@ -351,7 +376,7 @@ static hudi_status execute(const hudi_rb_target *x, const hudi_rollback_plan *pl
     hudi_rollback_partition_metadata *pm;
     st = part_meta(m, part, &pm, err);
     if (st == HUDI_OK && rq[i].log_blocks_to_be_deleted.n > 0)
-      st = hudi_rb_write_command_block(x, &rq[i], rollback_time, instant, m, pm, err);
+      st = hudi_rb_write_command_block(x, dirs, &rq[i], rollback_time, instant, m, pm, err);
     char *const *files = rq[i].files_to_be_deleted.items;
     for (size_t k = 0; st == HUDI_OK && k < rq[i].files_to_be_deleted.n; k++) {
       const char *name = base_name(files[k]);
@@ -373,6 +398,7 @@ static hudi_status execute(const hudi_rb_target *x, const hudi_rollback_plan *pl
       if (st == HUDI_OK) (*deleted)++;
     }
   }
+  hudi_rb_dirs_free(dirs);
   hudi_buf_free(&rel);
   hudi_buf_free(&path);
   return st;

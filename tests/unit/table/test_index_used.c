@@ -30,6 +30,7 @@
 #include "io/storage.h"
 #include "table/index.h"
 #include "table/index_rli.h"
+#include "table/rollback.h"
 #include "table/table.h"
 
 #define N_ROWS 2000
@@ -414,11 +415,137 @@ static void test_mor_small_files(void **state) {
   small_files(HUDI_MERGE_ON_READ, "mor_small");
 }
 
+
+/* ---- a failed version-6 upsert's rollback lists each partition once ---- */
+
+/* A version-6 MOR upsert appends a log file to every file group (~40 in
+ * two partitions); a crash before its completion leaves its APPEND
+ * markers. The next writer's rollback writes a command block into each
+ * of those slices. It lists each partition once to plan and once to
+ * execute, not once (plan) and twice (execute) per slice as before. */
+static void test_v6_rollback_lists_partitions_once(void **state) {
+  (void)state;
+  char path[300], cmd[900];
+  snprintf(path, sizeof path, "%s/v6-rollback", dir);
+  hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
+  o.type = HUDI_MERGE_ON_READ;
+  o.record_key_fields = "id";
+  o.partition_fields = "city";
+  o.ordering_fields = "ts";
+  o.record_index_enabled = false;
+  static const hudi_option v6[] = {{"hoodie.write.table.version", "6"}};
+  o.options = v6;
+  o.n_options = 1;
+  hudi_table *t = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_table_create(&t, path, &o, &err), HUDI_OK);
+  struct ArrowArrayStream s;
+  make_stream(&s, 0, N_ROWS, 1, 1);
+  hudi_option small[] = {{"hoodie.parquet.max.file.size", "400"}};
+  hudi_write_result r;
+  assert_int_equal(hudi_table_append(&r, t, &s, small, 1, &err), HUDI_OK);
+  assert_true(r.files_written >= 20);
+  make_stream(&s, 0, N_ROWS, 2, 1); /* every key: a log file in every file group */
+  assert_int_equal(hudi_table_upsert(&r, t, &s, NULL, 0, &err), HUDI_OK);
+  assert_int_equal(r.num_updates, N_ROWS);
+  hudi_table_free(t);
+
+  /* What a crash before the completion leaves: T inflight, an APPEND
+   * marker per log file (the upsert's markers are gone with its commit;
+   * every log file is T's). */
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && rm .hoodie/%s.deltacommit && for f in $(find . -name '.*.log.*' -path './city=*'); do "
+           "d=.hoodie/.temp/%s/$(dirname $f); mkdir -p $d && touch $d/$(basename $f).marker.APPEND; done",
+           path, r.requested_time, r.requested_time);
+  assert_int_equal(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "test $(find '%s' -name '.*.log.*' -path '*/city=*' | wc -l) -ge 20", path);
+  assert_int_equal(system(cmd), 0);
+
+  assert_int_equal(hudi_table_open(&t, path, NULL, 0, &err), HUDI_OK);
+  recorder *rec = wrap(t);
+  size_t n = 0;
+  assert_int_equal(hudi_rollback_failed_writes(t, NULL, 0, &n, &err), HUDI_OK);
+  assert_int_equal(n, 1);
+  size_t lists = rec->n_list_data;
+  unwrap(t, rec);
+  if (lists > 4) fail_msg("the rollback listed partitions %zu times (2 partitions: at most 4)", lists);
+
+  /* Every slice holds its command block, and reads see the rows before T. */
+  snprintf(cmd, sizeof cmd, "test $(find '%s' -name '.*.log.*' -path '*/city=*' | wc -l) -ge 40", path);
+  assert_int_equal(system(cmd), 0);
+  static loc after[N_ROWS + 8];
+  assert_int_equal(locate(t, after, N_ROWS + 8), N_ROWS);
+  for (size_t k = 0; k < N_ROWS; k++) {
+    int i = atoi(after[k].key + 3);
+    if (after[k].v != i + 1) fail_msg("%s: v %d after the rollback, want %d", after[k].key, after[k].v, i + 1);
+  }
+  hudi_table_free(t);
+}
+
+/* ---- the rollback of a completed version-6 upsert reads its own logs --- */
+
+/* A version-6 MOR table whose every file group has a log file (upsert U1),
+ * then an upsert U2 of a few keys. Rolling U2 back (completed: its markers
+ * are gone) reads the log files U2's commit metadata names for U2's
+ * blocks, not every log file of the table as a listing-only rollback
+ * must (~40 here). */
+static void test_v6_rollback_of_completed_reads_its_logs(void **state) {
+  (void)state;
+  char path[300], cmd[600];
+  snprintf(path, sizeof path, "%s/v6-rollback-done", dir);
+  hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
+  o.type = HUDI_MERGE_ON_READ;
+  o.record_key_fields = "id";
+  o.partition_fields = "city";
+  o.ordering_fields = "ts";
+  o.record_index_enabled = false;
+  static const hudi_option v6[] = {{"hoodie.write.table.version", "6"}};
+  o.options = v6;
+  o.n_options = 1;
+  hudi_table *t = NULL;
+  hudi_error err = HUDI_ERROR_INIT;
+  assert_int_equal(hudi_table_create(&t, path, &o, &err), HUDI_OK);
+  struct ArrowArrayStream s;
+  make_stream(&s, 0, N_ROWS, 1, 1);
+  hudi_option small[] = {{"hoodie.parquet.max.file.size", "400"}};
+  hudi_write_result r;
+  assert_int_equal(hudi_table_append(&r, t, &s, small, 1, &err), HUDI_OK);
+  assert_true(r.files_written >= 20);
+  make_stream(&s, 0, N_ROWS, 2, 1); /* U1: every key, a log file in every file group */
+  assert_int_equal(hudi_table_upsert(&r, t, &s, NULL, 0, &err), HUDI_OK);
+  make_stream(&s, 0, 4, 3, 1); /* U2: keys 0-3, in at most 4 file groups */
+  assert_int_equal(hudi_table_upsert(&r, t, &s, NULL, 0, &err), HUDI_OK);
+  assert_int_equal(r.num_updates, 4);
+  snprintf(cmd, sizeof cmd, "test $(find '%s' -name '.*.log.*' -path '*/city=*' | wc -l) -ge 20", path);
+  assert_int_equal(system(cmd), 0);
+
+  recorder *rec = wrap(t);
+  hudi_rollback_result rr;
+  assert_int_equal(hudi_table_rollback(&rr, t, r.requested_time, NULL, 0, &err), HUDI_OK);
+  size_t logs_read = 0;
+  for (size_t i = 0; i < rec->n_read; i++) {
+    const char *name = strrchr(rec->read[i], '/');
+    if (strncmp(rec->read[i], ".hoodie", 7) && name && strstr(name, ".log.")) logs_read++;
+  }
+  unwrap(t, rec);
+  if (logs_read == 0 || logs_read > 4) fail_msg("the rollback read %zu log files (U2 wrote 1 to 4)", logs_read);
+
+  /* U2's values are gone, U1's stay. */
+  static loc after[N_ROWS + 8];
+  assert_int_equal(locate(t, after, N_ROWS + 8), N_ROWS);
+  for (size_t k = 0; k < N_ROWS; k++) {
+    int i = atoi(after[k].key + 3);
+    if (after[k].v != i + 2) fail_msg("%s: v %d after the rollback, want %d", after[k].key, after[k].v, i + 2);
+  }
+  hudi_table_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cow_upsert_uses_index), cmocka_unit_test(test_mor_upsert_uses_index),
       cmocka_unit_test(test_bloom_control_reads_footers), cmocka_unit_test(test_cow_small_files),
-      cmocka_unit_test(test_mor_small_files),
+      cmocka_unit_test(test_mor_small_files), cmocka_unit_test(test_v6_rollback_lists_partitions_once),
+      cmocka_unit_test(test_v6_rollback_of_completed_reads_its_logs),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
