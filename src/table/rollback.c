@@ -225,10 +225,18 @@ static hudi_status plan_from_markers(plan_build *b, bool *found, hudi_error *err
   return st;
 }
 
+/* The write stats in m. */
+static size_t n_stats(const hudi_commit_metadata *m) {
+  size_t n = 0;
+  const hudi_partition_write_stats *ps = m->partition_to_write_stats.items;
+  for (size_t i = 0; i < m->partition_to_write_stats.n; i++) n += ps[i].value.n;
+  return n;
+}
+
 /* Layout 1: the requests for T's log appends. A completed T's commit
  * metadata names its log files, so only those are read; else (T pending
- * without markers, or metadata that does not parse) every log file of the
- * listing is. */
+ * without markers, or metadata that does not parse or holds no write
+ * stats: a blank file parses as empty) every log file of the listing is. */
 static hudi_status append_requests(plan_build *b, const hudi_file_list *l, hudi_error *err) {
   hudi_commit_metadata *m = NULL;
   hudi_status st = HUDI_ERR_NOT_FOUND;
@@ -236,6 +244,7 @@ static hudi_status append_requests(plan_build *b, const hudi_file_list *l, hudi_
     st = hudi_table_instant_metadata(&m, b->x->table, b->in_t, err);
     if (st == HUDI_ERR_CORRUPT) hudi_error_clear(err);
     else if (st != HUDI_OK) return st;
+    if (st == HUDI_OK && n_stats(m) == 0) st = HUDI_ERR_NOT_FOUND;
   }
   if (st == HUDI_OK) st = hudi_rb_append_requests_from_metadata(b->p, b->x, m, l, b->instant, err);
   else st = hudi_rb_append_requests_from_listing(b->p, b->x, l, b->instant, err);

@@ -86,8 +86,8 @@ static hudi_status slice_key(hudi_buf *key, const char *file_id, const char *bas
   return hudi_buf_printf(key, err, "%s_%s", file_id, base);
 }
 
-/* Files listing entry i under its slice, when it is a data log file
- * (not a cdc log) of one. */
+/* Files listing entry i under its slice, when it is a log file (not an
+ * archive log) of one. */
 static hudi_status dir_add(rb_dir *d, size_t i, hudi_buf *key, hudi_error *err) {
   const hudi_file_info *f = &d->l.items[i];
   const char *name = base_name(f->path);
@@ -289,9 +289,17 @@ hudi_status hudi_rb_append_request(hudi_rollback_plan *p, const hudi_rb_target *
   if (hudi_log_file_name_matches(name, strlen(name))) {
     hudi_log_file_name n = HUDI_LOG_FILE_NAME_INIT;
     if (hudi_log_file_name_parse(&n, name, strlen(name), NULL) != HUDI_OK) return HUDI_OK;
-    snprintf(file_id, sizeof file_id, "%s", n.file_id);
-    snprintf(base, sizeof base, "%s", n.instant);
+    bool fits = strlen(n.file_id) < sizeof file_id && strlen(n.instant) < sizeof base;
+    if (fits) {
+      snprintf(file_id, sizeof file_id, "%s", n.file_id);
+      snprintf(base, sizeof base, "%s", n.instant);
+    }
     hudi_log_file_name_free(&n);
+    /* Cut short, the slice would be looked up under another name and its
+     * blocks left unanswered. */
+    if (!fits)
+      return hudi_err_set(err, HUDI_ERR_LIMIT, "APPEND marker of %s in partition '%s': file id or instant too long",
+                          name, partition);
   } else if (hudi_base_file_name_parse(&bf, name)) {
     snprintf(file_id, sizeof file_id, "%s", bf.file_id);
     snprintf(base, sizeof base, "%s", bf.instant);
@@ -479,10 +487,14 @@ hudi_status hudi_rb_append_requests_from_metadata(hudi_rollback_plan *p, const h
     const char *part = ps[i].key ? ps[i].key : "";
     const hudi_write_stat *ws = ps[i].value.items;
     for (size_t k = 0; st == HUDI_OK && k < ps[i].value.n; k++) {
-      /* path: relative to the table; logFiles: names in the partition. */
-      if (ws[k].path) st = consider_named(&t, x, l, &path, ws[k].path, instant, err);
+      /* path (relative to the table) is the log file T wrote, as Hudi
+       * takes it; logFiles (names in the partition) lists every log of
+       * the slice, so it is read only when path names no log file. */
+      const char *pn = ws[k].path ? base_name(ws[k].path) : "";
+      bool path_is_log = hudi_log_file_name_matches(pn, strlen(pn));
+      if (path_is_log) st = consider_named(&t, x, l, &path, ws[k].path, instant, err);
       char *const *logs = ws[k].log_files.items;
-      for (size_t j = 0; st == HUDI_OK && j < ws[k].log_files.n; j++) {
+      for (size_t j = 0; st == HUDI_OK && !path_is_log && j < ws[k].log_files.n; j++) {
         if (!logs[j]) continue;
         hudi_buf_reset(&rel);
         st = hudi_buf_printf(&rel, err, "%s%s%s%c", part, *part ? "/" : "", logs[j], '\0');

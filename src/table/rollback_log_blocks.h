@@ -60,10 +60,11 @@ HUDI_NODISCARD hudi_status hudi_rb_append_requests_from_listing(hudi_rollback_pl
                                                                 hudi_error *err);
 
 /* The same requests, for a completed T whose commit metadata m is read:
- * only the log files its write stats name (path, logFiles) are read for
- * T's blocks, as Hudi's ListingBasedRollbackStrategy takes them from the
- * metadata, instead of every log file of the table. listing: x, recursive
- * (its entries give the files' sizes; a named file not in it is skipped). */
+ * only the log files its write stats name are read for T's blocks (each
+ * stat's path, as Hudi's ListingBasedRollbackStrategy takes it; logFiles
+ * when the path names no log file), instead of every log file of the
+ * table. listing: x, recursive (its entries give the files' sizes; a
+ * named file not in it is skipped). */
 HUDI_NODISCARD hudi_status hudi_rb_append_requests_from_metadata(hudi_rollback_plan *p, const hudi_rb_target *x,
                                                                  const hudi_commit_metadata *m,
                                                                  const hudi_file_list *listing, const char *instant,

@@ -484,6 +484,18 @@ static void test_v6_rollback_lists_partitions_once(void **state) {
 
 /* ---- the rollback of a completed version-6 upsert reads its own logs --- */
 
+/* Log files of the table written by rollbacks (write token 1-0-1). */
+static size_t command_block_files(const char *path) {
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "find '%s' -name '.*.log.*_1-0-1' -path '*/city=*' | wc -l", path);
+  FILE *f = popen(cmd, "r");
+  assert_non_null(f);
+  unsigned long n = 0;
+  assert_int_equal(fscanf(f, "%lu", &n), 1);
+  assert_int_equal(pclose(f), 0);
+  return (size_t)n;
+}
+
 /* A version-6 MOR table whose every file group has a log file (upsert U1),
  * then an upsert U2 of a few keys. Rolling U2 back (completed: its markers
  * are gone) reads the log files U2's commit metadata names for U2's
@@ -536,6 +548,25 @@ static void test_v6_rollback_of_completed_reads_its_logs(void **state) {
   for (size_t k = 0; k < N_ROWS; k++) {
     int i = atoi(after[k].key + 3);
     if (after[k].v != i + 2) fail_msg("%s: v %d after the rollback, want %d", after[k].key, after[k].v, i + 2);
+  }
+
+  /* U3, whose completed file is blank (it parses as metadata without
+   * write stats): the rollback falls back to reading every log file, and
+   * still writes its command blocks (readers would hide U3's blocks
+   * without them only until archival passes U3). */
+  size_t blocks_before = command_block_files(path);
+  make_stream(&s, 0, 4, 4, 1);
+  assert_int_equal(hudi_table_upsert(&r, t, &s, NULL, 0, &err), HUDI_OK);
+  hudi_table_free(t);
+  snprintf(cmd, sizeof cmd, ": > '%s/.hoodie/%s.deltacommit'", path, r.requested_time);
+  assert_int_equal(system(cmd), 0);
+  assert_int_equal(hudi_table_open(&t, path, NULL, 0, &err), HUDI_OK);
+  assert_int_equal(hudi_table_rollback(&rr, t, r.requested_time, NULL, 0, &err), HUDI_OK);
+  if (command_block_files(path) <= blocks_before) fail_msg("rolling back U3 wrote no command block");
+  assert_int_equal(locate(t, after, N_ROWS + 8), N_ROWS);
+  for (size_t k = 0; k < N_ROWS; k++) {
+    int i = atoi(after[k].key + 3);
+    if (after[k].v != i + 2) fail_msg("%s: v %d after rolling back U3, want %d", after[k].key, after[k].v, i + 2);
   }
   hudi_table_free(t);
 }
