@@ -21,7 +21,6 @@
 #include "table/create_mdt.h"
 #include "table/properties.h"
 
-#define PROPS_PATH ".hoodie/hoodie.properties"
 
 static const char *const EVENT_TIME_STRATEGY = "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5";
 static const char *const COMMIT_TIME_STRATEGY = "ce9acb64-bde0-424c-9b91-f6ebba25356d";
@@ -315,7 +314,7 @@ hudi_status hudi_table_create(hudi_table **out, const char *base_uri, const hudi
   HUDI_TRY(st);
 
   bool exists = false;
-  st = hudi_storage_exists(s, PROPS_PATH, &exists, err);
+  st = hudi_storage_exists(s, HUDI_PROPS_PATH, &exists, err);
   if (st == HUDI_OK && !exists) st = hudi_storage_exists(s, ".hoodie/hoodie.properties.backup", &exists, err);
   if (st == HUDI_OK && exists)
     st = hudi_err_set(err, HUDI_ERR_EXISTS, "a Hudi table already exists at %s", base_uri);
@@ -331,7 +330,7 @@ hudi_status hudi_table_create(hudi_table **out, const char *base_uri, const hudi
     st = render(&text, o, name, version, n_keys, n_parts, hive, urlencode, (const char *)mdt_parts.data, err);
   hudi_buf_free(&mdt_parts);
   if (st == HUDI_OK) {
-    st = hudi_storage_write_if_absent(s, PROPS_PATH, text.data, text.len, err);
+    st = hudi_storage_write_if_absent(s, HUDI_PROPS_PATH, text.data, text.len, err);
     if (st == HUDI_ERR_EXISTS) st = hudi_err_set(err, HUDI_ERR_EXISTS, "a Hudi table already exists at %s", base_uri);
   }
   hudi_buf_free(&text);

@@ -10,7 +10,6 @@
 #include "table/mdt_reader.h"
 #include "table/write.h"
 
-#define PROPS_PATH ".hoodie/hoodie.properties"
 #define PROPS_BACKUP_PATH ".hoodie/hoodie.properties.backup"
 #define PARTITIONS_KEY "hoodie.table.metadata.partitions"
 #define INFLIGHT_KEY "hoodie.table.metadata.partitions.inflight"
@@ -37,8 +36,8 @@ static bool lists_partitions(const hudi_props *p) {
  * changed it since t was opened): the file, else the backup a modify cut
  * short left (HoodieTableConfig.recoverIfNeeded). */
 static hudi_status read_props(hudi_storage *s, hudi_buf *text, const char **path, hudi_error *err) {
-  *path = PROPS_PATH;
-  hudi_status st = hudi_storage_read_all(s, PROPS_PATH, HUDI_PROPS_MAX_BYTES, text, err);
+  *path = HUDI_PROPS_PATH;
+  hudi_status st = hudi_storage_read_all(s, HUDI_PROPS_PATH, HUDI_PROPS_MAX_BYTES, text, err);
   if (st != HUDI_ERR_NOT_FOUND) return st;
   hudi_error_clear(err);
   hudi_buf_reset(text);
@@ -65,7 +64,7 @@ static void stamp(char *comment, size_t cap_c, char *date, size_t cap_d) {
  * Hadoop checksum Spark left beside them goes first (hadoop_crc.h: with
  * it Spark fails "Could not load Hoodie properties"). */
 static hudi_status rewrite_props(hudi_storage *s, const hudi_buf *old, const hudi_props *fresh, hudi_error *err) {
-  HUDI_TRY(hudi_hadoop_crc_delete(s, PROPS_PATH, err));
+  HUDI_TRY(hudi_hadoop_crc_delete(s, HUDI_PROPS_PATH, err));
   HUDI_TRY(hudi_hadoop_crc_delete(s, PROPS_BACKUP_PATH, err));
   char comment[64], date[64];
   stamp(comment, sizeof comment, date, sizeof date);
@@ -73,7 +72,7 @@ static hudi_status rewrite_props(hudi_storage *s, const hudi_buf *old, const hud
   hudi_buf_init(&text, HUDI_PROPS_MAX_BYTES);
   hudi_status st = hudi_props_render(fresh, comment, date, &text, err);
   if (st == HUDI_OK) st = hudi_storage_write(s, PROPS_BACKUP_PATH, old->data, old->len, 0, err);
-  if (st == HUDI_OK) st = hudi_storage_write(s, PROPS_PATH, text.data, text.len, 0, err);
+  if (st == HUDI_OK) st = hudi_storage_write(s, HUDI_PROPS_PATH, text.data, text.len, 0, err);
   if (st == HUDI_OK) st = hudi_storage_delete(s, PROPS_BACKUP_PATH, HUDI_DELETE_MISSING_OK, err);
   hudi_buf_free(&text);
   return st;

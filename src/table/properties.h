@@ -18,6 +18,9 @@ typedef struct hudi_props {
   size_t len, cap;
 } hudi_props;
 
+/* Where a table keeps it, under its base. */
+#define HUDI_PROPS_PATH ".hoodie/hoodie.properties"
+
 #define HUDI_PROPS_MAX_BYTES ((size_t)16 << 20) /* far above any real hoodie.properties */
 #define HUDI_PROPS_MAX_ENTRIES 100000
 

@@ -11,7 +11,6 @@
 #include "base/instant.h"
 #include "table/compact_async.h"
 
-#define PROPS_PATH ".hoodie/hoodie.properties"
 #define PROPS_BACKUP_PATH ".hoodie/hoodie.properties.backup"
 
 const char *hudi_table_type_name(hudi_table_type type) {
@@ -44,7 +43,7 @@ static hudi_status load_props_file(hudi_props *out, hudi_storage *s, const char 
  * interrupted update. */
 static hudi_status load_props(hudi_table *t, hudi_error *err) {
   hudi_error first = HUDI_ERROR_INIT;
-  hudi_status st = load_props_file(&t->props, t->storage, PROPS_PATH, &first);
+  hudi_status st = load_props_file(&t->props, t->storage, HUDI_PROPS_PATH, &first);
   if (st == HUDI_OK) return HUDI_OK;
   if (st != HUDI_ERR_NOT_FOUND && st != HUDI_ERR_CORRUPT) {
     *err = first;
@@ -54,7 +53,7 @@ static hudi_status load_props(hudi_table *t, hudi_error *err) {
   if (load_props_file(&t->props, t->storage, PROPS_BACKUP_PATH, &second) == HUDI_OK) return HUDI_OK;
   if (st == HUDI_ERR_NOT_FOUND)
     return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "no Hudi table at %s: %s does not exist", t->base_uri,
-                        PROPS_PATH);
+                        HUDI_PROPS_PATH);
   if (err) *err = first;
   return hudi_err_context(err, st, "opening table %s", t->base_uri);
 }
@@ -66,7 +65,7 @@ static hudi_status parse_type(hudi_table *t, hudi_error *err) {
   else if (!strcasecmp(v, "MERGE_ON_READ") || !strcasecmp(v, "MOR")) t->type = HUDI_MERGE_ON_READ;
   else
     return hudi_err_set(err, HUDI_ERR_CORRUPT,
-                        "%s: hoodie.table.type is '%s' (expected COPY_ON_WRITE or MERGE_ON_READ)", PROPS_PATH, v);
+                        "%s: hoodie.table.type is '%s' (expected COPY_ON_WRITE or MERGE_ON_READ)", HUDI_PROPS_PATH, v);
   return HUDI_OK;
 }
 
@@ -79,7 +78,7 @@ static hudi_status parse_int_prop(const hudi_table *t, const char *key, int dflt
   char *end;
   long n = strtol(v, &end, 10);
   if (!*v || *end || n < 0 || n > 1000)
-    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: %s is '%s', not a version number", PROPS_PATH, key, v);
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: %s is '%s', not a version number", HUDI_PROPS_PATH, key, v);
   *out = (int)n;
   return HUDI_OK;
 }
@@ -88,7 +87,7 @@ static hudi_status parse_int_prop(const hudi_table *t, const char *key, int dflt
 static hudi_status parse_versions(hudi_table *t, hudi_error *err) {
   HUDI_TRY(parse_int_prop(t, "hoodie.table.version", 0, &t->version, err));
   if (!hudi_props_get(&t->props, "hoodie.table.version"))
-    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: hoodie.table.version is missing", PROPS_PATH);
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: hoodie.table.version is missing", HUDI_PROPS_PATH);
   if (t->version != 6 && t->version != 8 && t->version != 9)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table %s has table version %d; hudi-c reads versions 6, 8 and 9", t->base_uri,
@@ -98,7 +97,7 @@ static hudi_status parse_versions(hudi_table *t, hudi_error *err) {
   if (t->layout != want)
     return hudi_err_set(err, HUDI_ERR_CORRUPT,
                         "%s: table version %d needs timeline layout %d, but hoodie.timeline.layout.version is %d",
-                        PROPS_PATH, t->version, want, t->layout);
+                        HUDI_PROPS_PATH, t->version, want, t->layout);
   return HUDI_OK;
 }
 
@@ -139,7 +138,7 @@ hudi_status hudi_table_open(hudi_table **out, const char *base_uri, const hudi_o
   if (st == HUDI_OK) st = load_props(t, err);
   if (st == HUDI_OK) {
     t->name = hudi_props_get(&t->props, "hoodie.table.name");
-    if (!t->name) st = hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: hoodie.table.name is missing", PROPS_PATH);
+    if (!t->name) st = hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: hoodie.table.name is missing", HUDI_PROPS_PATH);
   }
   if (st == HUDI_OK) st = parse_type(t, err);
   if (st == HUDI_OK) st = parse_versions(t, err);
