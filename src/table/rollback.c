@@ -233,80 +233,34 @@ static size_t n_stats(const hudi_commit_metadata *m) {
   return n;
 }
 
-/* A completed T's commit metadata, which names the partitions and log
- * files T wrote; NULL in *out when T is not completed or its metadata
- * does not parse or holds no write stats (a blank file parses as empty). */
-static hudi_status written_metadata(plan_build *b, hudi_commit_metadata **out, hudi_error *err) {
-  *out = NULL;
-  if (!b->in_t || b->in_t->state != HUDI_INSTANT_COMPLETED || !b->x->table) return HUDI_OK;
+/* Layout 1: the requests for T's log appends. A completed T's commit
+ * metadata names its log files, so only those are read; else (T pending
+ * without markers, or metadata that does not parse or holds no write
+ * stats: a blank file parses as empty) every log file of the listing is. */
+static hudi_status append_requests(plan_build *b, const hudi_file_list *l, hudi_error *err) {
   hudi_commit_metadata *m = NULL;
-  hudi_status st = hudi_table_instant_metadata(&m, b->x->table, b->in_t, err);
-  if (st == HUDI_ERR_CORRUPT) {
-    hudi_error_clear(err);
-    return HUDI_OK;
+  hudi_status st = HUDI_ERR_NOT_FOUND;
+  if (b->in_t && b->in_t->state == HUDI_INSTANT_COMPLETED && b->x->table) {
+    st = hudi_table_instant_metadata(&m, b->x->table, b->in_t, err);
+    /* Metadata that cannot say (gone, too large, garbled): every log is read. */
+    if (st == HUDI_ERR_CORRUPT || st == HUDI_ERR_NOT_FOUND || st == HUDI_ERR_LIMIT) hudi_error_clear(err);
+    else if (st != HUDI_OK) return st;
+    if (st == HUDI_OK && n_stats(m) == 0) st = HUDI_ERR_NOT_FOUND;
   }
-  if (st != HUDI_OK) return st;
-  if (n_stats(m) == 0) hudi_commit_metadata_free(m);
-  else *out = m;
-  return HUDI_OK;
-}
-
-static int cmp_info(const void *a, const void *b) {
-  return strcmp(((const hudi_file_info *)a)->path, ((const hudi_file_info *)b)->path);
-}
-
-/* The files of the partitions m's write stats name, each listed alone
- * (Hudi's ListingBasedRollbackStrategy lists those partitions), sorted
- * by path as one recursive listing would be. */
-static hudi_status list_written_partitions(plan_build *b, const hudi_commit_metadata *m, hudi_file_list *out,
-                                           hudi_error *err) {
-  hudi_buf dir;
-  hudi_buf_init(&dir, PATH_MAX_LEN);
-  hudi_hashmap seen;
-  hudi_hashmap_init(&seen, 0);
-  hudi_status st = HUDI_OK;
-  const hudi_partition_write_stats *ps = m->partition_to_write_stats.items;
-  for (size_t i = 0; st == HUDI_OK && i < m->partition_to_write_stats.n; i++) {
-    const char *part = ps[i].key ? ps[i].key : "";
-    if (ps[i].value.n == 0 || hudi_hashmap_get(&seen, part, strlen(part), NULL)) continue;
-    st = hudi_hashmap_put(&seen, part, strlen(part), (hudi_hashmap_value){.u64 = 1}, NULL, NULL, err);
-    hudi_buf_reset(&dir);
-    if (st == HUDI_OK)
-      st = hudi_buf_printf(&dir, err, "%s%s%s%c", b->x->dir, *b->x->dir && *part ? "/" : "", part, '\0');
-    hudi_file_list pl = HUDI_FILE_LIST_INIT;
-    if (st == HUDI_OK) st = hudi_storage_list(b->x->s, (const char *)dir.data, 0, &pl, err);
-    if (st == HUDI_OK && out->count + pl.count > out->cap) {
-      size_t c = (out->count + pl.count) * 2;
-      hudi_file_info *q = hudi_realloc(out->items, c * sizeof *q);
-      if (!q) st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-      else out->items = q, out->cap = c;
-    }
-    if (st == HUDI_OK && pl.count) {
-      /* The entries (and their paths) move to out. */
-      memcpy(out->items + out->count, pl.items, pl.count * sizeof *pl.items);
-      out->count += pl.count;
-      pl.count = 0;
-    }
-    hudi_file_list_free(&pl);
-  }
-  if (st == HUDI_OK && out->count > 1) qsort(out->items, out->count, sizeof *out->items, cmp_info);
-  hudi_hashmap_free(&seen);
-  hudi_buf_free(&dir);
+  if (st == HUDI_OK) st = hudi_rb_append_requests_from_metadata(b->p, b->x, m, l, b->instant, err);
+  else st = hudi_rb_append_requests_from_listing(b->p, b->x, l, b->instant, err);
+  hudi_commit_metadata_free(m);
   return st;
 }
 
 /* Requests for every base and log file named with T, found by listing x
  * (outside its .hoodie): ListingBasedRollbackStrategy for a table whose
- * markers are gone. A completed T's metadata names the partitions to list
- * and, on layout 1, the log files holding its blocks; else the whole table
- * is listed and, on layout 1, every log file read. */
+ * markers are gone. */
 static hudi_status plan_from_listing(plan_build *b, hudi_error *err) {
-  hudi_commit_metadata *m = NULL;
-  HUDI_TRY(written_metadata(b, &m, err));
   hudi_file_list l = HUDI_FILE_LIST_INIT;
-  hudi_status st = m ? list_written_partitions(b, m, &l, err)
-                     : hudi_storage_list(b->x->s, b->x->dir, HUDI_LIST_RECURSIVE, &l, err);
+  HUDI_TRY(hudi_storage_list(b->x->s, b->x->dir, HUDI_LIST_RECURSIVE, &l, err));
   size_t pre = *b->x->dir ? strlen(b->x->dir) + 1 : 0;
+  hudi_status st = HUDI_OK;
   for (size_t i = 0; st == HUDI_OK && i < l.count; i++) {
     const char *p = l.items[i].path;
     if (l.items[i].is_dir || strlen(p) <= pre) continue;
@@ -326,11 +280,8 @@ static hudi_status plan_from_listing(plan_build *b, hudi_error *err) {
   }
   /* Layout 1: T's log appends are in files named by their slices' base
    * instants: the slices holding blocks of T. */
-  if (st == HUDI_OK && b->x->tl->layout < 2)
-    st = m ? hudi_rb_append_requests_from_metadata(b->p, b->x, m, &l, b->instant, err)
-           : hudi_rb_append_requests_from_listing(b->p, b->x, &l, b->instant, err);
+  if (st == HUDI_OK && b->x->tl->layout < 2) st = append_requests(b, &l, err);
   hudi_file_list_free(&l);
-  hudi_commit_metadata_free(m);
   return st;
 }
 

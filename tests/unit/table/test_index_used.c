@@ -61,8 +61,6 @@ typedef struct recorder {
   char *read[MAX_PATHS];
   size_t n_read;
   size_t n_list_data; /* listings outside .hoodie/ */
-  size_t n_list_table; /* recursive listings of the whole table */
-  char listed[64][64]; /* the first directories listed outside .hoodie/ */
   pthread_mutex_t mu;  /* reads run on pool threads (the BLOOM index, the MDT) */
 } recorder;
 
@@ -103,9 +101,7 @@ static hudi_status rec_rename(hudi_storage *s, const char *from, const char *to,
 static hudi_status rec_list(hudi_storage *s, const char *d, unsigned flags, hudi_file_list *out, hudi_error *err) {
   recorder *r = (recorder *)s;
   pthread_mutex_lock(&r->mu);
-  if (strncmp(d, ".hoodie", 7) != 0 && r->n_list_data < 64) snprintf(r->listed[r->n_list_data], 64, "%s", d);
   if (strncmp(d, ".hoodie", 7) != 0) r->n_list_data++;
-  if (!*d && (flags & HUDI_LIST_RECURSIVE)) r->n_list_table++;
   pthread_mutex_unlock(&r->mu);
   return hudi_storage_list(r->inner, d, flags, out, err);
 }
@@ -543,11 +539,8 @@ static void test_v6_rollback_of_completed_reads_its_logs(void **state) {
     const char *name = strrchr(rec->read[i], '/');
     if (strncmp(rec->read[i], ".hoodie", 7) && name && strstr(name, ".log.")) logs_read++;
   }
-  size_t table_lists = rec->n_list_table;
   unwrap(t, rec);
   if (logs_read == 0 || logs_read > 4) fail_msg("the rollback read %zu log files (U2 wrote 1 to 4)", logs_read);
-  /* Keys 0-3 live in both partitions: each is listed, the table is not. */
-  if (table_lists) fail_msg("the rollback listed the whole table");
 
   /* U2's values are gone, U1's stay. */
   static loc after[N_ROWS + 8];
@@ -578,47 +571,12 @@ static void test_v6_rollback_of_completed_reads_its_logs(void **state) {
   hudi_table_free(t);
 }
 
-/* ---- the rollback of a completed write lists the partitions it wrote -- */
-
-/* A version-8 MOR table with a record index in two partitions; an upsert
- * of keys of city=sf only, rolled back after it completed (no markers):
- * the plan lists city=sf, the partition its commit metadata names, as
- * Hudi's ListingBasedRollbackStrategy does, not the whole table. */
-static void test_rollback_of_completed_lists_its_partitions(void **state) {
-  (void)state;
-  hudi_table *t = create("v8-rollback-done", HUDI_MERGE_ON_READ, true);
-  struct ArrowArrayStream s;
-  make_stream(&s, 1, 10, 2, 2); /* keys 1, 3, ...: city=sf */
-  hudi_write_result r;
-  hudi_error err = HUDI_ERROR_INIT;
-  assert_int_equal(hudi_table_upsert(&r, t, &s, NULL, 0, &err), HUDI_OK);
-  assert_int_equal(r.num_updates, 10);
-  recorder *rec = wrap(t);
-  hudi_rollback_result rr;
-  assert_int_equal(hudi_table_rollback(&rr, t, r.requested_time, NULL, 0, &err), HUDI_OK);
-  size_t table_lists = rec->n_list_table, n = rec->n_list_data;
-  bool other = false;
-  for (size_t i = 0; i < n && i < 64; i++) other |= strstr(rec->listed[i], "nyc") != NULL;
-  unwrap(t, rec);
-  if (table_lists) fail_msg("the rollback listed the whole table");
-  if (other || n == 0) fail_msg("the rollback listed %zu directories, city=nyc among them: %d", n, other);
-  /* The upsert is undone: every value is the bulk load's. */
-  static loc after[N_ROWS + 8];
-  assert_int_equal(locate(t, after, N_ROWS + 8), N_ROWS);
-  for (size_t k = 0; k < N_ROWS; k++) {
-    int i = atoi(after[k].key + 3);
-    if (after[k].v != i + 1) fail_msg("%s: v %d after the rollback, want %d", after[k].key, after[k].v, i + 1);
-  }
-  hudi_table_free(t);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cow_upsert_uses_index), cmocka_unit_test(test_mor_upsert_uses_index),
       cmocka_unit_test(test_bloom_control_reads_footers), cmocka_unit_test(test_cow_small_files),
       cmocka_unit_test(test_mor_small_files), cmocka_unit_test(test_v6_rollback_lists_partitions_once),
       cmocka_unit_test(test_v6_rollback_of_completed_reads_its_logs),
-      cmocka_unit_test(test_rollback_of_completed_lists_its_partitions),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
