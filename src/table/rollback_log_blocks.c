@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "io/backend.h"
 #include "table/base_file.h"
 #include "table/log_command_block.h"
 #include "table/log_file_name.h"
@@ -153,29 +154,21 @@ static hudi_status dir_get(hudi_rb_dirs *c, hudi_storage *s, const char *dir, rb
   return HUDI_OK;
 }
 
-/* The log files of slice (file_id, base) in d. */
-static const rb_slice *dir_slice(const rb_dir *d, const char *file_id, const char *base, hudi_buf *key,
-                                 hudi_error *err, hudi_status *st) {
+/* The log files of slice (file_id, base) in d (none: an empty slice). */
+static hudi_status dir_slice(const rb_slice **out, const rb_dir *d, const char *file_id, const char *base,
+                             hudi_buf *key, hudi_error *err) {
   static const rb_slice none = {0};
   hudi_hashmap_value v;
-  *st = slice_key(key, file_id, base, err);
-  if (*st != HUDI_OK || !hudi_hashmap_get(&d->slices, key->data, key->len, &v)) return &none;
-  return &d->s[v.u64];
+  *out = &none;
+  HUDI_TRY(slice_key(key, file_id, base, err));
+  if (hudi_hashmap_get(&d->slices, key->data, key->len, &v)) *out = &d->s[v.u64];
+  return HUDI_OK;
 }
 
 /* Adds a file this execution wrote (path relative to the base, its size)
  * to d, so a later request of the same slice sees it. */
 static hudi_status dir_note_written(rb_dir *d, const char *path, uint64_t size, hudi_error *err) {
-  if (d->l.count == d->l.cap) {
-    size_t c = d->l.cap ? d->l.cap * 2 : 8;
-    hudi_file_info *q = hudi_realloc(d->l.items, c * sizeof *q);
-    if (!q) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-    d->l.items = q, d->l.cap = c;
-  }
-  hudi_file_info *f = &d->l.items[d->l.count];
-  *f = (hudi_file_info){.path = hudi_strdup(path), .size = size};
-  if (!f->path) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-  d->l.count++;
+  HUDI_TRY(hudi_file_list_push(&d->l, path, strlen(path), size, 0, false, err));
   hudi_buf key;
   hudi_buf_init(&key, 256);
   hudi_status st = dir_add(d, d->l.count - 1, &key, err);
@@ -316,7 +309,8 @@ hudi_status hudi_rb_append_request(hudi_rollback_plan *p, const hudi_rb_target *
   if (st == HUDI_OK && !dup) st = partition_dir(&dir, x, partition, err);
   rb_dir *d = NULL;
   if (st == HUDI_OK && !dup) st = dir_get(dirs, x->s, (const char *)dir.data, &d, err);
-  const rb_slice *sl = st == HUDI_OK && !dup ? dir_slice(d, file_id, base, &key, err, &st) : NULL;
+  const rb_slice *sl = NULL;
+  if (st == HUDI_OK && !dup) st = dir_slice(&sl, d, file_id, base, &key, err);
   const hudi_file_info **mine = NULL;
   size_t n = 0;
   if (st == HUDI_OK && sl && !strcmp(base, instant)) {
@@ -554,7 +548,8 @@ hudi_status hudi_rb_write_command_block(const hudi_rb_target *x, hudi_rb_dirs *d
   if (st == HUDI_OK) st = partition_dir(&dir, x, part, err);
   rb_dir *d = NULL;
   if (st == HUDI_OK) st = dir_get(dirs, x->s, (const char *)dir.data, &d, err);
-  const rb_slice *sl = st == HUDI_OK ? dir_slice(d, rq->file_id, rq->latest_base_instant, &uri, err, &st) : NULL;
+  const rb_slice *sl = NULL;
+  if (st == HUDI_OK) st = dir_slice(&sl, d, rq->file_id, rq->latest_base_instant, &uri, err);
   /* A rollback resumed after a crash: its block may be there already. */
   if (st == HUDI_OK) st = written_before(&again, &version, x, d, sl, &block, &rel, err);
   if (st == HUDI_OK && !again)

@@ -168,15 +168,23 @@ static void make_stream(struct ArrowArrayStream *out, int from, int n, int64_t t
   hudi_arrow_field_clear(&f);
 }
 
-static hudi_table *create(const char *name, hudi_table_type type, bool rli) {
-  char path[300];
+/* A table of many small file groups in two partitions; version 0: the
+ * default, else hoodie.write.table.version. */
+static hudi_table *create_version(const char *name, hudi_table_type type, bool rli, int version) {
+  char path[300], v[16];
   snprintf(path, sizeof path, "%s/%s", dir, name);
+  snprintf(v, sizeof v, "%d", version);
+  hudi_option vo[] = {{"hoodie.write.table.version", v}};
   hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
   o.type = type;
   o.record_key_fields = "id";
   o.partition_fields = "city";
   o.ordering_fields = "ts";
   o.record_index_enabled = rli;
+  if (version) {
+    o.options = vo;
+    o.n_options = 1;
+  }
   hudi_table *t = NULL;
   hudi_error err = HUDI_ERROR_INIT;
   assert_int_equal(hudi_table_create(&t, path, &o, &err), HUDI_OK);
@@ -189,6 +197,10 @@ static hudi_table *create(const char *name, hudi_table_type type, bool rli) {
   assert_int_equal(hudi_table_append(&r, t, &s, opts, 1, &err), HUDI_OK);
   assert_true(r.files_written >= 20);
   return t;
+}
+
+static hudi_table *create(const char *name, hudi_table_type type, bool rli) {
+  return create_version(name, type, rli, 0);
 }
 
 /* key -> file id of its row, from a read of the table. */
@@ -416,6 +428,17 @@ static void test_mor_small_files(void **state) {
 }
 
 
+/* Every key's value is its index plus `plus` (the ts of the write that
+ * holds it), after `when`. */
+static void expect_values(hudi_table *t, int plus, const char *when) {
+  static loc after[N_ROWS + 8];
+  assert_int_equal(locate(t, after, N_ROWS + 8), N_ROWS);
+  for (size_t k = 0; k < N_ROWS; k++) {
+    int i = atoi(after[k].key + 3);
+    if (after[k].v != i + plus) fail_msg("%s: v %d after %s, want %d", after[k].key, after[k].v, when, i + plus);
+  }
+}
+
 /* ---- a failed version-6 upsert's rollback lists each partition once ---- */
 
 /* A version-6 MOR upsert appends a log file to every file group (~40 in
@@ -427,24 +450,10 @@ static void test_v6_rollback_lists_partitions_once(void **state) {
   (void)state;
   char path[300], cmd[900];
   snprintf(path, sizeof path, "%s/v6-rollback", dir);
-  hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
-  o.type = HUDI_MERGE_ON_READ;
-  o.record_key_fields = "id";
-  o.partition_fields = "city";
-  o.ordering_fields = "ts";
-  o.record_index_enabled = false;
-  static const hudi_option v6[] = {{"hoodie.write.table.version", "6"}};
-  o.options = v6;
-  o.n_options = 1;
-  hudi_table *t = NULL;
+  hudi_table *t = create_version("v6-rollback", HUDI_MERGE_ON_READ, false, 6);
   hudi_error err = HUDI_ERROR_INIT;
-  assert_int_equal(hudi_table_create(&t, path, &o, &err), HUDI_OK);
   struct ArrowArrayStream s;
-  make_stream(&s, 0, N_ROWS, 1, 1);
-  hudi_option small[] = {{"hoodie.parquet.max.file.size", "400"}};
   hudi_write_result r;
-  assert_int_equal(hudi_table_append(&r, t, &s, small, 1, &err), HUDI_OK);
-  assert_true(r.files_written >= 20);
   make_stream(&s, 0, N_ROWS, 2, 1); /* every key: a log file in every file group */
   assert_int_equal(hudi_table_upsert(&r, t, &s, NULL, 0, &err), HUDI_OK);
   assert_int_equal(r.num_updates, N_ROWS);
@@ -473,12 +482,7 @@ static void test_v6_rollback_lists_partitions_once(void **state) {
   /* Every slice holds its command block, and reads see the rows before T. */
   snprintf(cmd, sizeof cmd, "test $(find '%s' -name '.*.log.*' -path '*/city=*' | wc -l) -ge 40", path);
   assert_int_equal(system(cmd), 0);
-  static loc after[N_ROWS + 8];
-  assert_int_equal(locate(t, after, N_ROWS + 8), N_ROWS);
-  for (size_t k = 0; k < N_ROWS; k++) {
-    int i = atoi(after[k].key + 3);
-    if (after[k].v != i + 1) fail_msg("%s: v %d after the rollback, want %d", after[k].key, after[k].v, i + 1);
-  }
+  expect_values(t, 1, "the rollback");
   hudi_table_free(t);
 }
 
@@ -505,24 +509,10 @@ static void test_v6_rollback_of_completed_reads_its_logs(void **state) {
   (void)state;
   char path[300], cmd[600];
   snprintf(path, sizeof path, "%s/v6-rollback-done", dir);
-  hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
-  o.type = HUDI_MERGE_ON_READ;
-  o.record_key_fields = "id";
-  o.partition_fields = "city";
-  o.ordering_fields = "ts";
-  o.record_index_enabled = false;
-  static const hudi_option v6[] = {{"hoodie.write.table.version", "6"}};
-  o.options = v6;
-  o.n_options = 1;
-  hudi_table *t = NULL;
+  hudi_table *t = create_version("v6-rollback-done", HUDI_MERGE_ON_READ, false, 6);
   hudi_error err = HUDI_ERROR_INIT;
-  assert_int_equal(hudi_table_create(&t, path, &o, &err), HUDI_OK);
   struct ArrowArrayStream s;
-  make_stream(&s, 0, N_ROWS, 1, 1);
-  hudi_option small[] = {{"hoodie.parquet.max.file.size", "400"}};
   hudi_write_result r;
-  assert_int_equal(hudi_table_append(&r, t, &s, small, 1, &err), HUDI_OK);
-  assert_true(r.files_written >= 20);
   make_stream(&s, 0, N_ROWS, 2, 1); /* U1: every key, a log file in every file group */
   assert_int_equal(hudi_table_upsert(&r, t, &s, NULL, 0, &err), HUDI_OK);
   make_stream(&s, 0, 4, 3, 1); /* U2: keys 0-3, in at most 4 file groups */
@@ -543,12 +533,7 @@ static void test_v6_rollback_of_completed_reads_its_logs(void **state) {
   if (logs_read == 0 || logs_read > 4) fail_msg("the rollback read %zu log files (U2 wrote 1 to 4)", logs_read);
 
   /* U2's values are gone, U1's stay. */
-  static loc after[N_ROWS + 8];
-  assert_int_equal(locate(t, after, N_ROWS + 8), N_ROWS);
-  for (size_t k = 0; k < N_ROWS; k++) {
-    int i = atoi(after[k].key + 3);
-    if (after[k].v != i + 2) fail_msg("%s: v %d after the rollback, want %d", after[k].key, after[k].v, i + 2);
-  }
+  expect_values(t, 2, "the rollback");
 
   /* U3, whose completed file is blank (it parses as metadata without
    * write stats): the rollback falls back to reading every log file, and
@@ -563,11 +548,7 @@ static void test_v6_rollback_of_completed_reads_its_logs(void **state) {
   assert_int_equal(hudi_table_open(&t, path, NULL, 0, &err), HUDI_OK);
   assert_int_equal(hudi_table_rollback(&rr, t, r.requested_time, NULL, 0, &err), HUDI_OK);
   if (command_block_files(path) <= blocks_before) fail_msg("rolling back U3 wrote no command block");
-  assert_int_equal(locate(t, after, N_ROWS + 8), N_ROWS);
-  for (size_t k = 0; k < N_ROWS; k++) {
-    int i = atoi(after[k].key + 3);
-    if (after[k].v != i + 2) fail_msg("%s: v %d after rolling back U3, want %d", after[k].key, after[k].v, i + 2);
-  }
+  expect_values(t, 2, "rolling back U3");
   hudi_table_free(t);
 }
 
