@@ -112,7 +112,13 @@ static const char *first_base_path(const hudi_commit_metadata *m) {
 
 hudi_status hudi_table_resolve_schema(hudi_arrow_field *out, hudi_table *t, bool with_meta, hudi_error *err) {
   memset(out, 0, sizeof *out);
+  /* Java's TableSchemaResolver: the latest completed write whose metadata
+   * carries a schema (walking back past writes without one, e.g. a blank
+   * commit file), else hoodie.table.create.schema, else the Parquet schema
+   * of a base file the latest write names. */
   const hudi_timeline *tl = &t->timeline;
+  char base[1024] = "";
+  bool seen_write = false;
   for (size_t i = tl->count; i-- > 0;) {
     const hudi_instant *in = &tl->items[i];
     if (!hudi_instant_is_write(in)) continue;
@@ -122,18 +128,19 @@ hudi_status hudi_table_resolve_schema(hudi_arrow_field *out, hudi_table *t, bool
       hudi_commit_metadata_free(m);
       continue;
     }
-    hudi_status st;
     const char *schema = hudi_commit_metadata_schema(m);
-    const char *base = first_base_path(m);
-    if (schema) st = from_avro_text(out, schema, with_meta, in->file_name, err);
-    else if (base) st = from_parquet(out, t, base, with_meta, err);
-    else st = HUDI_ERR_NOT_FOUND;
+    if (!seen_write) {
+      const char *p = first_base_path(m);
+      if (p && strlen(p) < sizeof base) snprintf(base, sizeof base, "%s", p);
+      seen_write = true;
+    }
+    hudi_status st = schema ? from_avro_text(out, schema, with_meta, in->file_name, err) : HUDI_ERR_NOT_FOUND;
     hudi_commit_metadata_free(m);
     if (st != HUDI_ERR_NOT_FOUND) return st;
-    break; /* hudi-rs: the latest write decides; fall back to the create schema */
   }
   const char *create = hudi_props_get(&t->props, "hoodie.table.create.schema");
   if (create && *create) return from_avro_text(out, create, with_meta, "hoodie.table.create.schema", err);
+  if (base[0]) return from_parquet(out, t, base, with_meta, err);
   return hudi_err_set(err, HUDI_ERR_NOT_FOUND,
                       "table %s has no schema: no completed commit with one, and no hoodie.table.create.schema",
                       t->base_uri);
