@@ -276,14 +276,22 @@ static hudi_status load_replaced(planner *p, hudi_error *err) {
 }
 
 /* Whether slice i of g is what a savepoint sees (the newest slice at or
- * before the savepoint's instant): its files must stay. */
-static bool savepointed(const planner *p, const hudi_file_group *g, size_t i) {
+ * before the savepoint's instant): its files must stay. replaced_at: the
+ * replacecommit that replaced g, or NULL; savepoints at or after it do not
+ * see g (Hudi's savepoint lists the file system view, which drops
+ * replaced groups), so they keep none of its files. */
+static bool savepointed_before(const planner *p, const hudi_file_group *g, size_t i, const char *replaced_at) {
   for (size_t k = 0; k < p->n_savepoints; k++) {
     const char *sp = p->savepoints[k]->requested_time;
+    if (replaced_at && strcmp(sp, replaced_at) >= 0) continue;
     if (strcmp(g->slices[i].base_instant, sp) > 0) continue;
     if (i + 1 == g->n_slices || strcmp(g->slices[i + 1].base_instant, sp) > 0) return true;
   }
   return false;
+}
+
+static bool savepointed(const planner *p, const hudi_file_group *g, size_t i) {
+  return savepointed_before(p, g, i, NULL);
 }
 
 /* The slice a pending compaction of g reads: the newest one older than the
@@ -306,7 +314,7 @@ static hudi_status plan_replaced(planner *p, const hudi_file_group *g, const hud
       (!p->info.ectr || strcmp(by->requested_time, p->info.ectr->requested_time) >= 0))
     return HUDI_OK;
   for (size_t i = 0; i < g->n_slices; i++)
-    if (!savepointed(p, g, i)) HUDI_TRY(add_slice_files(p, g, &g->slices[i], err));
+    if (!savepointed_before(p, g, i, by->requested_time)) HUDI_TRY(add_slice_files(p, g, &g->slices[i], err));
   return HUDI_OK;
 }
 

@@ -7,9 +7,12 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/hashmap.h"
 #include "base/instant.h"
 #include "hudi/services.h"
 #include "table/clean.h"
+#include "table/commit_metadata.h"
+#include "table/schema_resolve.h"
 #include "table/fsview.h"
 #include "table/lock.h"
 #include "table/write.h"
@@ -89,20 +92,63 @@ static const char *base_name(const char *p) {
   return s ? s + 1 : p;
 }
 
+static hudi_status group_key(hudi_buf *b, const char *partition, const char *file_id, hudi_error *err) {
+  hudi_buf_reset(b);
+  HUDI_TRY(hudi_buf_append_str(b, partition ? partition : "", err));
+  HUDI_TRY(hudi_buf_append_byte(b, 0, err));
+  return hudi_buf_append_str(b, file_id ? file_id : "", err);
+}
+
+/* The file groups completed replacecommits requested at or before T
+ * replaced (partition \0 file id). */
+static hudi_status replaced_by(hudi_hashmap *out, hudi_table *t, const char *T, hudi_error *err) {
+  hudi_buf key;
+  hudi_buf_init(&key, 1 << 20);
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < t->timeline.count; i++) {
+    const hudi_instant *in = &t->timeline.items[i];
+    if (!hudi_instant_is_write(in) || strcmp(in->action, "replacecommit") || strcmp(in->requested_time, T) > 0)
+      continue;
+    hudi_commit_metadata *m = NULL;
+    st = hudi_table_instant_metadata(&m, t, in, err);
+    const hudi_tl_strs_entry *e = st == HUDI_OK ? m->partition_to_replace_file_ids.items : NULL;
+    for (size_t a = 0; st == HUDI_OK && a < m->partition_to_replace_file_ids.n; a++) {
+      char **ids = e[a].value.items;
+      for (size_t b = 0; st == HUDI_OK && b < e[a].value.n; b++) {
+        st = group_key(&key, e[a].key, ids[b], err);
+        if (st == HUDI_OK) st = hudi_hashmap_put(out, key.data, key.len, (hudi_hashmap_value){.u64 = 1}, NULL, NULL, err);
+      }
+    }
+    if (m) hudi_commit_metadata_free(m);
+  }
+  hudi_buf_free(&key);
+  return st;
+}
+
 /* Per partition, the base and log files of each file group's latest slice
- * as of T (the merged slice under a pending compaction: both slices' files). */
+ * as of T (the merged slice under a pending compaction: both slices'
+ * files), leaving out groups a replacecommit replaced by then: Hudi's
+ * savepoint lists the file system view, which drops them (and the
+ * cleaner, keeping the files savepoints list, then deletes them). */
 static hudi_status collect_files(hudi_savepoint_metadata *m, hudi_table *t, const char *T, int64_t *n_files,
                                  hudi_error *err) {
   hudi_fsview v;
   memset(&v, 0, sizeof v);
   hudi_fsview_options o = {T, t->version};
   HUDI_TRY(hudi_fsview_build_from_listing(&v, t->storage, &t->timeline, &o, err));
-  hudi_status st = HUDI_OK;
+  hudi_hashmap replaced;
+  hudi_hashmap_init(&replaced, 0);
+  hudi_buf key;
+  hudi_buf_init(&key, 1 << 20);
+  hudi_status st = replaced_by(&replaced, t, T, err);
   m->partition_metadata.has = 1;
   for (size_t i = 0; st == HUDI_OK && i < v.n_groups; i++) {
     const hudi_file_group *g = &v.groups[i];
     const hudi_file_slice *sl = hudi_file_group_latest_slice(g);
     if (!sl) continue;
+    st = group_key(&key, g->partition, g->file_id, err);
+    if (st != HUDI_OK) break;
+    if (hudi_hashmap_get(&replaced, key.data, key.len, NULL)) continue;
     if (g->merged && g->n_slices >= 2) {
       /* the merged slice lists the previous base and both slices' logs */
       sl = g->merged;
@@ -116,6 +162,8 @@ static hudi_status collect_files(hudi_savepoint_metadata *m, hudi_table *t, cons
       if (st == HUDI_OK) (*n_files)++;
     }
   }
+  hudi_buf_free(&key);
+  hudi_hashmap_free(&replaced);
   hudi_fsview_free(&v);
   return st;
 }
