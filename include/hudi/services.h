@@ -284,8 +284,15 @@ typedef struct hudi_archive_result {
  * max(hoodie.metadata.keep.max.commits (30), hoodie.keep.max.commits),
  * never at or past the data table's earliest commit or pending instant,
  * nor the metadata table's latest compaction. Writes run it after every
- * commit unless hoodie.archive.automatic is false. Timeline layout 1
- * (table version 6): nothing is archived. */
+ * commit unless hoodie.archive.automatic is false. A savepointed commit
+ * is never archived (with hoodie.archive.beyond.savepoint=true the others
+ * are). Timeline layout 1 (table version 6): the same rules (Apache Hudi
+ * 1.x's TimelineArchiverV1), into a new log file
+ * .hoodie/<hoodie.archivelog.folder, "archived">/.commits_.archive.N_1-0-1
+ * of Avro HoodieArchivedMetaEntry records, one per requested, inflight and
+ * completed file (hoodie.commits.archival.batch, 10, per block), which
+ * Spark reads as its own archive; a version-6 table with a metadata table
+ * is left alone. */
 HUDI_EXTERN hudi_status hudi_table_archive(hudi_archive_result *result, hudi_table *table, const hudi_option *options,
                                            size_t n_options, hudi_error *err);
 

@@ -310,7 +310,9 @@ class HudiTable:
         (``.hoodie/timeline/history``) once there are more than ``hoodie.keep.max.commits`` (30)
         completed commits, keeping ``hoodie.keep.min.commits`` (20), as Apache Hudi 1.x does; time
         travel and incremental reads still see the archived commits. Writes archive by themselves
-        after each commit unless ``hoodie.archive.automatic`` is ``false``."""
+        after each commit unless ``hoodie.archive.automatic`` is ``false``. On table version 6 the
+        archived instants go into a new ``.hoodie/archived/.commits_.archive.N_1-0-1`` log file,
+        as Hudi's version-6 archiver writes it."""
         from hudi import services
 
         return services.archive(self._table, options)

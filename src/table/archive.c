@@ -1,6 +1,8 @@
 /* Timeline archival, after Apache Hudi 1.x TimelineArchiverV2 and
- * ArchivalUtils (spec hudi-format-v6-and-archive.md B3). */
+ * ArchivalUtils (spec hudi-format-v6-and-archive.md B3); layout 1 (table
+ * version 6) after TimelineArchiverV1, into archive_v1.h's log files. */
 #include "table/archive.h"
+#include "table/archive_v1.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -55,6 +57,7 @@ typedef struct archive_cfg {
   bool beyond_savepoint;
   int max_delta_commits;
   int lsm_batch;
+  int v1_batch; /* hoodie.commits.archival.batch (layout 1) */
 } archive_cfg;
 
 /* The timeline being archived: the data table's, or its metadata table's
@@ -63,6 +66,7 @@ typedef struct archive_target {
   hudi_storage *s;
   const char *dir;          /* the table's directory under the storage base: "" or ".hoodie/metadata" */
   const hudi_props *props;  /* its hoodie.properties */
+  int layout;               /* timeline layout: 1 (.hoodie, TimelineArchiverV1) or 2 */
   bool mor;
   bool data_has_mdt;        /* data table with a metadata table: rule 4 */
   const hudi_timeline *data; /* metadata table: the data table's active timeline (rule 5) */
@@ -70,17 +74,18 @@ typedef struct archive_target {
   char tl_dir[128];          /* its timeline directory under the storage base */
 } archive_target;
 
-static void target_init(archive_target *t, hudi_storage *s, const char *dir, const hudi_props *props, bool mor,
-                        bool data_has_mdt, const hudi_timeline *data) {
+static void target_init(archive_target *t, hudi_storage *s, const char *dir, const hudi_props *props, int layout,
+                        bool mor, bool data_has_mdt, const hudi_timeline *data) {
   memset(t, 0, sizeof *t);
   t->s = s;
   t->dir = dir;
   t->props = props;
+  t->layout = layout;
   t->mor = mor;
   t->data_has_mdt = data_has_mdt;
   t->data = data;
   /* hudi_timeline.dir is relative to the table (layout 2). */
-  snprintf(t->tl_dir, sizeof t->tl_dir, "%s%s.hoodie/timeline", dir, *dir ? "/" : "");
+  snprintf(t->tl_dir, sizeof t->tl_dir, "%s%s.hoodie%s", dir, *dir ? "/" : "", layout < 2 ? "" : "/timeline");
 }
 
 static hudi_status read_cfg(archive_cfg *c, const hudi_table *t, const hudi_option *o, size_t n, hudi_error *err) {
@@ -101,6 +106,7 @@ static hudi_status read_cfg(archive_cfg *c, const hudi_table *t, const hudi_opti
   c->beyond_savepoint = bool_opt(t, o, n, "hoodie.archive.beyond.savepoint", false);
   HUDI_TRY(int_opt(&c->max_delta_commits, t, o, n, "hoodie.compact.inline.max.delta.commits", NULL, 5, 1, err));
   HUDI_TRY(int_opt(&c->lsm_batch, t, o, n, "hoodie.timeline.compaction.batch.size", NULL, 10, 2, err));
+  HUDI_TRY(int_opt(&c->v1_batch, t, o, n, "hoodie.commits.archival.batch", NULL, HUDI_ARCHIVE_V1_BATCH, 1, err));
   return HUDI_OK;
 }
 
@@ -262,6 +268,15 @@ static void adjust_for_cleaning(archive_cfg *c, const hudi_timeline *tl, const s
   }
 }
 
+/* Whether a completed savepoint has requested time t. */
+static bool savepointed(const hudi_timeline *tl, const char *t) {
+  for (size_t i = 0; i < tl->count; i++)
+    if (tl->items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(tl->items[i].action, "savepoint") &&
+        !strcmp(tl->items[i].requested_time, t))
+      return true;
+  return false;
+}
+
 /* Indexes into tl of the instants to archive, ascending. */
 static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, const hudi_timeline *tl,
                           archive_cfg *c, hudi_error *err) {
@@ -273,7 +288,7 @@ static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, c
     if (completed_commit(&tl->items[i])) commits[nc++] = i;
   adjust_for_cleaning(c, tl, commits, nc);
   hudi_status st = HUDI_OK;
-  if (nc <= (size_t)c->max_keep) goto done;
+  if (nc <= (size_t)c->max_keep) goto cleans;
 
   char bound[HUDI_INSTANT_TIME_MAX] = "";
   /* 1. The earliest pending write, or the last commit completed before it. */
@@ -299,6 +314,22 @@ static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, c
     for (size_t j = 0; j < nc; j++) {
       const hudi_instant *in = &tl->items[commits[j]];
       if (!strcmp(in->action, "replacecommit") && (!retain[0] || strcmp(in->requested_time, retain) >= 0)) {
+        lower(bound, in->requested_time);
+        break;
+      }
+    }
+    /* ... nor those a savepoint older than them still reads: the cleaner
+     * keeps the savepointed slices of the groups they replaced
+     * (ClusteringUtils.getEarliestReplacedSavepointInClean; reachable with
+     * hoodie.archive.beyond.savepoint). */
+    for (size_t j = 0; j < nc; j++) {
+      const hudi_instant *in = &tl->items[commits[j]];
+      if (strcmp(in->action, "replacecommit")) continue;
+      bool seen = false;
+      for (size_t i = 0; i < tl->count && !seen; i++)
+        seen = tl->items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(tl->items[i].action, "savepoint") &&
+               strcmp(tl->items[i].requested_time, in->requested_time) < 0;
+      if (seen) {
         lower(bound, in->requested_time);
         break;
       }
@@ -349,7 +380,9 @@ static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, c
     st = lower_to_live_logs(bound, t->owner, err);
     if (st != HUDI_OK) goto done;
   }
-  /* Savepoints: stop at the first, or skip them all (beyond.savepoint). */
+  /* Savepoints: stop at the first, or with beyond.savepoint keep only
+   * the savepointed commits (a savepoint shares its commit's requested
+   * time, and archiving that commit would delete the savepoint's files). */
   const char *first_savepoint = NULL;
   for (size_t i = 0; i < tl->count && !first_savepoint; i++)
     if (tl->items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(tl->items[i].action, "savepoint"))
@@ -359,16 +392,20 @@ static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, c
   for (size_t j = 0; j < nc && taken < limit; j++) {
     const hudi_instant *in = &tl->items[commits[j]];
     if (bound[0] && strcmp(in->requested_time, bound) >= 0) continue;
-    /* A savepoint shares its commit's requested time: with
-     * beyond.savepoint only that commit stays (our timeline holds one
-     * action per time, so savepointed commits are the savepoint's). */
     if (first_savepoint && !c->beyond_savepoint && strcmp(in->requested_time, first_savepoint) >= 0) continue;
+    if (first_savepoint && savepointed(tl, in->requested_time)) continue;
     out[(*n_out)++] = commits[j];
     taken++;
   }
+cleans:
   if (*n_out) {
     /* Completed cleans and rollbacks older than the last archived commit
-     * go with them. */
+     * go with them. Layout 1 too: TimelineArchiverV1 instead archives
+     * cleans and rollbacks by their own count (all but the latest
+     * keep.min.commits once there are more than keep.max.commits), which
+     * can leave a clean older than archived commits, or archive the clean
+     * that deleted files an active commit wrote; this way the active
+     * timeline explains every file its commits name. */
     const char *last = tl->items[out[*n_out - 1]].requested_time;
     for (size_t i = 0; i < tl->count; i++) {
       const hudi_instant *in = &tl->items[i];
@@ -376,14 +413,14 @@ static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, c
           strcmp(in->requested_time, last) < 0)
         out[(*n_out)++] = i;
     }
-    /* Indexes into a requested-time-sorted timeline: sorting them sorts by time. */
-    for (size_t i = 1; i < *n_out; i++)
-      for (size_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
-        size_t x = out[j];
-        out[j] = out[j - 1];
-        out[j - 1] = x;
-      }
   }
+  /* Indexes into a requested-time-sorted timeline: sorting them sorts by time. */
+  for (size_t i = 1; i < *n_out; i++)
+    for (size_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
+      size_t x = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = x;
+    }
 done:
   hudi_free(commits);
   return st;
@@ -451,8 +488,10 @@ static hudi_status delete_active(hudi_storage *s, const char *dir, const hudi_ti
       for (size_t i = 0; i < files->count; i++) {
         hudi_instant_file f;
         const char *name = base_name(files->items[i].path);
+        /* The instant's own files: a savepoint shares its commit's time. */
         if (files->items[i].is_dir || !hudi_instant_file_parse(&f, name, tl->layout) ||
-            strcmp(f.requested_time, in->requested_time))
+            strcmp(f.requested_time, in->requested_time) ||
+            strcmp(hudi_instant_completed_action(f.action), hudi_instant_completed_action(in->requested_action)))
           continue;
         if ((f.state == HUDI_INSTANT_COMPLETED) != (pass == 1)) continue;
         HUDI_TRY(hudi_storage_delete(s, files->items[i].path, HUDI_DELETE_MISSING_OK, err));
@@ -461,8 +500,27 @@ static hudi_status delete_active(hudi_storage *s, const char *dir, const hudi_ti
   return HUDI_OK;
 }
 
+/* Layout 1: the instants' state files into a new archive log file, then
+ * their active files go, as TimelineArchiverV1 does. */
+static hudi_status archive_instants_v1(hudi_archive_result *res, const archive_target *t, const hudi_timeline *tl,
+                                       const size_t *idx, size_t n, const archive_cfg *c, hudi_error *err) {
+  hudi_file_list files = HUDI_FILE_LIST_INIT;
+  HUDI_TRY(hudi_storage_list(t->s, t->tl_dir, 0, &files, err));
+  size_t records = 0;
+  hudi_status st = hudi_archive_v1_write(t->s, t->props, tl, idx, n, &files, c->v1_batch, &records, err);
+  if (st == HUDI_OK) st = delete_active(t->s, t->dir, tl, idx, n, &files, err);
+  if (st == HUDI_OK) {
+    res->num_instants_archived = (int64_t)n;
+    snprintf(res->first_archived, sizeof res->first_archived, "%s", tl->items[idx[0]].requested_time);
+    snprintf(res->last_archived, sizeof res->last_archived, "%s", tl->items[idx[n - 1]].requested_time);
+  }
+  hudi_file_list_free(&files);
+  return st;
+}
+
 static hudi_status archive_instants(hudi_archive_result *res, const archive_target *t, const hudi_timeline *tl,
                                     const size_t *idx, size_t n, const archive_cfg *c, hudi_error *err) {
+  if (t->layout < 2) return archive_instants_v1(res, t, tl, idx, n, c, err);
   hudi_file_list files = HUDI_FILE_LIST_INIT;
   HUDI_TRY(hudi_storage_list(t->s, t->tl_dir, 0, &files, err));
   hudi_lsm_row *rows = hudi_calloc(n, sizeof *rows);
@@ -490,12 +548,12 @@ static hudi_status archive_instants(hudi_archive_result *res, const archive_targ
   return st;
 }
 
-/* Archives what the rules allow of target t's timeline (layout 2) into res. */
+/* Archives what the rules allow of target t's timeline into res. */
 static hudi_status archive_timeline(hudi_archive_result *res, const archive_target *t, archive_cfg *c,
                                     bool *archived, hudi_error *err) {
   *archived = false;
   hudi_timeline tl;
-  HUDI_TRY(hudi_timeline_load(&tl, t->s, t->dir, 2, err));
+  HUDI_TRY(hudi_timeline_load(&tl, t->s, t->dir, t->layout, err));
   size_t *idx = hudi_calloc(tl.count + 1, sizeof *idx);
   size_t k = 0;
   hudi_status st = idx ? choose(idx, &k, t, &tl, c, err) : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
@@ -541,7 +599,7 @@ static hudi_status archive_mdt_with(hudi_archive_result *res, hudi_table *t, con
   archive_cfg c;
   hudi_status st = mdt_cfg(&c, data_cfg, t, opts, n, err);
   archive_target tgt;
-  target_init(&tgt, t->storage, ".hoodie/metadata", props, true, false, &t->timeline);
+  target_init(&tgt, t->storage, ".hoodie/metadata", props, 2, true, false, &t->timeline);
   tgt.owner = t;
   hudi_archive_result r;
   memset(&r, 0, sizeof r);
@@ -586,13 +644,16 @@ hudi_status hudi_archive_check_options(const hudi_table *t, const hudi_option *o
 hudi_status hudi_archive_run(hudi_archive_result *result, hudi_table *t, const hudi_option *opts, size_t n,
                              bool automatic, hudi_error *err) {
   memset(result, 0, sizeof *result);
-  if (t->layout < 2) return HUDI_OK;
   if (automatic && !bool_opt(t, opts, n, "hoodie.archive.automatic", true)) return HUDI_OK;
   archive_cfg c;
   HUDI_TRY(read_cfg(&c, t, opts, n, err));
   const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
+  /* Layout 1 with a metadata table (hudi-c writes none there): left alone,
+   * since TimelineArchiverV1 would bound archival by that table's
+   * compactions, which hudi-c does not run on version 6. */
+  if (t->layout < 2 && parts && *parts) return HUDI_OK;
   archive_target tgt;
-  target_init(&tgt, t->storage, "", &t->props, t->type == HUDI_MERGE_ON_READ, parts && *parts, NULL);
+  target_init(&tgt, t->storage, "", &t->props, t->layout, t->type == HUDI_MERGE_ON_READ, parts && *parts, NULL);
   tgt.owner = t;
   bool archived = false;
   hudi_status st = archive_timeline(result, &tgt, &c, &archived, err);

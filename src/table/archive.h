@@ -18,8 +18,9 @@
  * hoodie.keep.max.commits (30), hoodie.clean.commits.retained (10),
  * hoodie.clean.policy (KEEP_LATEST_COMMITS), hoodie.archive.beyond.savepoint
  * (false), hoodie.compact.inline.max.delta.commits (5),
- * hoodie.timeline.compaction.batch.size (10). Layout-1 tables are left
- * alone (nothing archived). */
+ * hoodie.timeline.compaction.batch.size (10), hoodie.commits.archival.batch
+ * (10, layout 1). Layout 1 writes archive_v1.h's log file instead of the
+ * LSM history (a layout-1 table with a metadata table is left alone). */
 /* Checks the archival options as hudi_archive_run reads them, for the
  * data table and its metadata table (HUDI_ERR_INVALID_ARG naming the bad
  * one): a write checks them before it writes anything. */

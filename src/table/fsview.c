@@ -31,7 +31,7 @@ static const char *entry_instant(const entry *e) { return e->is_log ? e->log_ins
 typedef struct completed_view {
   const hudi_timeline *tl;
   const char *as_of;
-  const char *first_active; /* requested time of the timeline's first instant, or NULL */
+  const char *first_active; /* hudi_timeline_start of the timeline, or NULL */
 } completed_view;
 
 static const hudi_instant *lookup(const completed_view *cv, const char *instant) {
@@ -57,7 +57,7 @@ static int is_visible(const completed_view *cv, const char *instant, const char 
     return 1;
   }
   /* Not on the active timeline: archived (completed) when older than its
-   * first instant, otherwise a leftover of a write that was rolled back. */
+   * first write, otherwise a leftover of a write that was rolled back. */
   if (cv->first_active && strcmp(instant, cv->first_active) < 0) {
     /* Its completion time from the archived timeline when loaded. */
     const hudi_instant *a = hudi_timeline_find_archived(cv->tl, instant);
@@ -432,7 +432,7 @@ hudi_status hudi_fsview_build_from_files(hudi_fsview *out, hudi_storage *s, cons
   if (st == HUDI_OK) st = hudi_pending_compactions_load(&pending, s, timeline, as_of, err);
   if (st == HUDI_OK) {
     qsort(entries, n, sizeof *entries, cmp_entry);
-    completed_view cv = {timeline, as_of, timeline->count ? timeline->items[0].requested_time : NULL};
+    completed_view cv = {timeline, as_of, hudi_timeline_start(timeline)};
     st = build_groups(out, entries, n, &cv, &pending, opts ? opts->table_version : 8, err);
   }
   hudi_pending_compactions_free(&pending);

@@ -29,10 +29,13 @@ bool hudi_read_instant_visible(const hudi_read_plan *p, const char *instant) {
   const hudi_instant *in = hudi_timeline_find(tl, instant);
   if (in) return in->state == HUDI_INSTANT_COMPLETED;
   /* Older than the active timeline: archived, hence completed. */
-  return tl->count && strcmp(instant, tl->items[0].requested_time) < 0;
+  const char *start = hudi_timeline_start(tl);
+  return start && strcmp(instant, start) < 0;
 }
 
 static int cmp_time(const void *a, const void *b) { return strcmp(a, b); }
+
+static bool in_range(const hudi_read_plan *p, const char *t);
 
 bool hudi_read_commit_selected(const hudi_read_plan *p, const char *commit_time, size_t len) {
   if (!p->incremental) return true;
@@ -40,6 +43,7 @@ bool hudi_read_commit_selected(const hudi_read_plan *p, const char *commit_time,
   char t[HUDI_INSTANT_TIME_MAX];
   memcpy(t, commit_time, len);
   t[len] = 0;
+  if (p->scan_all) return in_range(p, t);
   return p->n_incr_times && bsearch(t, p->incr_times, p->n_incr_times, sizeof *p->incr_times, cmp_time);
 }
 
@@ -60,7 +64,8 @@ static bool in_range(const hudi_read_plan *p, const char *t) {
 static hudi_status need_archive(hudi_read_plan *p, const char *from, hudi_error *err) {
   hudi_timeline *tl = &p->t->timeline;
   if (tl->layout < 2 || tl->archive_loaded) return HUDI_OK;
-  if (from[0] && tl->count && strcmp(from, tl->items[0].requested_time) >= 0) return HUDI_OK;
+  const char *start = hudi_timeline_start(tl);
+  if (from[0] && start && strcmp(from, start) >= 0) return HUDI_OK;
   char hist[600];
   hudi_archive_history_dir(hist, sizeof hist, &p->t->props, "");
   return hudi_timeline_load_archive(tl, p->t->storage, hist, err);
@@ -97,6 +102,13 @@ static hudi_status plan_incremental(hudi_read_plan *p, hudi_error *err) {
     if (in_range(p, t)) snprintf(p->incr_times[p->n_incr_times++], HUDI_INSTANT_TIME_MAX, "%s", in->requested_time);
   }
   qsort(p->incr_times, p->n_incr_times, sizeof *p->incr_times, cmp_time);
+  /* Layout 1 keeps no readable history: a range starting before the
+   * active timeline scans every file group (Hudi's
+   * hoodie.datasource.read.incr.fallback.fulltablescan.enable; without
+   * it Java reads only the files of active commits, missing archived
+   * ones). */
+  const char *first = hudi_timeline_start(src);
+  p->scan_all = src->layout < 2 && first && (!p->start[0] || strcmp(p->start, first) < 0);
   return HUDI_OK;
 }
 
@@ -474,7 +486,7 @@ static hudi_status plan_slices(hudi_read_plan *p, hudi_error *err) {
     st = group_key(&key, fg->partition, fg->file_id, err);
     if (st != HUDI_OK) break;
     if (hudi_hashmap_get(&replaced, key.data, key.len, NULL)) continue;
-    if (p->incremental && !hudi_hashmap_get(&touched, key.data, key.len, NULL)) continue;
+    if (p->incremental && !p->scan_all && !hudi_hashmap_get(&touched, key.data, key.len, NULL)) continue;
     bool might = true;
     st = hudi_partition_might_match(&might, &spec, p->pred, fg->partition, err);
     if (st != HUDI_OK || !might) continue;

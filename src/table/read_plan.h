@@ -39,6 +39,11 @@ typedef struct hudi_read_plan {
    * the table's, or (incremental) a copy in which instants completed after
    * end are pending. */
   bool by_completion;
+  /* Layout 1, a range reaching before the active timeline (archived
+   * writes, whose commit metadata hudi-c does not read back): every file
+   * group is read and rows are kept by _hoodie_commit_time in (start, end],
+   * Hudi's incremental full-table-scan fallback. */
+  bool scan_all;
   char (*incr_times)[HUDI_INSTANT_TIME_MAX];
   size_t n_incr_times;
   hudi_timeline tl_copy;

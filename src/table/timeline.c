@@ -189,6 +189,25 @@ hudi_status hudi_timeline_load_archive(hudi_timeline *t, hudi_storage *s, const 
   return HUDI_OK;
 }
 
+static bool savepointed_time(const hudi_timeline *t, const char *time) {
+  for (size_t i = 0; i < t->count; i++)
+    if (t->items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(t->items[i].action, "savepoint") &&
+        !strcmp(t->items[i].requested_time, time))
+      return true;
+  return false;
+}
+
+const char *hudi_timeline_start(const hudi_timeline *t) {
+  static const char *const writes[] = {"commit", "deltacommit", "replacecommit", "compaction", "logcompaction",
+                                       "clustering"};
+  for (size_t i = 0; i < t->count; i++)
+    for (size_t k = 0; k < sizeof writes / sizeof *writes; k++)
+      if ((!strcmp(t->items[i].requested_action, writes[k]) || !strcmp(t->items[i].action, writes[k])) &&
+          !savepointed_time(t, t->items[i].requested_time))
+        return t->items[i].requested_time;
+  return NULL;
+}
+
 const hudi_instant *hudi_timeline_find_archived(const hudi_timeline *t, const char *requested_time) {
   size_t lo = 0, hi = t->n_archived;
   while (lo < hi) {

@@ -67,6 +67,19 @@ void hudi_timeline_observe_times(const hudi_timeline *t, hudi_instant_gen *gen);
 HUDI_NODISCARD hudi_status hudi_timeline_load_archive(hudi_timeline *t, hudi_storage *s, const char *hist_dir,
                                                       hudi_error *err);
 
+/* Where the active timeline starts for the files readers see: the
+ * requested time of its first write instant (commit, deltacommit,
+ * replacecommit, compaction, logcompaction, clustering; any state), or
+ * NULL when it has none. A file of an instant older than this and not on
+ * the timeline is archived, hence completed -- Hudi's
+ * isBeforeTimelineStarts on the write timeline. Cleans, rollbacks and
+ * savepoints do not count: Hudi's version-6 archiver (TimelineArchiverV1)
+ * leaves cleans older than the commits it archives. Nor do savepointed
+ * writes (findFirstNonSavepointCommit): with
+ * hoodie.archive.beyond.savepoint they stay while later commits are
+ * archived, a hole in the timeline. */
+const char *hudi_timeline_start(const hudi_timeline *t);
+
 /* The archived instant of requested_time, or NULL (binary search). */
 const hudi_instant *hudi_timeline_find_archived(const hudi_timeline *t, const char *requested_time);
 

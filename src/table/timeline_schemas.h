@@ -26,6 +26,7 @@ typedef enum hudi_tl_schema_id {
   HUDI_TL_SAVEPOINT_METADATA,   /* HoodieSavepointMetadata */
   HUDI_TL_RESTORE_PLAN,         /* HoodieRestorePlan */
   HUDI_TL_RESTORE_METADATA,     /* HoodieRestoreMetadata */
+  HUDI_TL_ARCHIVED_META_ENTRY,  /* HoodieArchivedMetaEntry: a record of the layout-1 archive */
   HUDI_TL_SCHEMA_COUNT
 } hudi_tl_schema_id;
 

@@ -121,6 +121,24 @@ class Handlers:
             )
         return out
 
+    def archived_timeline(self, path: str) -> List[Dict[str, Any]]:
+        """Every instant of the archived timeline as Hudi's meta client loads it (layout 1:
+        ArchivedTimelineV1 reading .hoodie/<archive folder>; layout 2: the LSM history), with
+        the counts of a completed commit's metadata as the timeline reads them back."""
+        archived = self._meta_client(path).getArchivedTimeline()
+        archived.loadCompletedInstantDetailsInMemory()
+        out = []
+        for i in archived.getInstants():
+            item = {"requested_time": i.requestedTime(), "completion_time": i.getCompletionTime(),
+                    "action": i.getAction(), "state": i.getState().name()}
+            if i.isCompleted() and i.getAction() in ("commit", "deltacommit", "replacecommit"):
+                m = archived.readCommitMetadata(i)
+                item["num_writes"] = m.fetchTotalRecordsWritten()
+                item["operation"] = m.getOperationType().name()
+                item["files"] = sorted(str(p) for p in m.getFileIdAndRelativePaths().values())
+            out.append(item)
+        return out
+
     def write(self, path: str, rows: List[List[Any]], schema: str, options: Dict[str, str],
               mode: str = "append") -> Dict[str, Any]:
         """spark.createDataFrame(rows, schema).write.format("hudi").options(**options).mode(mode).save(path)."""
@@ -166,7 +184,7 @@ def main(argv: List[str]) -> None:
     spark = start_session(args.hudi_jar, args.work_dir, args.driver_classpath)
     h = Handlers(spark)
     ops = {"read_table": h.read_table, "sql": h.sql, "table_config": h.table_config, "timeline": h.timeline,
-           "write": h.write, "mdt_view": h.mdt_view}
+           "write": h.write, "mdt_view": h.mdt_view, "archived_timeline": h.archived_timeline}
     try:
         serve(proto, ops, {"engine": "spark", "spark_version": spark.version, "hudi_version": args.hudi_version})
     finally:

@@ -18,7 +18,10 @@
 #include "hudi/read.h"
 #include "hudi/services.h"
 #include "hudi/write.h"
+#include "avro/value.h"
 #include "io/storage.h"
+#include "table/log_avro_block.h"
+#include "table/log_format.h"
 #include "table/lsm_timeline.h"
 #include "table/table.h"
 #include "table/timeline.h"
@@ -85,20 +88,24 @@ static void manifest_round_trip(void **state) {
 
 /* ---- tables ------------------------------------------------------------------- */
 
-static hudi_table *create_table(const char *name, hudi_table_type type) {
+static hudi_table *create_table_version(const char *name, hudi_table_type type, const char *version) {
   char p[300];
   snprintf(p, sizeof p, "%s/%s", dir, name);
   hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
   o.type = type;
   o.record_key_fields = "id";
   o.record_index_enabled = false;
-  hudi_option fs = {"fsync", "false"};
-  o.options = &fs;
-  o.n_options = 1;
+  hudi_option fs[3] = {{"fsync", "false"}, {"hoodie.write.table.version", version}, {"hoodie.metadata.enable", "false"}};
+  o.options = fs;
+  o.n_options = 3;
   hudi_table *t = NULL;
   hudi_error err = HUDI_ERROR_INIT;
   if (hudi_table_create(&t, p, &o, &err) != HUDI_OK) fail_msg("create %s: %s", p, err.message);
   return t;
+}
+
+static hudi_table *create_table(const char *name, hudi_table_type type) {
+  return create_table_version(name, type, "8");
 }
 
 static void one_row_stream(struct ArrowArrayStream *out, int i) {
@@ -381,12 +388,110 @@ static void lsm_compaction(void **state) {
   hudi_table_free(t);
 }
 
+/* Table version 6 (layout 1): 12 commits, one archival run keeping 4 --
+ * 8 instants (24 state files) into .hoodie/archived/.commits_.archive.1_1-0-1,
+ * blocks of at most 10 HoodieArchivedMetaEntry records that our own log
+ * and Avro readers decode (fastavro and Spark check them in
+ * tests/python/test_archive_v6.py and tests/interop). */
+static void v6_archival(void **state) {
+  (void)state;
+  hudi_table *t = create_table_version("v6", HUDI_COPY_ON_WRITE, "6");
+  hudi_option off = {"hoodie.archive.automatic", "false"};
+  commit_times c[12];
+  append_n(t, 12, &off, 1, c);
+  hudi_archive_result r;
+  hudi_error err = HUDI_ERROR_INIT;
+  hudi_option keep[3] = {{"hoodie.keep.min.commits", "4"}, {"hoodie.keep.max.commits", "5"},
+                         {"hoodie.clean.commits.retained", "2"}};
+  assert_int_equal(hudi_table_archive(&r, t, keep, 3, &err), HUDI_OK);
+  assert_int_equal(r.num_instants_archived, 8);
+  assert_string_equal(r.first_archived, c[0].req);
+  assert_string_equal(r.last_archived, c[7].req);
+  assert_int_equal(count_completed_commits(t), 4);
+  char path[400];
+  snprintf(path, sizeof path, "%s/v6/.hoodie/archived/.commits_.archive.1_1-0-1", dir);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  static uint8_t data[1 << 20];
+  size_t len = fread(data, 1, sizeof data, f);
+  fclose(f);
+  size_t at = 0, n_records = 0;
+  int blocks = 0;
+  while (at < len) {
+    assert_true(len - at > 14);
+    uint64_t size = 0;
+    for (int k = 6; k < 14; k++) size = size << 8 | data[at + k];
+    hudi_log_block b;
+    assert_int_equal(hudi_log_block_parse(&b, data + at, 14 + size, at, path, &err), HUDI_OK);
+    assert_int_equal(b.type, HUDI_LOG_BLOCK_AVRO_DATA);
+    assert_int_equal(b.header.count, 1);
+    size_t sl = 0;
+    const char *sj = hudi_log_meta_get(&b.header, HUDI_LOG_HEADER_SCHEMA, &sl);
+    assert_non_null(sj);
+    hudi_avro_schema *schema = NULL;
+    assert_int_equal(hudi_avro_schema_parse(&schema, sj, sl, &err), HUDI_OK);
+    hudi_log_avro_records it;
+    assert_int_equal(hudi_log_avro_records_open(&it, b.content, b.content_len, 0, path, &err), HUDI_OK);
+    assert_true(it.count >= 1 && it.count <= 10);
+    for (;;) {
+      const uint8_t *datum;
+      size_t dl;
+      bool has;
+      assert_int_equal(hudi_log_avro_records_next(&it, &datum, &dl, &has, &err), HUDI_OK);
+      if (!has) break;
+      hudi_avro_arena a;
+      hudi_avro_arena_init(&a, 0);
+      hudi_avro_cursor cur;
+      hudi_avro_cursor_init(&cur, datum, dl, 0, path);
+      hudi_avro_value v;
+      assert_int_equal(hudi_avro_decode(&v, &a, schema->root, NULL, &cur, &err), HUDI_OK);
+      assert_int_equal(hudi_avro_cursor_left(&cur), 0);
+      /* Records go in time order, requested -> inflight -> completed. */
+      const hudi_avro_value *when = hudi_avro_value_unwrap(hudi_avro_value_field(&v, "commitTime"));
+      const hudi_avro_value *st = hudi_avro_value_unwrap(hudi_avro_value_field(&v, "actionState"));
+      assert_string_equal((const char *)when->v.bytes.data, c[n_records / 3].req);
+      static const char *const states[] = {"REQUESTED", "INFLIGHT", "COMPLETED"};
+      assert_string_equal((const char *)st->v.bytes.data, states[n_records % 3]);
+      assert_true(hudi_avro_value_is_null(hudi_avro_value_field(&v, "version")));
+      const hudi_avro_value *cm = hudi_avro_value_field(&v, "hoodieCommitMetadata");
+      assert_int_equal(hudi_avro_value_is_null(cm), n_records % 3 != 2);
+      hudi_avro_arena_free(&a);
+      n_records++;
+    }
+    hudi_avro_schema_free(schema);
+    hudi_log_block_free(&b);
+    at += 14 + size;
+    blocks++;
+  }
+  assert_int_equal(n_records, 24);
+  assert_int_equal(blocks, 3);
+  /* Reads as before, time travel to an archived commit included. */
+  char ids[1024], exp[1024];
+  assert_int_equal(read_ids(t, NULL, 0, ids, sizeof ids), 12);
+  hudi_option tt = {"hoodie.read.as.of.timestamp", c[5].req};
+  assert_int_equal(read_ids(t, &tt, 1, ids, sizeof ids), 6);
+  expected_ids(exp, sizeof exp, 0, 6);
+  assert_string_equal(ids, exp);
+  /* The next run writes the next file version. */
+  for (int i = 0; i < 2; i++) append_n(t, 1, &off, 1, c);
+  hudi_option keep2[3] = {{"hoodie.keep.min.commits", "2"}, {"hoodie.keep.max.commits", "3"},
+                          {"hoodie.clean.commits.retained", "1"}};
+  assert_int_equal(hudi_table_archive(&r, t, keep2, 3, &err), HUDI_OK);
+  assert_true(r.num_instants_archived > 0);
+  snprintf(path, sizeof path, "%s/v6/.hoodie/archived/.commits_.archive.2_1-0-1", dir);
+  f = fopen(path, "rb");
+  assert_non_null(f);
+  fclose(f);
+  hudi_table_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(manifest_round_trip),
       cmocka_unit_test_setup_teardown(automatic_archival, setup, teardown),
       cmocka_unit_test_setup_teardown(on_demand_archival, setup, teardown),
       cmocka_unit_test_setup_teardown(lsm_compaction, setup, teardown),
+      cmocka_unit_test_setup_teardown(v6_archival, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
