@@ -657,14 +657,17 @@ hudi_status hudi_archive_run(hudi_archive_result *result, hudi_table *t, const h
   tgt.owner = t;
   bool archived = false;
   hudi_status st = archive_timeline(result, &tgt, &c, &archived, err);
-  if (st == HUDI_OK && archived) {
-    /* The handle's timeline no longer holds the archived instants. */
+  if (archived || st != HUDI_OK) {
+    /* The handle's timeline no longer holds the archived instants (nor,
+     * after a failure midway, those whose files are already deleted). */
     hudi_timeline fresh;
-    st = hudi_timeline_load(&fresh, t->storage, "", t->layout, err);
-    if (st == HUDI_OK) {
+    hudi_error tmp = HUDI_ERROR_INIT;
+    hudi_status rs = hudi_timeline_load(&fresh, t->storage, "", t->layout, st == HUDI_OK ? err : &tmp);
+    if (rs == HUDI_OK) {
       hudi_timeline_free(&t->timeline);
       t->timeline = fresh;
     }
+    if (st == HUDI_OK) st = rs;
   }
   if (st != HUDI_OK) hudi_err_context(err, st, "archiving the timeline of %s", t->base_uri);
   /* Then the metadata table's, kept behind the data table's active timeline. */

@@ -23,8 +23,10 @@
 /* ---- instants ------------------------------------------------------------ */
 
 bool hudi_read_instant_visible(const hudi_read_plan *p, const char *instant) {
-  /* Incremental plans carry the as-of-end state in their timeline copy. */
-  if (!p->incremental && p->end[0] && strcmp(instant, p->end) > 0) return false;
+  /* Incremental plans carry the as-of-end state in their timeline copy,
+   * except for archived instants (scan_all, layout 1: requested times
+   * bound the range, so a later one is after end). */
+  if ((!p->incremental || p->scan_all) && p->end[0] && strcmp(instant, p->end) > 0) return false;
   const hudi_timeline *tl = p->tl ? p->tl : &p->t->timeline;
   const hudi_instant *in = hudi_timeline_find(tl, instant);
   if (in) return in->state == HUDI_INSTANT_COMPLETED;
@@ -109,6 +111,8 @@ static hudi_status plan_incremental(hudi_read_plan *p, hudi_error *err) {
    * ones). */
   const char *first = hudi_timeline_start(src);
   p->scan_all = src->layout < 2 && first && (!p->start[0] || strcmp(p->start, first) < 0);
+  /* Writes archived before the active timeline are visible to it. */
+  if (p->scan_all) p->has_writes = true;
   return HUDI_OK;
 }
 
@@ -457,7 +461,7 @@ static hudi_status prune_by_column_stats(hudi_read_plan *p, hudi_mdt *m, hudi_er
 
 static hudi_status plan_slices(hudi_read_plan *p, hudi_error *err) {
   if (!p->has_writes) return HUDI_OK; /* no completed write: nothing to read */
-  hudi_fsview_options fo = {p->incremental ? NULL : p->end, p->t->version};
+  hudi_fsview_options fo = {p->incremental && !p->scan_all ? NULL : p->end, p->t->version};
   hudi_mdt *mdt = NULL;
   hudi_status vst = build_view(p, &fo, &mdt, err);
   if (vst != HUDI_OK) {

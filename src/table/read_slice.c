@@ -1142,6 +1142,10 @@ static void drop_queue(hudi_slice_reader *r) {
  * A MOR table's incremental read then costs the changed rows (and, with an
  * ordering field, four columns of the file group), not the file group. */
 static bool base_out_of_range(const hudi_read_plan *p, const hudi_file_slice *s) {
+  /* Under scan_all the range also covers archived writes, which
+   * incr_times does not list: compare with the range's start instead. */
+  if (p->scan_all)
+    return p->incremental && s->base && s->n_logs > 0 && p->start[0] && strcmp(s->base->name.instant, p->start) <= 0;
   return p->incremental && s->base && s->n_logs > 0 && p->n_incr_times > 0 &&
          strcmp(s->base->name.instant, p->incr_times[0]) < 0;
 }

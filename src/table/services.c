@@ -2,6 +2,7 @@
 #include "table/services.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "hudi/services.h"
 
@@ -67,7 +68,7 @@ hudi_status hudi_services_after_commit(hudi_table *t, const hudi_option *opts, s
     hudi_archive_result ar;
     hudi_status st = hudi_archive_run(&ar, t, opts, n, true, err);
     const char *fail = hudi_write_option(t, opts, n, "hoodie.fail.on.timeline.archiving");
-    if (st != HUDI_OK && fail && !strcmp(fail, "false")) {
+    if (st != HUDI_OK && fail && !strcasecmp(fail, "false")) {
       hudi_error_clear(err);
       st = HUDI_OK;
     }

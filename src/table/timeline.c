@@ -189,9 +189,12 @@ hudi_status hudi_timeline_load_archive(hudi_timeline *t, hudi_storage *s, const 
   return HUDI_OK;
 }
 
+/* Any savepoint instant, whatever its state (Java collects savepoint
+ * times from the instants as they are; a read's timeline copy marks
+ * instants completed after its end time pending). */
 static bool savepointed_time(const hudi_timeline *t, const char *time) {
   for (size_t i = 0; i < t->count; i++)
-    if (t->items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(t->items[i].action, "savepoint") &&
+    if ((!strcmp(t->items[i].requested_action, "savepoint") || !strcmp(t->items[i].action, "savepoint")) &&
         !strcmp(t->items[i].requested_time, time))
       return true;
   return false;

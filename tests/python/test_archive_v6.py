@@ -326,3 +326,65 @@ def test_failed_automatic_archival(tmp_path):
              {**KEEP, "hoodie.archive.automatic": "true", "hoodie.fail.on.timeline.archiving": "false"})
     assert ("y", 2) in rows(path)
     assert not list((path / ".hoodie" / "archived").iterdir())
+
+
+@pytest.mark.parametrize("table_type", ["mor", "cow"])
+def test_incremental_reaching_into_the_archive(tmp_path, table_type):
+    """Version-6 incremental reads whose range starts before the active timeline (or has no
+    start) read every file group and keep rows by _hoodie_commit_time in the range, as Spark's
+    full-table-scan fallback does; the oracle is the snapshot filtered by commit time. A MOR file
+    group whose base an archived commit wrote and whose log a later commit appended keeps its
+    base rows (found in review: they were dropped)."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", table_type=table_type, record_index_enabled=False,
+                         hudi_options={**V6, **NO_AUTO})
+    first = t.upsert(pa.table({"id": [f"k{i}" for i in range(10)], "v": pa.array([0] * 10, pa.int64())}))
+    times = [first.requested_time]
+    for i in range(1, 12):
+        times.append(t.upsert(pa.table({"id": ["k0"], "v": pa.array([i], pa.int64())})).requested_time)
+    t.archive(KEEP)
+    active = {v[0] for v in instant_files(path).values() if v[1] in ("commit", "deltacommit")}
+    assert times[0] not in active and times[-1] in active
+
+    def read(opts):
+        tt = HudiTable(str(path))
+        ro = hudi.HudiReadOptions(hudi_options={"hoodie.read.query.type": "incremental", **opts})
+        return sorted((r["id"], r["v"], r["_hoodie_commit_time"]) for r in
+                      pa.Table.from_batches(tt.read(ro)).to_pylist())
+
+    snap = sorted((r["id"], r["v"], r["_hoodie_commit_time"]) for r in
+                  pa.Table.from_batches(HudiTable(str(path)).read()).to_pylist())
+    assert len(snap) == 10
+    assert read({}) == snap
+    assert read({"hoodie.read.start.timestamp": "0"}) == snap
+    start = times[0]  # archived: the rows it wrote and nobody rewrote are out of the range
+    assert read({"hoodie.read.start.timestamp": start}) == [r for r in snap if r[2] > start] == [
+        ("k0", 11, times[-1])]
+    # An end before the active timeline: the table as of end, by commit time.
+    end = times[2]
+    got = read({"hoodie.read.start.timestamp": "0", "hoodie.read.end.timestamp": end})
+    assert got == sorted([("k0", 2, times[2])] + [(f"k{i}", 0, times[0]) for i in range(1, 10)])
+
+
+@pytest.mark.parametrize("version", ["6", "8"])
+def test_archive_keeps_a_replacecommit_an_older_savepoint_reads(tmp_path, version):
+    """With hoodie.archive.beyond.savepoint, a replacecommit after a savepoint stays on the
+    timeline while the cleaner keeps the replaced group's savepointed files
+    (ClusteringUtils.getEarliestReplacedSavepointInClean): archiving it would bring the replaced
+    rows back."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", partition_fields="p", record_index_enabled=False,
+                         hudi_options={"hoodie.write.table.version": version, "hoodie.metadata.enable": "false",
+                                       **NO_AUTO, "hoodie.clean.commits.retained": "2"})
+    saved = t.upsert(pa.table({"id": ["a"], "p": ["x"], "v": pa.array([0], pa.int64())})).requested_time
+    t.savepoint(saved)
+    over = t.overwrite(pa.table({"id": ["o"], "p": ["x"], "v": pa.array([1], pa.int64())})).requested_time
+    for i in range(10):
+        t.upsert(pa.table({"id": [f"k{i}"], "p": ["x"], "v": pa.array([i], pa.int64())}))
+    want = rows(path)
+    assert ("a", 0) not in want
+    t.archive({**KEEP, "hoodie.archive.beyond.savepoint": "true"})
+    timeline = path / ".hoodie" if version == "6" else path / ".hoodie" / "timeline"
+    assert any(n.startswith(over) and n.endswith(".replacecommit") or n.startswith(over + "_") and
+               n.endswith(".replacecommit") for n in os.listdir(timeline))
+    assert rows(path) == want
