@@ -47,16 +47,9 @@ static int parse_archive_name(const char *name, long *version, const char **toke
  * token), rolled over to version + 1, as HoodieLogFormatWriter does when
  * the latest file exists; the first is version 1 with the default token. */
 static hudi_status next_name(char *out, size_t cap, hudi_storage *s, const char *dir, hudi_error *err) {
+  /* A missing folder lists as empty. */
   hudi_file_list l = HUDI_FILE_LIST_INIT;
-  hudi_error tmp = HUDI_ERROR_INIT;
-  hudi_status st = hudi_storage_list(s, dir, 0, &l, &tmp);
-  if (st == HUDI_ERR_NOT_FOUND) {
-    hudi_error_clear(&tmp);
-    st = HUDI_OK;
-  } else if (st != HUDI_OK) {
-    if (err) *err = tmp;
-    return st;
-  }
+  HUDI_TRY(hudi_storage_list(s, dir, 0, &l, err));
   long best = 0;
   char token[64] = DEFAULT_TOKEN;
   for (size_t i = 0; i < l.count; i++) {
