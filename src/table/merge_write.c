@@ -312,6 +312,104 @@ static hudi_status plan(mw *c, hudi_index *ix, hudi_error *err) {
   return st;
 }
 
+/* The stored record of moving key rows[from..to) (incs of slice s, by
+ * key in `mine`) wins over the incoming one when its ordering value is
+ * higher: the key then stays where it is, unchanged (INC_NOOP). Java
+ * merges the incoming record with the stored one before it routes a
+ * partition change (HoodieIndexUtils.mergeForPartitionUpdatesIfNeeded)
+ * and moves only the merged result, which is the stored record then; an
+ * update within the partition is settled the same way where the slice
+ * is merged. */
+static hudi_status stale_moves_in_slice(mw *c, size_t s, const hudi_hashmap *mine, hudi_error *err) {
+  hudi_file_slice_info info;
+  hudi_file_slice_list_at(c->full, s, &info);
+  struct ArrowArrayStream in;
+  memset(&in, 0, sizeof in);
+  struct ArrowSchema schema;
+  memset(&schema, 0, sizeof schema);
+  hudi_status st = hudi_table_read_file_slice(&in, c->t, c->full, s, err);
+  if (st == HUDI_OK && in.get_schema(&in, &schema) != 0)
+    st = hudi_err_set(err, HUDI_ERR_IO, "reading the schema of file group %s", info.file_id);
+  while (st == HUDI_OK) {
+    struct ArrowArray a;
+    memset(&a, 0, sizeof a);
+    if (in.get_next(&in, &a) != 0) {
+      const char *m = in.get_last_error ? in.get_last_error(&in) : NULL;
+      st = hudi_err_set(err, HUDI_ERR_IO, "reading file group %s: %s", info.file_id, m ? m : "error");
+      break;
+    }
+    if (!a.release) break;
+    hudi_arrow_view v;
+    memset(&v, 0, sizeof v);
+    st = hudi_arrow_view_init(&v, &schema, &a, err);
+    for (int64_t i = 0; st == HUDI_OK && i < v.length; i++) {
+      int64_t row = hudi_arrow_view_struct_row(&v, i), kl;
+      const uint8_t *k = hudi_arrow_view_bytes(&v.children[2], row, &kl);
+      hudi_hashmap_value hv;
+      if (!k || !hudi_hashmap_get(mine, k, (size_t)kl, &hv)) continue;
+      inc *e = &c->incs[hv.u64];
+      const hudi_write_row *wr = &c->rows->order[e->row];
+      const hudi_arrow_view *bv = &c->rows->batches[wr->batch].view;
+      hudi_value inv, sv;
+      hudi_value_from_view(&inv, &bv->children[c->ordering_in], hudi_arrow_view_struct_row(bv, wr->row));
+      hudi_value_from_view(&sv, &v.children[c->ordering_stored], row);
+      if (hudi_value_cmp(&inv, &sv) < 0) {
+        e->kind = INC_NOOP;
+        e->slice = -1; /* its slice is not written for it */
+      }
+    }
+    hudi_arrow_view_clear(&v);
+    if (a.release) a.release(&a);
+  }
+  if (in.release) in.release(&in);
+  if (schema.release) schema.release(&schema);
+  return st;
+}
+
+/* Drops the moves whose incoming ordering value is below the stored
+ * record's (stale_moves_in_slice), reading only the slices such keys are
+ * in. Tables without an ordering field move every key. */
+static hudi_status drop_stale_moves(mw *c, hudi_error *err) {
+  if (c->ordering_in < 0 || c->ordering_stored < 0) return HUDI_OK;
+  hudi_hashmap by_slice; /* slice -> its moving keys' hashmap index */
+  hudi_hashmap_init(&by_slice, 0);
+  hudi_hashmap *maps = NULL;
+  size_t n_maps = 0, cap = 0;
+  int64_t *slices = NULL;
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < c->n_incs; i++) {
+    inc *e = &c->incs[i];
+    if (e->kind != INC_MOVE) continue;
+    hudi_hashmap_value hv;
+    if (!hudi_hashmap_get(&by_slice, &e->slice, sizeof e->slice, &hv)) {
+      if (n_maps == cap) {
+        size_t nc = cap ? cap * 2 : 8;
+        hudi_hashmap *nm = hudi_realloc(maps, nc * sizeof *nm);
+        int64_t *ns = nm ? hudi_realloc(slices, nc * sizeof *ns) : NULL;
+        if (nm) maps = nm;
+        if (ns) slices = ns;
+        if (!nm || !ns) {
+          st = hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+          break;
+        }
+        cap = nc;
+      }
+      hudi_hashmap_init(&maps[n_maps], 0);
+      slices[n_maps] = e->slice;
+      hv.u64 = n_maps++;
+      st = hudi_hashmap_put(&by_slice, &e->slice, sizeof e->slice, hv, NULL, NULL, err);
+    }
+    if (st == HUDI_OK)
+      st = hudi_hashmap_put(&maps[hv.u64], e->key, e->klen, (hudi_hashmap_value){.u64 = i}, NULL, NULL, err);
+  }
+  for (size_t m = 0; st == HUDI_OK && m < n_maps; m++) st = stale_moves_in_slice(c, (size_t)slices[m], &maps[m], err);
+  for (size_t m = 0; m < n_maps; m++) hudi_hashmap_free(&maps[m]);
+  hudi_free(maps);
+  hudi_free(slices);
+  hudi_hashmap_free(&by_slice);
+  return st;
+}
+
 /* Groups the touched keys by slice (counting sort, keeps key order). */
 static hudi_status group_by_slice(mw *c, hudi_error *err) {
   size_t ns = hudi_file_slice_list_count(c->full);
@@ -1706,6 +1804,7 @@ static hudi_status run(mw *c, const hudi_merge_input *in, hudi_error *err) {
     /* The index owns the location strings: it lives until the write ends. */
     HUDI_TRY(hudi_index_for_write(&c->index, c->t, err));
     HUDI_TRY(plan(c, c->index, err));
+    HUDI_TRY(drop_stale_moves(c, err));
     if (!has_changes(c)) return HUDI_OK;
     HUDI_TRY(assign_small_files(c, err));
     HUDI_TRY(group_by_slice(c, err));

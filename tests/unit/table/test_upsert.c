@@ -188,6 +188,17 @@ static void verbs(hudi_table_type type, const char *name, const char *parts) {
     assert_null(loc[2].partition);
     hudi_index_free(ix);
   }
+  /* d to sf with a lower ts: the stored record wins and stays where it is
+   * (Java merges before it moves a key). */
+  static const char *const stale_id[] = {"d"};
+  static const char *const stale_city[] = {"sf"};
+  static const int64_t stale_ts[] = {1};
+  static const int32_t stale_v[] = {99};
+  upsert(t, &r, stale_id, stale_city, stale_ts, stale_v, 1);
+  snapshot(snap, sizeof snap, t);
+  if (part) assert_string_equal(snap, "a:city=sf:10;b:city=sf:2;c:city=sf:30;d:city=nyc:4;e:city=nyc:50;");
+  else assert_string_equal(snap, "a::10;b::2;c::30;d::4;e::50;");
+  if (part) assert_string_equal(r.requested_time, ""); /* nothing to write */
 
   static const char *const del[] = {"d", "zz"};
   hudi_error err = HUDI_ERROR_INIT;
