@@ -34,16 +34,28 @@ typedef struct completed_view {
   const char *first_active; /* hudi_timeline_start of the timeline, or NULL */
 } completed_view;
 
+static bool is_savepoint(const hudi_instant *in) {
+  return !strcmp(in->action, "savepoint") || !strcmp(in->requested_action, "savepoint");
+}
+
+/* The instant that wrote files at `instant`: a savepoint shares its
+ * commit's requested time (and completes later), so it is passed over --
+ * its completion time would move the commit's log files into a later
+ * slice, where the cleaner deleted the files the savepoint keeps. */
 static const hudi_instant *lookup(const completed_view *cv, const char *instant) {
-  /* The timeline is sorted by requested time: binary search. */
+  /* The timeline is sorted by requested time: binary search for the first. */
   size_t lo = 0, hi = cv->tl->count;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(cv->tl->items[mid].requested_time, instant);
-    if (c == 0) return &cv->tl->items[mid];
-    if (c < 0) lo = mid + 1; else hi = mid;
+    if (strcmp(cv->tl->items[mid].requested_time, instant) < 0) lo = mid + 1;
+    else hi = mid;
   }
-  return NULL;
+  const hudi_instant *sp = NULL;
+  for (size_t i = lo; i < cv->tl->count && !strcmp(cv->tl->items[i].requested_time, instant); i++) {
+    if (!is_savepoint(&cv->tl->items[i])) return &cv->tl->items[i];
+    sp = &cv->tl->items[i];
+  }
+  return sp;
 }
 
 /* Whether a file written by instant is visible, and the instant's completion

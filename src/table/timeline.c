@@ -203,12 +203,15 @@ static bool savepointed_time(const hudi_timeline *t, const char *time) {
 const char *hudi_timeline_start(const hudi_timeline *t) {
   static const char *const writes[] = {"commit", "deltacommit", "replacecommit", "compaction", "logcompaction",
                                        "clustering"};
+  const char *last_savepointed = NULL;
   for (size_t i = 0; i < t->count; i++)
     for (size_t k = 0; k < sizeof writes / sizeof *writes; k++)
-      if ((!strcmp(t->items[i].requested_action, writes[k]) || !strcmp(t->items[i].action, writes[k])) &&
-          !savepointed_time(t, t->items[i].requested_time))
-        return t->items[i].requested_time;
-  return NULL;
+      if (!strcmp(t->items[i].requested_action, writes[k]) || !strcmp(t->items[i].action, writes[k])) {
+        if (!savepointed_time(t, t->items[i].requested_time)) return t->items[i].requested_time;
+        last_savepointed = t->items[i].requested_time;
+        break;
+      }
+  return last_savepointed;
 }
 
 const hudi_instant *hudi_timeline_find_archived(const hudi_timeline *t, const char *requested_time) {

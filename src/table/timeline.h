@@ -77,7 +77,11 @@ HUDI_NODISCARD hudi_status hudi_timeline_load_archive(hudi_timeline *t, hudi_sto
  * leaves cleans older than the commits it archives. Nor do savepointed
  * writes (findFirstNonSavepointCommit): with
  * hoodie.archive.beyond.savepoint they stay while later commits are
- * archived, a hole in the timeline. */
+ * archived, a hole in the timeline. When every write on the timeline is
+ * savepointed (a restore to the latest savepoint after archival), the
+ * last of them: the instants before it that are gone were archived
+ * (returning NULL there hid every archived file: a restored table read
+ * as the savepointed commit's own files alone). */
 const char *hudi_timeline_start(const hudi_timeline *t);
 
 /* The archived instant of requested_time, or NULL (binary search). */
