@@ -15,6 +15,7 @@
 #include "table/clean_plan.h"
 #include "table/fsview.h"
 #include "table/mdt_fsview.h"
+#include "table/rollback.h"
 #include "table/schema_resolve.h"
 #include "table/services.h"
 #include "table/write.h"
@@ -698,6 +699,8 @@ static hudi_status reset_mdt_commit(hudi_table *t, const char *instant, bool *do
                                !strncmp(name + 14 + n, ".log.", 5);
       if (mine) st = hudi_storage_delete(t->storage, l.items[i].path, HUDI_DELETE_MISSING_OK, err);
     }
+    /* and the temporary of a log file killed before its rename */
+    if (d == 1 && st == HUDI_OK) st = hudi_delete_instant_temps(t->storage, dirs[1], instant, err);
   }
   hudi_file_list_free(&l);
   return st;

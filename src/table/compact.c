@@ -26,6 +26,7 @@
 #include "table/compact_async.h"
 #include "table/compact_stats.h"
 #include "table/read_plan.h"
+#include "table/rollback.h"
 #include "table/schema_resolve.h"
 #include "table/services.h"
 #include "table/write.h"
@@ -913,8 +914,9 @@ static hudi_status undo_attempt(hudi_table *t, const char *instant, hudi_error *
   if (st == HUDI_ERR_NOT_FOUND) return HUDI_OK;
   HUDI_TRY(st);
   size_t dl = strlen(dir) + 1;
-  hudi_buf path;
+  hudi_buf path, part;
   hudi_buf_init(&path, 1 << 16);
+  hudi_buf_init(&part, 1 << 16);
   for (size_t i = 0; st == HUDI_OK && i < list.count; i++) {
     const char *p = list.items[i].path;
     if (list.items[i].is_dir || strncmp(p, dir, dl - 1) != 0) continue;
@@ -925,7 +927,17 @@ static hudi_status undo_attempt(hudi_table *t, const char *instant, hudi_error *
     st = hudi_buf_printf(&path, err, "%.*s%c", (int)(mk - rel), rel, '\0');
     if (st == HUDI_OK)
       st = hudi_storage_delete(t->storage, (const char *)path.data, HUDI_DELETE_MISSING_OK, err);
+    /* The attempt's temporaries (a kill before its renames), once per
+     * partition: markers are listed in path order. */
+    const char *slash = strrchr(rel, '/');
+    size_t plen = slash ? (size_t)(slash - rel) : 0;
+    if (st == HUDI_OK && (!part.len || part.len - 1 != plen || memcmp(part.data, rel, plen) != 0)) {
+      hudi_buf_reset(&part);
+      st = hudi_buf_printf(&part, err, "%.*s%c", (int)plen, rel, '\0');
+      if (st == HUDI_OK) st = hudi_delete_instant_temps(t->storage, (const char *)part.data, instant, err);
+    }
   }
+  hudi_buf_free(&part);
   hudi_buf_free(&path);
   hudi_file_list_free(&list);
   if (st == HUDI_OK) st = hudi_storage_delete(t->storage, dir, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, err);
@@ -1028,6 +1040,8 @@ hudi_status hudi_compact_begin(hudi_compact_job **out, hudi_compact_result *resu
   snprintf(c->instant, sizeof c->instant, "%s", instant);
   hudi_status st = read_plan(&j->plan, t, instant, err);
   if (st == HUDI_OK && inflight) st = undo_attempt(t, instant, err);
+  /* A killed attempt may have got as far as the metadata table. */
+  if (st == HUDI_OK && inflight) st = hudi_rollback_mdt_attempt(t, instant, err);
   if (st == HUDI_OK && !inflight)
     st = hudi_write_instant_file(t, instant, "compaction", "", HUDI_INSTANT_INFLIGHT, "", 0, err);
   if (st == HUDI_OK) st = setup(c, err);
@@ -1147,8 +1161,17 @@ hudi_status hudi_compact_after_commit(hudi_table *t, const hudi_option *opts, si
   HUDI_TRY(hudi_write_int_option(t, opts, n, "hoodie.compact.inline.max.delta.commits", 5, 1, &max_delta, err));
   bool due = delta_commits_since_compaction(t) >= max_delta;
   if (async_on) return hudi_compact_async_after_commit(t, opts, n, due, err);
-  if (!due) return HUDI_OK;
   hudi_compact_result r;
   memset(&r, 0, sizeof r);
-  return compact_all(&r, t, opts, n, err); /* the write holds the lock */
+  if (due) return compact_all(&r, t, opts, n, err); /* the write holds the lock */
+  /* Not due: still the compactions left pending (a writer killed during
+   * its inline compaction), as Java's runTableServicesInline runs any
+   * pending compaction before it schedules one -- unless this handle's
+   * background thread is running them. (Another process's background
+   * compaction is not known here, as when one is due: inline and
+   * background compaction of one table from two processes race.) */
+  if (hudi_compact_async_busy(t)) return HUDI_OK;
+  char inst[HUDI_INSTANT_TIME_MAX];
+  while (hudi_compact_oldest_pending(inst, t)) HUDI_TRY(hudi_compact_run(&r, t, inst, opts, n, err));
+  return HUDI_OK;
 }

@@ -100,6 +100,15 @@ hudi_status hudi_compact_async_mdt_slot(struct hudi_mdt_compact_async ***out, hu
   return HUDI_OK;
 }
 
+bool hudi_compact_async_busy(hudi_table *t) {
+  hudi_compact_async *a = t->compact_async;
+  if (!a) return false;
+  pthread_mutex_lock(&a->w.mu);
+  bool busy = a->w.started && !a->w.done;
+  pthread_mutex_unlock(&a->w.mu);
+  return busy;
+}
+
 struct hudi_mdt_compact_async *hudi_compact_async_mdt_peek(const hudi_table *t) {
   return t->compact_async ? t->compact_async->mdt : NULL;
 }

@@ -51,6 +51,10 @@ HUDI_NODISCARD hudi_status hudi_compact_async_after_commit(hudi_table *t, const 
  * waits for the lock take it first. */
 HUDI_NODISCARD hudi_status hudi_compact_async_before_write(hudi_table *t, hudi_error *err);
 
+/* Whether the handle's background compaction thread is running (it runs
+ * every pending compaction: nobody else may undo and redo one meanwhile). */
+bool hudi_compact_async_busy(hudi_table *t);
+
 /* The handle's background metadata-table compaction (mdt_compact_async.h)
  * lives in the same state: its slot, created on demand, and a peek that
  * never allocates (NULL when there is none). hudi_compact_async_before_write,

@@ -120,6 +120,7 @@ hudi_status hudi_table_lock_acquire(hudi_table_lock *lock, hudi_table *t, const 
   HUDI_TRY(int_opt(t, opts, n, "hoodie.write.lock.wait_time_ms", 60000, &wait_ms, err));
   char json[512], holder[320] = "";
   int64_t deadline = now_ms() + wait_ms, pause = 20;
+  int vanished = 0;
   for (;;) {
     lock_json(json, sizeof json);
     hudi_error e2 = HUDI_ERROR_INIT;
@@ -128,6 +129,13 @@ hudi_status hudi_table_lock_acquire(hudi_table_lock *lock, hudi_table *t, const 
       lock->held = true;
       hold_timeline(t);
       return HUDI_OK;
+    }
+    /* NOT_FOUND: our temporary vanished before its link (a writer holding
+     * the lock swept it for a dead process's, sweep_timeline_temps in
+     * rollback.c, when this pid lived elsewhere): try again. */
+    if (s == HUDI_ERR_NOT_FOUND && vanished++ < 3) {
+      hudi_error_clear(&e2);
+      continue;
     }
     if (s != HUDI_ERR_EXISTS) {
       hudi_status r = hudi_err_set(err, s, "cannot take the table lock %s: %s", lock->path, e2.message);

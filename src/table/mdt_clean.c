@@ -191,6 +191,8 @@ typedef struct clean_ctx {
   hudi_mdt *m;
   victims v;
   const hudi_instant *ecr, *last;
+  /* Finishing a pending clean (finish_pending): its plan's times. */
+  const char *plan_ecr, *plan_last;
   const char *policy; /* as the plan names it */
   char instant[HUDI_INSTANT_TIME_BUF];
   hudi_mdt_clean_result *res;
@@ -250,9 +252,10 @@ static hudi_status build_metadata(clean_ctx *c, int64_t took_ms, hudi_buf *out, 
   hudi_status st = hudi_tl_strdup(a, c->instant, &m->start_clean_time, err);
   m->time_taken_in_millis = (hudi_tl_long){took_ms, 1};
   m->total_files_deleted = (hudi_tl_int){(int32_t)c->v.n, 1};
-  if (st == HUDI_OK) st = hudi_tl_strdup(a, c->ecr ? c->ecr->requested_time : "", &m->earliest_commit_to_retain, err);
-  if (st == HUDI_OK)
-    st = hudi_tl_strdup(a, c->last ? c->last->requested_time : "", &m->last_completed_commit_timestamp, err);
+  const char *ecr = c->ecr ? c->ecr->requested_time : c->plan_ecr ? c->plan_ecr : "";
+  const char *last = c->last ? c->last->requested_time : c->plan_last ? c->plan_last : "";
+  if (st == HUDI_OK) st = hudi_tl_strdup(a, ecr, &m->earliest_commit_to_retain, err);
+  if (st == HUDI_OK) st = hudi_tl_strdup(a, last, &m->last_completed_commit_timestamp, err);
   m->partition_metadata.has = 1;
   m->version = (hudi_tl_int){2, 1};
   m->bootstrap_partition_metadata.has = 1;
@@ -285,11 +288,81 @@ static hudi_status new_instant(const hudi_table *data, const hudi_timeline *mdt,
   return hudi_instant_gen_next(&gen, out, NULL, err);
 }
 
+static hudi_status delete_and_complete(clean_ctx *c, int64_t start, hudi_error *err);
+
+/* The victims of a parsed plan: its full paths cut to the path below the
+ * MDT base (the absolute prefix differs between writers). */
+static hudi_status plan_victims(clean_ctx *c, hudi_cleaner_plan *plan, hudi_error *err) {
+  const hudi_clean_file_infos_entry *e = plan->file_paths_to_be_deleted_per_partition.items;
+  for (size_t i = 0; i < plan->file_paths_to_be_deleted_per_partition.n; i++) {
+    const char *part = e[i].key ? e[i].key : "";
+    const hudi_clean_file_info *fi = e[i].value.items;
+    for (size_t k = 0; k < e[i].value.n; k++) {
+      const char *name = fi[k].file_path ? name_of(fi[k].file_path) : "";
+      if (!*name)
+        return hudi_err_set(err, HUDI_ERR_CORRUPT, "metadata clean plan: partition '%s' has a file without a path",
+                            part);
+      size_t len = strlen(part) + strlen(name) + 2;
+      char *rel;
+      HUDI_TRY(hudi_avro_arena_alloc(&plan->doc.arena, len, (void **)&rel, err));
+      snprintf(rel, len, "%s%s%s", part, *part ? "/" : "", name);
+      HUDI_TRY(push(&c->v, part, rel, err));
+    }
+  }
+  return HUDI_OK;
+}
+
+/* Finishes MDT clean `in` that a writer killed after its plan left
+ * pending: its plan's files deleted (those already gone count as
+ * deleted), then its completed instant. Hudi's cleaner runs pending plans
+ * before it plans anew; a new plan would leave the files this clean had
+ * deleted recorded by no clean. */
+static hudi_status finish_pending(clean_ctx *c, const hudi_instant *in, hudi_error *err) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s.clean.requested", HUDI_MDT_W_TIMELINE, in->requested_time);
+  hudi_buf b;
+  hudi_buf_init(&b, (size_t)256 << 20);
+  hudi_cleaner_plan *plan = NULL;
+  int64_t start = hudi_clock_realtime_ms(NULL);
+  hudi_status st = hudi_storage_read_all(c->t->storage, path, (size_t)256 << 20, &b, err);
+  if (st == HUDI_OK) st = hudi_cleaner_plan_parse(&plan, b.data ? b.data : (const uint8_t *)"", b.len, path, err);
+  if (st == HUDI_OK) {
+    snprintf(c->instant, sizeof c->instant, "%.*s", (int)sizeof c->instant - 1, in->requested_time);
+    c->policy = plan->policy ? plan->policy : "KEEP_LATEST_COMMITS";
+    c->plan_ecr = plan->earliest_instant_to_retain ? plan->earliest_instant_to_retain->timestamp : NULL;
+    c->plan_last = plan->last_completed_commit_timestamp;
+    st = plan_victims(c, plan, err);
+  }
+  if (st == HUDI_OK && in->state == HUDI_INSTANT_REQUESTED)
+    st = hudi_mdt_w_instant_action(c->t->storage, c->instant, "", "clean", HUDI_INSTANT_INFLIGHT, b.data, b.len, err);
+  if (st == HUDI_OK) st = delete_and_complete(c, start, err);
+  if (st != HUDI_OK) hudi_err_context(err, st, "finishing pending metadata clean %s", in->requested_time);
+  c->v.n = 0;
+  c->plan_ecr = c->plan_last = NULL;
+  hudi_cleaner_plan_free(plan);
+  hudi_buf_free(&b);
+  return st;
+}
+
 static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error *err) {
   /* Within a write: its handle, refreshed after the write's commit. */
   HUDI_TRY(hudi_mdt_acquire(&c->m, c->t, err));
   if (hudi_mdt_table(c->m)->layout != 2) return HUDI_OK; /* table version 6: not cleaned here */
   const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
+  bool finished = false;
+  for (size_t i = 0; i < tl->count; i++)
+    if (tl->items[i].state != HUDI_INSTANT_COMPLETED && !strcmp(tl->items[i].action, "clean")) {
+      HUDI_TRY(finish_pending(c, &tl->items[i], err));
+      finished = true;
+    }
+  if (finished) { /* planned anew on the timeline and files as they are now */
+    c->instant[0] = '\0';
+    hudi_mdt_release(c->t, c->m);
+    c->m = NULL;
+    hudi_mdt_share_invalidate(c->t);
+    HUDI_TRY(hudi_mdt_acquire(&c->m, c->t, err));
+    tl = &hudi_mdt_table(c->m)->timeline;
+  }
   c->policy = o->by_versions ? "KEEP_LATEST_FILE_VERSIONS" : o->by_hours ? "KEEP_LATEST_BY_HOURS" : "KEEP_LATEST_COMMITS";
   size_t n_groups;
   const hudi_file_group *g = hudi_mdt_all_groups(c->m, &n_groups);
@@ -337,6 +410,13 @@ static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error
                                    plan.len, err);
   hudi_buf_free(&plan);
   HUDI_TRY(st);
+  return delete_and_complete(c, start, err);
+}
+
+/* Deletes c's victims (those already gone count as deleted) and completes
+ * clean c->instant, whose plan is on the timeline. */
+static hudi_status delete_and_complete(clean_ctx *c, int64_t start, hudi_error *err) {
+  hudi_status st;
   for (size_t i = 0; i < c->v.n; i++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", HUDI_MDT_W_BASE, c->v.items[i].path);
@@ -356,7 +436,8 @@ static hudi_status run(clean_ctx *c, const hudi_mdt_clean_options *o, hudi_error
   HUDI_TRY(st);
   memcpy(c->res->instant, c->instant, HUDI_INSTANT_TIME_BUF);
   memcpy(c->res->completion_time, done, HUDI_INSTANT_TIME_BUF);
-  snprintf(c->res->earliest_commit_to_retain, HUDI_INSTANT_TIME_BUF, "%.17s", c->ecr ? c->ecr->requested_time : "");
+  snprintf(c->res->earliest_commit_to_retain, HUDI_INSTANT_TIME_BUF, "%.17s",
+           c->ecr ? c->ecr->requested_time : c->plan_ecr ? c->plan_ecr : "");
   c->res->files_deleted = c->v.n;
   return HUDI_OK;
 }

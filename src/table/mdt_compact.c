@@ -85,11 +85,16 @@ static hudi_status undo_pending(hudi_storage *s, const char *instant, hudi_error
   char suffix[64];
   snprintf(suffix, sizeof suffix, "_%s.hfile", instant);
   hudi_file_list list = HUDI_FILE_LIST_INIT;
-  hudi_status st = hudi_storage_list(s, HUDI_MDT_W_BASE, HUDI_LIST_RECURSIVE, &list, err);
+  /* With the temporaries a kill before their renames left. */
+  hudi_status st = hudi_storage_list(s, HUDI_MDT_W_BASE, HUDI_LIST_RECURSIVE | HUDI_LIST_INCLUDE_TEMP, &list, err);
   for (size_t i = 0; st == HUDI_OK && i < list.count; i++) {
     const char *path = list.items[i].path;
     if (strncmp(path, HUDI_MDT_W_BASE "/.hoodie/", strlen(HUDI_MDT_W_BASE "/.hoodie/")) == 0) continue;
-    if (ends_with(path, suffix)) st = hudi_storage_delete(s, path, HUDI_DELETE_MISSING_OK, err);
+    const char *name = strrchr(path, '/');
+    name = name ? name + 1 : path;
+    bool temp = hudi_storage_is_temp_name(name);
+    if ((!temp && ends_with(path, suffix)) || (temp && strstr(name, suffix) && name[0] == '.'))
+      st = hudi_storage_delete(s, path, HUDI_DELETE_MISSING_OK, err);
   }
   hudi_file_list_free(&list);
   static const hudi_instant_state states[] = {HUDI_INSTANT_INFLIGHT, HUDI_INSTANT_REQUESTED};

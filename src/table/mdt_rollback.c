@@ -62,6 +62,16 @@ hudi_status hudi_mdt_rollback(hudi_storage *s, const char *instant, const char *
   return st;
 }
 
+hudi_status hudi_mdt_rollback_check(hudi_storage *s, const char *instant, hudi_error *err) {
+  hudi_timeline tl;
+  memset(&tl, 0, sizeof tl);
+  HUDI_TRY(hudi_timeline_load(&tl, s, HUDI_MDT_DIR, 2, err));
+  const hudi_instant *in = hudi_timeline_find(&tl, instant);
+  hudi_status st = in && !strcmp(in->requested_action, "deltacommit") ? check_compaction(&tl, in, err) : HUDI_OK;
+  hudi_timeline_free(&tl);
+  return st;
+}
+
 /* Pending data instants are the data rollback's to undo (with their MDT
  * deltacommit), or belong to a live writer; completed ones stay. */
 static bool on_data_timeline(const hudi_timeline *data, const char *instant) {

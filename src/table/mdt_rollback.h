@@ -28,6 +28,12 @@
 HUDI_NODISCARD hudi_status hudi_mdt_rollback(hudi_storage *s, const char *instant, const char *rollback_time,
                                              hudi_instant_gen *gen, hudi_error *err);
 
+/* HUDI_ERR_UNSUPPORTED (as hudi_mdt_rollback would fail) when a completed
+ * MDT compaction already holds MDT deltacommit `instant`; checked before
+ * a rollback deletes anything, so that a refused rollback leaves the
+ * table as it was. HUDI_OK without an MDT. */
+HUDI_NODISCARD hudi_status hudi_mdt_rollback_check(hudi_storage *s, const char *instant, hudi_error *err);
+
 /* The MDT's own failed writes: pending deltacommits whose instant is not
  * on the data timeline at all (pending data instants are rolled back
  * with their MDT deltacommit by the data rollback), and pending MDT

@@ -2,11 +2,14 @@
  * data-table entry points (rollback.h). */
 #include "table/rollback.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/buf.h"
@@ -365,6 +368,116 @@ static hudi_status part_meta(hudi_rollback_metadata *m, const char *partition, h
   return HUDI_OK;
 }
 
+/* Whether s can hold temporaries at all: the local backend (and the
+ * fault-injecting one over it) writes files beside their final name and
+ * renames them; object stores put whole objects, so listing for
+ * temporaries there would only cost requests. */
+static bool has_temps(const hudi_storage *s) {
+  const char *b = hudi_storage_backend_name(s);
+  return !strcmp(b, "local") || !strcmp(b, "faulty");
+}
+
+/* Whether file name `name` holds instant time t as a whole field: after
+ * '_' or '.' and before '.' or '_' (a base file's "_T.parquet", a log
+ * file's "_T.log.", a timeline file's ".T." or ".T_C."), not inside a
+ * longer number. */
+static bool names_instant(const char *name, const char *t) {
+  size_t n = strlen(t);
+  if (!n) return false;
+  for (const char *p = strstr(name, t); p; p = strstr(p + 1, t))
+    if (p > name && (p[-1] == '_' || p[-1] == '.') && (p[n] == '.' || p[n] == '_')) return true;
+  return false;
+}
+
+hudi_status hudi_delete_instant_temps(hudi_storage *s, const char *dir, const char *instant, hudi_error *err) {
+  if (!has_temps(s)) return HUDI_OK;
+  hudi_file_list l = HUDI_FILE_LIST_INIT;
+  HUDI_TRY(hudi_storage_list(s, dir, HUDI_LIST_INCLUDE_TEMP, &l, err));
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < l.count; i++) {
+    const char *name = base_name(l.items[i].path);
+    if (!l.items[i].is_dir && hudi_storage_is_temp_name(name) && names_instant(name, instant))
+      st = delete_file(s, l.items[i].path, err);
+  }
+  hudi_file_list_free(&l);
+  return st;
+}
+
+/* hudi_delete_instant_temps in directory rel of x. */
+static hudi_status delete_temps(const hudi_rb_target *x, const char *rel, const char *instant, hudi_error *err) {
+  hudi_buf dir;
+  hudi_buf_init(&dir, PATH_MAX_LEN);
+  hudi_status st = hudi_buf_printf(&dir, err, "%s%s%s%c", x->dir, *x->dir && *rel ? "/" : "", rel, '\0');
+  if (st == HUDI_OK) st = hudi_delete_instant_temps(x->s, (const char *)dir.data, instant, err);
+  hudi_buf_free(&dir);
+  return st;
+}
+
+/* Whether temporary `name` is that of a log file of a file group some
+ * request of the plan in partition `part` names: on table version 6 a log
+ * file carries its slice's base instant, not the instant that wrote it.
+ * Under the table lock nobody else appends to those groups. */
+static bool plan_log_temp(const hudi_rollback_plan *plan, const char *part, const char *name) {
+  const hudi_rollback_request *rq = plan->rollback_requests.items;
+  for (size_t i = 0; i < plan->rollback_requests.n; i++) {
+    const char *p = rq[i].partition_path ? rq[i].partition_path : "";
+    const char *fid = rq[i].file_id, *base = rq[i].latest_base_instant;
+    if (strcmp(p, part) || !fid || !*fid || !base || !*base) continue;
+    size_t fl = strlen(fid), bl = strlen(base);
+    if (!strncmp(name, "..", 2) && !strncmp(name + 2, fid, fl) && name[2 + fl] == '_' &&
+        !strncmp(name + 3 + fl, base, bl) && !strncmp(name + 3 + fl + bl, ".log.", 5))
+      return true;
+  }
+  return false;
+}
+
+/* The temporaries of instant's files in every partition the plan names
+ * (its markers name each file before the file is opened, so a killed
+ * write's temporaries are in these partitions): named with the instant,
+ * or (layout 1) log files of the plan's file groups. */
+static hudi_status delete_plan_temps(const hudi_rb_target *x, const hudi_rollback_plan *plan, const char *instant,
+                                     hudi_error *err) {
+  hudi_hashmap seen;
+  hudi_hashmap_init(&seen, 0);
+  hudi_buf dir;
+  hudi_buf_init(&dir, PATH_MAX_LEN);
+  hudi_status st = HUDI_OK;
+  const hudi_rollback_request *rq = plan->rollback_requests.items;
+  for (size_t i = 0; st == HUDI_OK && i < plan->rollback_requests.n; i++) {
+    const char *part = rq[i].partition_path ? rq[i].partition_path : "";
+    if (hudi_hashmap_get(&seen, part, strlen(part), NULL)) continue;
+    st = hudi_hashmap_put(&seen, part, strlen(part), (hudi_hashmap_value){.u64 = 0}, NULL, NULL, err);
+    hudi_buf_reset(&dir);
+    if (st == HUDI_OK) st = hudi_buf_printf(&dir, err, "%s%s%s%c", x->dir, *x->dir && *part ? "/" : "", part, '\0');
+    hudi_file_list l = HUDI_FILE_LIST_INIT;
+    if (st == HUDI_OK) st = hudi_storage_list(x->s, (const char *)dir.data, HUDI_LIST_INCLUDE_TEMP, &l, err);
+    for (size_t k = 0; st == HUDI_OK && k < l.count; k++) {
+      const char *name = base_name(l.items[k].path);
+      if (l.items[k].is_dir || !hudi_storage_is_temp_name(name)) continue;
+      if (names_instant(name, instant) || (x->tl->layout < 2 && plan_log_temp(plan, part, name)))
+        st = delete_file(x->s, l.items[k].path, err);
+    }
+    hudi_file_list_free(&l);
+  }
+  hudi_buf_free(&dir);
+  hudi_hashmap_free(&seen);
+  return st;
+}
+
+/* The metadata table writes no markers: its plans come from listing
+ * committed names, which a log file killed before its rename is not, so
+ * every MDT partition is looked at. */
+static hudi_status delete_mdt_temps(const hudi_rb_target *x, const char *instant, hudi_error *err) {
+  hudi_file_list l = HUDI_FILE_LIST_INIT;
+  HUDI_TRY(hudi_storage_list(x->s, x->dir, 0, &l, err));
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < l.count; i++)
+    if (l.items[i].is_dir && strcmp(base_name(l.items[i].path), ".hoodie") != 0)
+      st = hudi_delete_instant_temps(x->s, l.items[i].path, instant, err);
+  hudi_file_list_free(&l);
+  return st;
+}
+
 /* Deletes the plan's files; fills m's partition metadata. */
 static hudi_status execute(const hudi_rb_target *x, const hudi_rollback_plan *plan, const char *instant,
                            const char *rollback_time, hudi_rollback_metadata *m, int32_t *deleted, hudi_error *err) {
@@ -487,6 +600,9 @@ hudi_status hudi_rb_run(hudi_rollback_result *res, const hudi_rb_target *x, cons
                                 : action;
   if (st == HUDI_OK) st = new_metadata(&m, rollback_time, instant, info_action, err);
   if (st == HUDI_OK) st = execute(x, plan, instant, rollback_time, m, &deleted, err);
+  if (st == HUDI_OK && has_temps(x->s)) st = delete_plan_temps(x, plan, instant, err);
+  if (st == HUDI_OK && has_temps(x->s) && *x->dir) st = delete_mdt_temps(x, instant, err);
+  if (st == HUDI_OK && has_temps(x->s)) st = delete_temps(x, x->tl->dir, instant, err);
   if (st == HUDI_OK && mdt_step) st = mdt_step(mdt_ctx, gen, err);
   if (st == HUDI_OK) st = forget_instant(x, instant, pending_action, err);
   if (st == HUDI_OK) st = hudi_instant_gen_next(gen, done, NULL, err);
@@ -653,6 +769,85 @@ static hudi_status policy_of(failed_policy *out, hudi_table *t, const hudi_optio
                       v);
 }
 
+/* The process id in temporary name ".<name>.<pid>-<n>.hudi-tmp"; 0 when
+ * name is no such name. */
+static long temp_pid(const char *name) {
+  if (!hudi_storage_is_temp_name(name)) return 0;
+  const char *end = name + strlen(name) - strlen(".hudi-tmp");
+  const char *dash = end;
+  while (dash > name && *dash != '-') dash--;
+  const char *dot = dash;
+  while (dot > name && *dot != '.') dot--;
+  if (dash <= name || *dot != '.' || dash - dot - 1 < 1 || dash - dot - 1 > 9) return 0;
+  long pid = 0;
+  for (const char *c = dot + 1; c < dash; c++) {
+    if (*c < '0' || *c > '9') return 0;
+    pid = pid * 10 + (*c - '0');
+  }
+  return pid;
+}
+
+/* Whether temporary `name` is that of a timeline file: its real name
+ * (after the leading '.') starts with an instant time, then '.' or '_'.
+ * Other temporaries may sit in the same folder -- on version 6 the
+ * timeline folder is .hoodie, where a writer waiting for the table lock
+ * writes the lock file's temporary outside the lock. */
+static bool timeline_temp(const char *name) {
+  size_t d = 0;
+  while (name[1 + d] >= '0' && name[1 + d] <= '9') d++;
+  return d >= 14 && (name[1 + d] == '.' || name[1 + d] == '_');
+}
+
+/* A temporary of the lock file (".lock.<pid>-<n>.hudi-tmp", version 6:
+ * the lock sits in the timeline folder) whose process no longer runs on
+ * this host. A live writer's exists only between its write and its link
+ * (and if it ran on another host sharing the folder, its link fails with
+ * NOT_FOUND and hudi_table_lock_acquire tries again). */
+static bool dead_lock_temp(const char *name, long pid) {
+  return !strncmp(name, ".lock.", 6) && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Deletes the timeline-file temporaries another process left in timeline
+ * directory dir: timeline files are written only under the table lock,
+ * which this writer holds, so such a file is a dead writer's (killed between writing
+ * and renaming an instant file, e.g. a clean's requested plan, whose
+ * instant then never reached the timeline and is rolled back by nobody).
+ * This process's own are its background services' (their instant files
+ * are written under the lock too, but they are not ours to judge).
+ * Local storage only: object stores put objects whole, with no
+ * temporaries. */
+static hudi_status sweep_timeline_temps(hudi_storage *s, const char *dir, hudi_error *err) {
+  hudi_file_list l = HUDI_FILE_LIST_INIT;
+  HUDI_TRY(hudi_storage_list(s, dir, HUDI_LIST_INCLUDE_TEMP, &l, err));
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < l.count; i++) {
+    const char *name = base_name(l.items[i].path);
+    long pid = temp_pid(name);
+    if (!l.items[i].is_dir && pid > 0 && pid != (long)getpid() && (timeline_temp(name) || dead_lock_temp(name, pid)))
+      st = delete_file(s, l.items[i].path, err);
+  }
+  hudi_file_list_free(&l);
+  return st;
+}
+
+/* Deletes the marker directories (.hoodie/.temp/<T>) of instants the
+ * timeline holds completed: a writer killed between its commit and the
+ * deletion of its markers leaves them, and Java deletes such leftovers
+ * only when it archives T (deleteAnyLeftOverMarkers). */
+static hudi_status sweep_completed_markers(hudi_table *t, hudi_error *err) {
+  hudi_file_list l = HUDI_FILE_LIST_INIT;
+  HUDI_TRY(hudi_storage_list(t->storage, ".hoodie/.temp", 0, &l, err));
+  hudi_status st = HUDI_OK;
+  for (size_t i = 0; st == HUDI_OK && i < l.count; i++) {
+    if (!l.items[i].is_dir) continue;
+    const hudi_instant *in = hudi_timeline_find(&t->timeline, base_name(l.items[i].path));
+    if (in && in->state == HUDI_INSTANT_COMPLETED)
+      st = hudi_storage_delete(t->storage, l.items[i].path, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, err);
+  }
+  hudi_file_list_free(&l);
+  return st;
+}
+
 hudi_status hudi_rollback_failed_writes(hudi_table *t, const hudi_option *opts, size_t n_opts, size_t *n_rolled_back,
                                         hudi_error *err) {
   if (n_rolled_back) *n_rolled_back = 0;
@@ -699,6 +894,13 @@ hudi_status hudi_rollback_failed_writes(hudi_table *t, const hudi_option *opts, 
   hudi_free(targets);
   pending_free(p, np);
   if (st == HUDI_OK && nt) st = hudi_write_reload_timeline(t, err);
+  /* A killed writer's other leftovers, where a listing costs no request
+   * (object stores put whole objects: no temporaries; their marker
+   * directories go with archival, as in Java). */
+  if (st == HUDI_OK && has_temps(t->storage)) st = sweep_timeline_temps(t->storage, t->timeline.dir, err);
+  if (st == HUDI_OK && has_temps(t->storage)) st = sweep_completed_markers(t, err);
+  if (st == HUDI_OK && mdt && has_temps(t->storage))
+    st = sweep_timeline_temps(t->storage, HUDI_MDT_DIR "/.hoodie/timeline", err);
   if (!mdt) return st;
   /* The MDT's own leftovers (a pending MDT deltacommit without a data
    * instant is a write that failed between the two timelines). */
@@ -707,6 +909,18 @@ hudi_status hudi_rollback_failed_writes(hudi_table *t, const hudi_option *opts, 
   if (st == HUDI_OK) st = hudi_mdt_rollback_failed(t->storage, &t->timeline, &gen, &mdt_only, err);
   if (st == HUDI_OK && mdt_only) st = wait_past(&gen, err);
   return st;
+}
+
+hudi_status hudi_rollback_mdt_attempt(hudi_table *t, const char *instant, hudi_error *err) {
+  if (t->layout < 2) return HUDI_OK; /* version 6: hudi-c writes no metadata table */
+  hudi_instant_gen gen;
+  char r[HUDI_INSTANT_TIME_BUF];
+  HUDI_TRY(start_gen(&gen, t, true, err));
+  HUDI_TRY(hudi_instant_gen_next(&gen, r, NULL, err));
+  HUDI_TRY(hudi_mdt_rollback(t->storage, instant, r, &gen, err));
+  /* The rollback instant r is on no data timeline: the next instant this
+   * writer picks must come after it. */
+  return wait_past(&gen, err);
 }
 
 /* ---- hudi_table_rollback ---------------------------------------------- */
@@ -787,6 +1001,9 @@ hudi_status hudi_table_rollback(hudi_rollback_result *result, hudi_table *table,
   hudi_status st = hudi_write_reload_timeline(table, err);
   const hudi_instant *in = st == HUDI_OK ? hudi_timeline_find(&table->timeline, instant) : NULL;
   if (st == HUDI_OK && in) st = check_rollback(table, in, err);
+  /* Before anything is deleted: a rollback the metadata table refuses
+   * (validateRollback) must leave the table as it was. */
+  if (st == HUDI_OK && in && table->layout >= 2) st = hudi_mdt_rollback_check(table->storage, instant, err);
   /* Without the instant, only a pending rollback of it can be finished. */
   if (st == HUDI_OK) st = hudi_rollback_run_instant(res, table, instant, err);
   hudi_table_lock_release(&lock, table);

@@ -74,6 +74,22 @@ HUDI_NODISCARD hudi_status hudi_rb_read_plan(hudi_rollback_plan **out, const hud
 HUDI_NODISCARD hudi_status hudi_rollback_run_instant(hudi_rollback_result *res, hudi_table *t, const char *instant,
                                                  hudi_error *err);
 
+/* Deletes the temporary files (hudi_storage_is_temp_name) that a writer
+ * of `instant` killed before its renames left in directory dir (relative
+ * to the storage base): their names hold the instant time (a base file's,
+ * a timeline file's). Readers never list them, but nothing else would
+ * ever delete them. Used by rollbacks and by retried compactions. A no-op
+ * on object stores, which have no temporaries. */
+HUDI_NODISCARD hudi_status hudi_delete_instant_temps(hudi_storage *s, const char *dir, const char *instant,
+                                                     hudi_error *err);
+
+/* Rolls back what an earlier attempt at instant left on the metadata table
+ * (its deltacommit T, pending or completed), so that a retried compaction
+ * can write T there again: Hudi's metadata writer rolls back a re-attempted
+ * commit's earlier MDT deltacommit the same way. A no-op without one, or
+ * without a metadata table. Under the table lock. */
+HUDI_NODISCARD hudi_status hudi_rollback_mdt_attempt(hudi_table *t, const char *instant, hudi_error *err);
+
 /* Rolls back failed writes before a write (hoodie.cleaner.policy.failed.writes:
  * EAGER, the default: every pending commit, deltacommit and replacecommit
  * (not compaction, log compaction or clustering); LAZY: those whose
