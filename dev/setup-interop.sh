@@ -2,7 +2,8 @@
 # Installs the interoperability oracles that tests/interop/ compares hudi-c against, outside the repo:
 #   - Java 17 (Spark 3.5 runs on 8/11/17) and Maven, from Debian, if missing,
 #   - Apache Hudi's Spark 3.5 bundle jars, fetched with Maven into $HUDI_INTEROP_HOME/jars:
-#       HUDI_VERSION (newest 1.x release: table version 9) and HUDI_VERSION_V8 (1.0.x: version 8),
+#       HUDI_VERSION (newest 1.x release: table version 9), HUDI_VERSION_V8 (1.0.x: version 8) and
+#       HUDI_VERSION_V6 (0.15.x: version 6, the last 0.x line),
 #   - a virtual env with PySpark (Spark's own jars come inside the wheel),
 #   - a virtual env with hudi-rs's Python binding (PyPI package `hudi`, which clashes in name with
 #     this project's package, hence an env of its own),
@@ -14,6 +15,7 @@ cd "$(dirname "$0")/.."
 
 HUDI_VERSION=1.2.0          # newest Hudi release whose Spark 3.5 bundle resolves
 HUDI_VERSION_V8=1.0.2       # last release line that writes table version 8
+HUDI_VERSION_V6=0.15.0      # last 0.x release: table version 6, the engines "older engines" means
 PYSPARK_VERSION=3.5.9
 HUDI_RS_VERSION=0.5.0
 BUNDLE=org.apache.hudi:hudi-spark3.5-bundle_2.12
@@ -66,6 +68,7 @@ fetch_bundle() { # version
 }
 fetch_bundle "$HUDI_VERSION"
 fetch_bundle "$HUDI_VERSION_V8"
+fetch_bundle "$HUDI_VERSION_V6"
 
 # --- Virtual envs, each rebuilt only when its pinned version changes.
 PY=${PYTHON:-python3}
@@ -91,6 +94,8 @@ HUDI_VERSION=$HUDI_VERSION
 HUDI_JAR=$JARS/hudi-spark3.5-bundle_2.12-$HUDI_VERSION.jar
 HUDI_VERSION_V8=$HUDI_VERSION_V8
 HUDI_JAR_V8=$JARS/hudi-spark3.5-bundle_2.12-$HUDI_VERSION_V8.jar
+HUDI_VERSION_V6=$HUDI_VERSION_V6
+HUDI_JAR_V6=$JARS/hudi-spark3.5-bundle_2.12-$HUDI_VERSION_V6.jar
 HUDI_RS_PYTHON=$HOME_DIR/venv-hudirs/bin/python
 HUDI_RS_VERSION=$HUDI_RS_VERSION
 EOF

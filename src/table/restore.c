@@ -6,7 +6,9 @@
 
 #include "base/alloc.h"
 #include "base/instant.h"
+#include "table/archive.h"
 #include "table/lock.h"
+#include "table/lsm_timeline.h"
 #include "table/mdt_rollback.h"
 #include "table/rollback.h"
 #include "table/savepoint.h"
@@ -68,14 +70,56 @@ static hudi_status load_mdt(hudi_timeline *out, bool *has, hudi_table *t, hudi_e
   return *has ? hudi_timeline_load(out, t->storage, HUDI_MDT_DIR, 2, err) : HUDI_OK;
 }
 
+/* Undoing the MDT compactions after S makes the latest one before S, c0
+ * (NULL: not on the MDT's active timeline), the base of the MDT's latest
+ * slices again, with the deltacommits since c0 in their log files.
+ * Readers merge a log block only while its instant is a completed one on
+ * the data table's active timeline or a completed deltacommit on the
+ * MDT's (HoodieTableMetadataUtil.getValidInstantTimestamps); Hudi's
+ * archivers keep that true by archiving no instant the MDT has not
+ * compacted, and the compactions after S let them archive past c0.
+ * Refused when a data instant completed after c0 is on neither active
+ * timeline: the restored MDT would lose its files and keys (found by
+ * tests/interop/test_random_mixed.py). */
+static hudi_status check_archived_past(hudi_table *t, const hudi_timeline *mdt, const char *S, const char *first,
+                                       const char *c0, hudi_error *err) {
+  char hist[600];
+  hudi_archive_history_dir(hist, sizeof hist, &t->props, "");
+  hudi_lsm_rows rows = {0};
+  hudi_status st = hudi_lsm_load(&rows, t->storage, hist, 0, err);
+  const char *late = NULL;
+  for (size_t i = 0; st == HUDI_OK && i < rows.count; i++) {
+    const hudi_lsm_row *r = &rows.items[i];
+    const char *done = r->completion_time[0] ? r->completion_time : r->instant_time;
+    const hudi_instant *m = hudi_timeline_find(mdt, r->instant_time);
+    bool in_mdt = m && m->state == HUDI_INSTANT_COMPLETED && !strcmp(m->action, "deltacommit");
+    if ((!c0 || strcmp(done, c0) > 0) && !in_mdt && (!late || strcmp(r->instant_time, late) > 0))
+      late = r->instant_time;
+  }
+  if (st == HUDI_OK && late)
+    st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                      "cannot restore table %s to savepoint %s: its metadata table was compacted after it (%s) and "
+                      "data instants the earlier metadata compaction (%s) left in log files were archived from both "
+                      "timelines since (up to %s); Hudi drops and rebuilds the metadata table then, hudi-c does not",
+                      t->base_uri, S, first, c0 ? c0 : "an archived one", late);
+  hudi_lsm_rows_free(&rows);
+  return st;
+}
+
 static hudi_status check_mdt(hudi_table *t, const char *S, hudi_error *err) {
   hudi_timeline mdt;
   bool has;
   HUDI_TRY(load_mdt(&mdt, &has, t, err));
-  const char *first = NULL;
+  const char *first = NULL, *c0 = NULL;
   hudi_status st = HUDI_OK;
-  for (size_t i = 0; i < mdt.count && !first; i++)
-    if (mdt_compaction_after(&mdt.items[i], S)) first = mdt.items[i].requested_time;
+  for (size_t i = 0; i < mdt.count && !first; i++) {
+    const hudi_instant *c = &mdt.items[i];
+    if (mdt_compaction_after(c, S)) first = c->requested_time;
+    else if (c->state == HUDI_INSTANT_COMPLETED && !strcmp(c->action, "commit") &&
+             (!c0 || strcmp(c->requested_time, c0) > 0))
+      c0 = c->requested_time;
+  }
+  if (first) st = check_archived_past(t, &mdt, S, first, c0, err);
   for (size_t i = 0; first && st == HUDI_OK && i < mdt.count; i++) {
     const hudi_instant *c = &mdt.items[i];
     if (!strcmp(c->action, "clean") && strcmp(c->requested_time, first) > 0)

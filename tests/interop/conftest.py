@@ -43,6 +43,16 @@ def spark_v8(interop_config, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def spark_v6(interop_config, tmp_path_factory):
+    """Spark 3.5 with Hudi 0.15.x, the last 0.x release (table version 6, timeline layout 1): the
+    engines that table version 6 exists for. A third JVM: started only when used."""
+    oracle = SparkOracle(interop_config, tmp_path_factory.mktemp("spark-v6-worker"),
+                         jar_key="HUDI_JAR_V6", version_key="HUDI_VERSION_V6")
+    yield oracle
+    oracle.close()
+
+
+@pytest.fixture(scope="session")
 def hudirs(interop_config, tmp_path_factory):
     """hudi-rs's Python binding."""
     oracle = HudiRsOracle(interop_config, tmp_path_factory.mktemp("hudirs-worker"))
@@ -53,7 +63,7 @@ def hudirs(interop_config, tmp_path_factory):
 def pytest_report_header(config):
     try:
         c = InteropConfig.load()
-        return (f"interop oracles: pyspark {c['PYSPARK_VERSION']}, Hudi {c['HUDI_VERSION']} and "
-                f"{c['HUDI_VERSION_V8']}, hudi-rs {c['HUDI_RS_VERSION']}")
+        return (f"interop oracles: pyspark {c['PYSPARK_VERSION']}, Hudi {c['HUDI_VERSION']}, "
+                f"{c['HUDI_VERSION_V8']} and {c['HUDI_VERSION_V6']}, hudi-rs {c['HUDI_RS_VERSION']}")
     except Exception as e:  # noqa: BLE001 - the fixtures report it properly
         return f"interop oracles: not set up ({e})"

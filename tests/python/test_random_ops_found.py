@@ -10,7 +10,10 @@ them depend on timing and seeds):
 * a restore to the latest savepoint after archival hid every archived file (the active timeline
   then holds no write that is not savepointed);
 * a rollback the metadata table refuses (its deltacommit already compacted) deleted the
-  commit's files before refusing, losing the commit's rows.
+  commit's files before refusing, losing the commit's rows;
+* (found by tests/interop/test_random_mixed.py) a restore that undoes metadata-table compactions
+  is refused when writes since archived from both timelines would lose their metadata-table
+  entries, and allowed otherwise (the allowed case is here).
 
 Oracles: a plain Python model of the rows (the snapshot, meta columns included) and
 ../shared/tools/hudi_check.py after every write.
@@ -148,4 +151,41 @@ def test_refused_rollback_leaves_the_table(tmp_path):
         t().rollback(last.requested_time)
     assert snapshot(path) == before
     assert sorted(os.listdir(path / ".hoodie" / "timeline")) == timeline
+    check(path)
+
+
+def test_restore_after_archival_past_the_older_metadata_compaction(tmp_path):
+    """A restore undoes the metadata-table compactions after the savepoint; the MDT's latest base
+    files are then an older compaction's (c0), and the deltacommits after it are log blocks again,
+    which readers merge only while their instant is on the data table's active timeline or on
+    the MDT's (HoodieTableMetadataUtil.getValidInstantTimestamps). Here archival moved a data
+    instant after c0 off the data timeline (allowed while the later compaction existed) but the
+    MDT still has its deltacommit: the restore goes ahead and the MDT keeps its files. (When the
+    MDT has archived it too, the restore is refused: tests/interop/test_random_mixed.py's
+    test_restore_after_spark_archived_the_metadata_table, which needs Spark's MDT archival.)"""
+    path = tmp_path / "t"
+    opts = {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "3",
+            "hoodie.clean.commits.retained": "1", "hoodie.metadata.compact.max.delta.commits": "3"}
+    HudiTable.create(str(path), record_key="id", table_type="cow", hudi_options=opts)
+    t = lambda: HudiTableBuilder.from_base_uri(str(path)).with_hudi_options(opts).build()  # noqa: E731
+    mdt = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
+    compactions = lambda: sorted(f[:17] for f in os.listdir(mdt) if f.endswith(".commit"))  # noqa: E731
+    writes = []
+    while not compactions():
+        writes.append(t().append(data([(f"k{len(writes)}", "eu", 1, 0)])).requested_time)
+    c0 = compactions()[-1]
+    writes += [t().append(data([(f"k{len(writes) + i}", "eu", 1, 0)])).requested_time for i in range(2)]
+    w, sp = writes[-2], writes[-1]
+    assert w > c0, (writes, c0)  # a data instant in the log blocks after c0
+    t().savepoint(sp)
+    want = snapshot(path)
+    for i in range(4):
+        t().append(data([(f"n{i}", "eu", 1, i)]))
+        t().archive()
+    assert compactions()[-1] > sp, "the metadata table was compacted after the savepoint"
+    assert not (path / ".hoodie" / "timeline" / f"{w}.commit.requested").exists(), \
+        "archival moved a data instant after c0 into the history"
+    assert any(f.startswith(w) for f in os.listdir(mdt)), sorted(os.listdir(mdt))
+    t().restore(sp)
+    assert snapshot(path) == want
     check(path)
