@@ -70,19 +70,55 @@ static hudi_status load_mdt(hudi_timeline *out, bool *has, hudi_table *t, hudi_e
   return *has ? hudi_timeline_load(out, t->storage, HUDI_MDT_DIR, 2, err) : HUDI_OK;
 }
 
-/* Undoing the MDT compactions after S makes the latest one before S, c0
- * (NULL: not on the MDT's active timeline), the base of the MDT's latest
- * slices again, with the deltacommits since c0 in their log files.
- * Readers merge a log block only while its instant is a completed one on
- * the data table's active timeline or a completed deltacommit on the
- * MDT's (HoodieTableMetadataUtil.getValidInstantTimestamps); Hudi's
- * archivers keep that true by archiving no instant the MDT has not
- * compacted, and the compactions after S let them archive past c0.
- * Refused when a data instant completed after c0 is on neither active
- * timeline: the restored MDT would lose its files and keys (found by
- * tests/interop/test_random_mixed.py). */
+/* Undoing the MDT compactions after S makes the latest one before them,
+ * c0, the base of the MDT's latest slices again (c0 may be archived from
+ * the MDT's timeline; without one, the MDT's first instant is the base),
+ * with the deltacommits since c0 in log files. Readers merge a log block
+ * only while its instant is a completed one on the data table's active
+ * timeline, or a completed deltacommit, rollback or restore on the MDT's
+ * (HoodieTableMetadataUtil.getValidInstantTimestamps); Hudi's archivers
+ * keep that true by archiving no instant the MDT has not compacted, and
+ * the compactions after S let them archive past c0. Refused when a data
+ * write or clean completed after c0 is on neither active timeline: the
+ * restored MDT would lose its files and keys (found by
+ * tests/interop/test_random_mixed.py). Hudi deletes the MDT then
+ * (BaseHoodieWriteClient.restoreToSavepoint: the savepoint is not after
+ * the MDT's oldest active compaction) and bootstraps it again. */
+
+/* The MDT's base before `first` when its active timeline has none: the
+ * latest archived compaction, else its earliest instant. */
+static hudi_status archived_c0(char out[HUDI_INSTANT_TIME_MAX], hudi_table *t, const hudi_timeline *mdt,
+                               const char *first, hudi_error *err) {
+  out[0] = 0;
+  char hist[600];
+  snprintf(hist, sizeof hist, "%s/.hoodie/timeline/history", HUDI_MDT_DIR);
+  hudi_lsm_rows rows = {0};
+  hudi_status st = hudi_lsm_load(&rows, t->storage, hist, 0, err);
+  for (size_t i = 0; st == HUDI_OK && i < rows.count; i++) {
+    const hudi_lsm_row *r = &rows.items[i];
+    if (!out[0] || (!strcmp(r->action, "commit") && strcmp(r->instant_time, first) < 0))
+      snprintf(out, HUDI_INSTANT_TIME_MAX, "%s", r->instant_time);
+  }
+  if (st == HUDI_OK && !out[0] && mdt->count) snprintf(out, HUDI_INSTANT_TIME_MAX, "%s", mdt->items[0].requested_time);
+  hudi_lsm_rows_free(&rows);
+  return st;
+}
+
+/* Whether the block a data instant left in the MDT is still read. */
+static bool block_readable(const hudi_table *t, const hudi_timeline *mdt, const hudi_lsm_row *r) {
+  if (!is_write_action(r->action) && strcmp(r->action, "clean")) return true; /* left no deltacommit */
+  const hudi_instant *d = hudi_timeline_find(&t->timeline, r->instant_time);
+  if (d && d->state == HUDI_INSTANT_COMPLETED) return true; /* still active (an archival cut short) */
+  const hudi_instant *m = hudi_timeline_find(mdt, r->instant_time);
+  return m && m->state == HUDI_INSTANT_COMPLETED &&
+         (!strcmp(m->action, "deltacommit") || !strcmp(m->action, "rollback") || !strcmp(m->action, "restore"));
+}
+
 static hudi_status check_archived_past(hudi_table *t, const hudi_timeline *mdt, const char *S, const char *first,
-                                       const char *c0, hudi_error *err) {
+                                       const char *active_c0, hudi_error *err) {
+  char c0[HUDI_INSTANT_TIME_MAX];
+  if (active_c0) snprintf(c0, sizeof c0, "%s", active_c0);
+  else HUDI_TRY(archived_c0(c0, t, mdt, first, err));
   char hist[600];
   hudi_archive_history_dir(hist, sizeof hist, &t->props, "");
   hudi_lsm_rows rows = {0};
@@ -91,17 +127,14 @@ static hudi_status check_archived_past(hudi_table *t, const hudi_timeline *mdt, 
   for (size_t i = 0; st == HUDI_OK && i < rows.count; i++) {
     const hudi_lsm_row *r = &rows.items[i];
     const char *done = r->completion_time[0] ? r->completion_time : r->instant_time;
-    const hudi_instant *m = hudi_timeline_find(mdt, r->instant_time);
-    bool in_mdt = m && m->state == HUDI_INSTANT_COMPLETED && !strcmp(m->action, "deltacommit");
-    if ((!c0 || strcmp(done, c0) > 0) && !in_mdt && (!late || strcmp(r->instant_time, late) > 0))
-      late = r->instant_time;
+    if (strcmp(done, c0) > 0 && !block_readable(t, mdt, r)) late = r->instant_time;
   }
   if (st == HUDI_OK && late)
     st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                       "cannot restore table %s to savepoint %s: its metadata table was compacted after it (%s) and "
-                      "data instants the earlier metadata compaction (%s) left in log files were archived from both "
-                      "timelines since (up to %s); Hudi drops and rebuilds the metadata table then, hudi-c does not",
-                      t->base_uri, S, first, c0 ? c0 : "an archived one", late);
+                      "data instants after the metadata compaction before that (%s) were archived from both "
+                      "timelines since (up to %s); Hudi deletes and rebuilds the metadata table then, hudi-c does not",
+                      t->base_uri, S, first, c0[0] ? c0 : "none", late);
   hudi_lsm_rows_free(&rows);
   return st;
 }

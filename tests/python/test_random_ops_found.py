@@ -160,7 +160,8 @@ def test_restore_after_archival_past_the_older_metadata_compaction(tmp_path):
     which readers merge only while their instant is on the data table's active timeline or on
     the MDT's (HoodieTableMetadataUtil.getValidInstantTimestamps). Here archival moved a data
     instant after c0 off the data timeline (allowed while the later compaction existed) but the
-    MDT still has its deltacommit: the restore goes ahead and the MDT keeps its files. (When the
+    MDT still has its deltacommit, and a rollback after c0 (which leaves the MDT no deltacommit,
+    only a rollback) is archived too: the restore goes ahead and the MDT keeps its files. (When the
     MDT has archived it too, the restore is refused: tests/interop/test_random_mixed.py's
     test_restore_after_spark_archived_the_metadata_table, which needs Spark's MDT archival.)"""
     path = tmp_path / "t"
@@ -174,9 +175,11 @@ def test_restore_after_archival_past_the_older_metadata_compaction(tmp_path):
     while not compactions():
         writes.append(t().append(data([(f"k{len(writes)}", "eu", 1, 0)])).requested_time)
     c0 = compactions()[-1]
+    gone = t().append(data([("x", "eu", 1, 0)])).requested_time
+    rollback = t().rollback(gone).requested_time
     writes += [t().append(data([(f"k{len(writes) + i}", "eu", 1, 0)])).requested_time for i in range(2)]
     w, sp = writes[-2], writes[-1]
-    assert w > c0, (writes, c0)  # a data instant in the log blocks after c0
+    assert c0 < gone < rollback < w, (writes, c0)  # data instants in the log blocks after c0
     t().savepoint(sp)
     want = snapshot(path)
     for i in range(4):
@@ -185,6 +188,8 @@ def test_restore_after_archival_past_the_older_metadata_compaction(tmp_path):
     assert compactions()[-1] > sp, "the metadata table was compacted after the savepoint"
     assert not (path / ".hoodie" / "timeline" / f"{w}.commit.requested").exists(), \
         "archival moved a data instant after c0 into the history"
+    assert not any(f.startswith(rollback) for f in os.listdir(path / ".hoodie" / "timeline")), \
+        "archival moved the rollback into the history"
     assert any(f.startswith(w) for f in os.listdir(mdt)), sorted(os.listdir(mdt))
     t().restore(sp)
     assert snapshot(path) == want
