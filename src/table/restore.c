@@ -91,7 +91,8 @@ static hudi_status archived_c0(char out[HUDI_INSTANT_TIME_MAX], hudi_table *t, c
                                const char *first, hudi_error *err) {
   out[0] = 0;
   char hist[600];
-  snprintf(hist, sizeof hist, "%s/.hoodie/timeline/history", HUDI_MDT_DIR);
+  hudi_props defaults = {0}; /* the MDT's timeline paths are Hudi's defaults */
+  hudi_archive_history_dir(hist, sizeof hist, &defaults, HUDI_MDT_DIR);
   hudi_lsm_rows rows = {0};
   hudi_status st = hudi_lsm_load(&rows, t->storage, hist, 0, err);
   for (size_t i = 0; st == HUDI_OK && i < rows.count; i++) {
@@ -148,9 +149,8 @@ static hudi_status check_mdt(hudi_table *t, const char *S, hudi_error *err) {
   for (size_t i = 0; i < mdt.count && !first; i++) {
     const hudi_instant *c = &mdt.items[i];
     if (mdt_compaction_after(c, S)) first = c->requested_time;
-    else if (c->state == HUDI_INSTANT_COMPLETED && !strcmp(c->action, "commit") &&
-             (!c0 || strcmp(c->requested_time, c0) > 0))
-      c0 = c->requested_time;
+    else if (c->state == HUDI_INSTANT_COMPLETED && !strcmp(c->action, "commit"))
+      c0 = c->requested_time; /* (the timeline is in requested-time order) */
   }
   if (first) st = check_archived_past(t, &mdt, S, first, c0, err);
   for (size_t i = 0; first && st == HUDI_OK && i < mdt.count; i++) {

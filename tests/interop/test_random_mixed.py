@@ -37,14 +37,8 @@ SCHEMA = "id string, region string, ts long, v long, note string"
 
 
 def seeds() -> List[int]:
-    env = os.environ.get("HUDI_RANDOM_MIXED_SEEDS")
-    if not env:
-        return [0, 2, 4, 10]  # version 9 MOR, 6 COW, 8 MOR with the record index, 6 MOR
-    out: List[int] = []
-    for part in env.split(","):
-        lo, _, hi = part.partition("-")
-        out.extend(range(int(lo), int(hi or lo) + 1))
-    return out
+    # version 9 MOR, 6 COW, 8 MOR with the record index, 6 MOR
+    return ops.seeds("HUDI_RANDOM_MIXED_SEEDS", [0, 2, 4, 10])
 
 
 class MixedRun(ops.Run):

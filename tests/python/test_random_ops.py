@@ -92,10 +92,11 @@ def java_timeline_start():
         _CHECK.Timeline.start = original
 
 
-def seeds() -> List[int]:
-    env = os.environ.get("HUDI_RANDOM_OPS_SEEDS")
+def seeds(variable: str = "HUDI_RANDOM_OPS_SEEDS", default: Optional[List[int]] = None) -> List[int]:
+    """The seeds `variable` names ("0-99,120"), else `default` (0-15)."""
+    env = os.environ.get(variable)
     if not env:
-        return list(range(16))
+        return list(range(16)) if default is None else default
     out: List[int] = []
     for part in env.split(","):
         lo, _, hi = part.partition("-")
