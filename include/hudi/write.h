@@ -109,6 +109,12 @@ typedef struct hudi_write_result {
  * .hoodie/metadata is deleted, under the write lock; the write then uses
  * the bloom index. It is how a version-6 table Spark wrote with a metadata
  * table (which hudi-c cannot update) is written at all.
+ * hoodie.metadata.enable=true (every writing verb) on a version-8 or 9
+ * table without a metadata table builds one first, under the write lock:
+ * `files` from a storage listing, `record_index` from the keys of every
+ * latest file slice (not with hoodie.metadata.record.index.enable=false);
+ * HUDI_ERR_CONFLICT while a write is pending, HUDI_ERR_UNSUPPORTED on
+ * version 6 (docs/compatibility.md item 33).
  * A stream of more than hudi_c.append.segment.bytes (default 4 GiB of
  * estimated Arrow data) is written a segment at a time into the same
  * commit, holding one segment of rows at once (plus each row's key with a

@@ -189,6 +189,10 @@ class HudiTable:
         the metadata table off first, as Apache Hudi's writers do: ``hoodie.properties`` stops
         listing it and ``.hoodie/metadata`` is deleted; later writes use the bloom index. It is
         how a version-6 table Spark wrote with a metadata table is written at all.
+        ``{"hoodie.metadata.enable": "true"}`` on a version-8 or 9 table without one (written by
+        Spark with it off, or turned off as above) builds it first, record index included
+        (``"hoodie.metadata.record.index.enable": "false"``: the file listing only); refused
+        (``HudiConflictError``) while another write is pending, and on version 6.
         """
         from hudi import write
 

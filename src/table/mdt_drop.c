@@ -93,8 +93,8 @@ static hudi_status forget_partitions(hudi_table *t, hudi_error *err) {
   return HUDI_OK;
 }
 
-hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
-  if (!hudi_mdt_drop_requested(opts, n)) return HUDI_OK;
+hudi_status hudi_table_props_update(hudi_table *t, const char *const *keys, const char *const *values, size_t n,
+                                    hudi_error *err) {
   hudi_buf old;
   hudi_buf_init(&old, HUDI_PROPS_MAX_BYTES);
   hudi_props fresh;
@@ -102,14 +102,34 @@ hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, s
   const char *path;
   hudi_status st = read_props(t->storage, &old, &path, err);
   if (st == HUDI_OK) st = hudi_props_parse(&fresh, (const char *)old.data, old.len, path, err);
-  bool listed = st == HUDI_OK && lists_partitions(&fresh);
+  for (size_t i = 0; st == HUDI_OK && i < n; i++) st = hudi_props_set(&fresh, keys[i], values[i], err);
+  if (st == HUDI_OK) st = rewrite_props(t->storage, &old, &fresh, err);
+  /* The handle follows at once (t->name points into its properties: only
+   * the keys given change). */
+  for (size_t i = 0; st == HUDI_OK && i < n; i++) st = hudi_props_set(&t->props, keys[i], values[i], err);
+  hudi_props_free(&fresh);
+  hudi_buf_free(&old);
+  return st;
+}
+
+hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
+  if (!hudi_mdt_drop_requested(opts, n)) return HUDI_OK;
+  hudi_buf old;
+  hudi_buf_init(&old, HUDI_PROPS_MAX_BYTES);
+  hudi_props current;
+  hudi_props_init(&current);
+  const char *path;
+  hudi_status st = read_props(t->storage, &old, &path, err);
+  if (st == HUDI_OK) st = hudi_props_parse(&current, (const char *)old.data, old.len, path, err);
+  bool listed = st == HUDI_OK && lists_partitions(&current);
+  hudi_props_free(&current);
+  hudi_buf_free(&old);
   /* Hudi clears both lists (setMetadataPartitionState(FILES, false)) and
    * deletes the directory after the properties say there is none: a
    * reader in between lists storage. The handle follows at once, so a
    * failed delete never leaves it writing to a half-deleted table. */
-  if (listed) st = hudi_props_set(&fresh, PARTITIONS_KEY, "", err);
-  if (listed && st == HUDI_OK) st = hudi_props_set(&fresh, INFLIGHT_KEY, "", err);
-  if (listed && st == HUDI_OK) st = rewrite_props(t->storage, &old, &fresh, err);
+  const char *keys[] = {PARTITIONS_KEY, INFLIGHT_KEY}, *none[] = {"", ""};
+  if (listed) st = hudi_table_props_update(t, keys, none, 2, err);
   if (st == HUDI_OK) st = forget_partitions(t, err);
   /* Whenever asked, listed or not: a crash after the rewrite leaves the
    * directory behind, unlisted. */
@@ -117,7 +137,5 @@ hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, s
     st = hudi_storage_delete(t->storage, HUDI_MDT_DIR, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, err);
   if (st == HUDI_OK) hudi_mdt_share_end(t);
   else hudi_err_context(err, st, "turning off the metadata table of %s (hoodie.metadata.enable=false)", t->base_uri);
-  hudi_props_free(&fresh);
-  hudi_buf_free(&old);
   return st;
 }

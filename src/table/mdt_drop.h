@@ -4,7 +4,8 @@
  * clears hoodie.table.metadata.partitions (and .inflight) in
  * hoodie.properties, then deletes .hoodie/metadata, before anything else
  * of the write. Readers then list storage; a later Hudi writer with the
- * metadata table on rebuilds it from storage. hudi-c uses it to continue
+ * metadata table on rebuilds it from storage (hudi-c's with
+ * hoodie.metadata.enable=true: mdt_bootstrap.h). hudi-c uses it to continue
  * tables whose metadata table it cannot keep current (table version 6,
  * indexes it does not maintain). */
 #ifndef HUDI_TABLE_MDT_DROP_H
@@ -32,5 +33,12 @@ HUDI_NODISCARD hudi_status hudi_mdt_check_enable_option(const hudi_option *opts,
  * deletes the metadata table's directory, if any. */
 HUDI_NODISCARD hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, size_t n,
                                                       hudi_error *err);
+
+/* Sets keys[i] to values[i] in t's hoodie.properties as storage holds it
+ * now (HoodieTableConfig.modify's protocol: a backup copy, the new file,
+ * the backup deleted; a Hadoop checksum beside them deleted first), and
+ * in t's handle. Under the write lock. */
+HUDI_NODISCARD hudi_status hudi_table_props_update(hudi_table *t, const char *const *keys, const char *const *values,
+                                                   size_t n, hudi_error *err);
 
 #endif

@@ -465,7 +465,9 @@ static hudi_status rli_value_for(rli_values *m, const commit_ctx *c, const key_r
   hudi_mdt_record r;
   hudi_mdt_record_init(&r);
   hudi_status st = hudi_mdt_record_set_key(&r, ref->key, ref->key_len, HUDI_MDT_TYPE_RECORD_INDEX, err);
-  if (st == HUDI_OK) st = hudi_mdt_record_set_rli(&r, ref->partition, ref->file_id, c->instant_ms, err);
+  int64_t ms = c->o.rli_instant_ms ? c->o.rli_instant_ms(c->o.rli_instant_ctx, ref->partition, ref->file_id)
+                                    : c->instant_ms;
+  if (st == HUDI_OK) st = hudi_mdt_record_set_rli(&r, ref->partition, ref->file_id, ms, err);
   if (st == HUDI_OK) st = hudi_mdt_record_encode(&r, c->schema->root, &v->bytes, err);
   hudi_mdt_record_free(&r);
   if (st != HUDI_OK) {

@@ -120,10 +120,18 @@ typedef struct hudi_mdt_write_options {
    * and 1). */
   int32_t column_stats_groups;
   int32_t partition_stats_groups;
+  /* commit only (or NULL): the record-index instantTime (epoch ms, in
+   * the timeline zone as T's) of the keys going to file group file_id of
+   * partition, instead of T's: a metadata bootstrap (mdt_bootstrap.h)
+   * indexes each existing file group at its slice's base instant. Asked
+   * once per distinct file_id pointer of the changes (the values are
+   * cached by that pointer), from the shards' threads. */
+  int64_t (*rli_instant_ms)(const void *ctx, const char *partition, const char *file_id);
+  const void *rli_instant_ctx;
 } hudi_mdt_write_options;
 
 #define HUDI_MDT_WRITE_OPTIONS_INIT \
-  {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, NULL, false, 0, false, NULL, NULL, false, 0, 0}
+  {0, 0, 0, NULL, NULL, -1, NULL, 0, NULL, 0, NULL, false, 0, false, NULL, NULL, false, 0, 0, NULL, NULL}
 
 /* hudi-c's own key for rli_base_files (an option of the table handle:
  * given when the table is created or opened; default true, anything but

@@ -10,6 +10,7 @@
 #include "table/clean.h"
 #include "table/compact.h"
 #include "table/compact_async.h"
+#include "table/mdt_bootstrap.h"
 #include "table/mdt_drop.h"
 #include "table/mdt_compact.h"
 #include "table/rollback.h"
@@ -93,6 +94,9 @@ hudi_status hudi_write_begin(hudi_table_lock *lock, hudi_table *t, const hudi_op
    * the failed writes' rollbacks would update it (mdt_drop.h). */
   if (st == HUDI_OK) st = hudi_mdt_drop_if_requested(t, opts, n, err);
   if (st == HUDI_OK) st = hudi_services_before_write(t, opts, n, err);
+  /* hoodie.metadata.enable=true on a table without one: built now, after
+   * the rollbacks, before the write plans anything (mdt_bootstrap.h). */
+  if (st == HUDI_OK) st = hudi_mdt_bootstrap_if_requested(t, opts, n, err);
   if (st != HUDI_OK) hudi_table_lock_release(lock, t);
   return st;
 }

@@ -105,8 +105,10 @@ static hudi_table *create_table(const char *name, hudi_table_type type, const ch
   return t;
 }
 
-/* Appends n new keys "<tag>-NNN" spread over the cities (or ""). */
-static void append_keys(hudi_table *t, model *m, const char *tag, int n, bool partitioned) {
+/* Appends n new keys "<tag>-NNN" spread over the cities (or ""), with
+ * the write option extra (or none). */
+static void append_keys_with(hudi_table *t, model *m, const char *tag, int n, bool partitioned,
+                             const hudi_option *extra) {
   char *ids[MAX_KEYS];
   const char *cities[MAX_KEYS];
   for (int i = 0; i < n; i++) {
@@ -123,13 +125,18 @@ static void append_keys(hudi_table *t, model *m, const char *tag, int n, bool pa
   make_stream(&s, ids, cities, n);
   /* Small files: several file groups per partition (sized by their
    * compressed data, ~17 bytes a row here). */
-  hudi_option small = {"hoodie.parquet.max.file.size", "300"};
+  hudi_option opts[] = {{"hoodie.parquet.max.file.size", "300"}, {NULL, NULL}};
+  if (extra) opts[1] = *extra;
   hudi_write_result r;
   hudi_error err = HUDI_ERROR_INIT;
-  if (hudi_table_append(&r, t, &s, &small, 1, &err) != HUDI_OK) fail_msg("append: %s", err.message);
+  if (hudi_table_append(&r, t, &s, opts, extra ? 2 : 1, &err) != HUDI_OK) fail_msg("append: %s", err.message);
   assert_int_equal(r.num_inserts, n);
   assert_true(r.files_written > (partitioned ? 3 : 1));
   for (int i = 0; i < n; i++) free(ids[i]);
+}
+
+static void append_keys(hudi_table *t, model *m, const char *tag, int n, bool partitioned) {
+  append_keys_with(t, m, tag, n, partitioned, NULL);
 }
 
 /* The committed base files on storage (no pending instants here): path ->
@@ -496,6 +503,37 @@ static void files_only(void **state) {
   assert_null(f);
 }
 
+/* hoodie.metadata.enable=true in a write's options on a table without a
+ * metadata table builds one first (mdt_bootstrap.h): afterwards it lists
+ * every file on storage and indexes every key, the earlier writes' too. */
+static void bootstrap_existing(void **state) {
+  (void)state;
+  char p[300];
+  snprintf(p, sizeof p, "%s/bootstrap", dir);
+  hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
+  o.type = HUDI_MERGE_ON_READ;
+  o.record_key_fields = "id";
+  o.partition_fields = "city";
+  o.record_index_enabled = false;
+  hudi_option off = {"hoodie.metadata.enable", "false"};
+  o.options = &off;
+  o.n_options = 1;
+  hudi_table *t;
+  hudi_error err = HUDI_ERROR_INIT;
+  if (hudi_table_create(&t, p, &o, &err) != HUDI_OK) fail_msg("%s", err.message);
+  assert_false(hudi_table_property(t, "hoodie.table.metadata.partitions") &&
+               *hudi_table_property(t, "hoodie.table.metadata.partitions"));
+  model m = {0};
+  append_keys(t, &m, "a", 90, true);
+  append_keys(t, &m, "b", 60, true);
+  hudi_option on = {"hoodie.metadata.enable", "true"};
+  append_keys_with(t, &m, "c", 30, true, &on);
+  assert_string_equal(hudi_table_property(t, "hoodie.table.metadata.partitions"), "files,record_index");
+  hudi_table_free(t);
+  check_mdt("bootstrap", &m);
+  model_free(&m);
+}
+
 static char *read_text(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) fail_msg("cannot open %s", path);
@@ -604,6 +642,7 @@ int main(void) {
       cmocka_unit_test(cow_partitioned), cmocka_unit_test(mor_plain), cmocka_unit_test(duplicate_keys_refused),
       cmocka_unit_test(duplicate_keys_refused_many),
       cmocka_unit_test(unmaintained_partitions_refused), cmocka_unit_test(files_only),
-      cmocka_unit_test(segmented_append), cmocka_unit_test(column_stats_at_create)};
+      cmocka_unit_test(segmented_append), cmocka_unit_test(column_stats_at_create),
+      cmocka_unit_test(bootstrap_existing)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,331 @@
+/* Building the metadata table of an existing table (see mdt_bootstrap.h). */
+#include "table/mdt_bootstrap.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arrow/view.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "expr/value.h"
+#include "table/index_defs.h"
+#include "table/mdt_drop.h"
+#include "table/mdt_init.h"
+#include "table/mdt_reader.h"
+#include "table/mdt_write.h"
+#include "table/read_plan.h"
+#include "table/write.h"
+#include "table/write_mdt.h"
+
+#define ENABLE_KEY "hoodie.metadata.enable"
+#define RLI_KEY "hoodie.metadata.record.index.enable"
+#define PARTITIONS_KEY "hoodie.table.metadata.partitions"
+#define INFLIGHT_KEY "hoodie.table.metadata.partitions.inflight"
+#define DEFS_PATH_KEY "hoodie.table.index.defs.path"
+
+bool hudi_mdt_bootstrap_requested(const hudi_option *opts, size_t n) {
+  for (size_t i = n; opts && i-- > 0;)
+    if (opts[i].key && opts[i].value && !strcmp(opts[i].key, ENABLE_KEY)) return !strcasecmp(opts[i].value, "true");
+  return false;
+}
+
+/* What the bootstrap gathers: every committed file, and each key of the
+ * latest slices with its file group (strings in the plan's view). */
+typedef struct gathered {
+  hudi_mdt_file_change *files;
+  size_t n_files, cap_files;
+  hudi_mdt_key_change *keys;
+  size_t n_keys, cap_keys;
+  size_t *key_off; /* keys[i].key is key_bytes + key_off[i] once all are read */
+  hudi_buf key_bytes;
+  /* The record-index instantTime of each file group, by its file_id
+   * pointer (sorted by pointer for the lookup). */
+  struct group_ms {
+    const char *file_id;
+    int64_t ms;
+  } *group_ms;
+  size_t n_group_ms;
+  hudi_read_plan *plan; /* holds the strings above: freed last */
+} gathered;
+
+static void gathered_free(gathered *g) {
+  hudi_free(g->files);
+  hudi_free(g->keys);
+  hudi_free(g->key_off);
+  hudi_buf_free(&g->key_bytes);
+  hudi_free(g->group_ms);
+  hudi_read_plan_free(g->plan);
+}
+
+static hudi_status add_file(gathered *g, const char *partition, const char *path, uint64_t size, hudi_error *err) {
+  /* A zero-byte file holds nothing a reader could use (Hudi writes none;
+   * the files partition must list sizes > 0). */
+  if (size == 0) return HUDI_OK;
+  if (g->n_files == g->cap_files) {
+    size_t cap = g->cap_files ? g->cap_files * 2 : 64;
+    hudi_mdt_file_change *f = hudi_realloc(g->files, cap * sizeof *f);
+    if (!f) return hudi_err_set(err, HUDI_ERR_NOMEM, "metadata bootstrap: file list");
+    g->files = f;
+    g->cap_files = cap;
+  }
+  const char *slash = strrchr(path, '/');
+  g->files[g->n_files++] = (hudi_mdt_file_change){partition, slash ? slash + 1 : path, (int64_t)size, false};
+  return HUDI_OK;
+}
+
+/* Every base and log file of every slice the listing found visible. */
+static hudi_status gather_files(gathered *g, const hudi_fsview *v, hudi_error *err) {
+  for (size_t i = 0; i < v->n_groups; i++) {
+    const hudi_file_group *fg = &v->groups[i];
+    for (size_t s = 0; s < fg->n_slices; s++) {
+      const hudi_file_slice *sl = &fg->slices[s];
+      if (sl->base) HUDI_TRY(add_file(g, fg->partition, sl->base->path, sl->base->size, err));
+      for (size_t l = 0; l < sl->n_logs; l++)
+        HUDI_TRY(add_file(g, fg->partition, sl->logs[l].path, sl->logs[l].size, err));
+    }
+  }
+  return HUDI_OK;
+}
+
+static hudi_status add_key(gathered *g, const hudi_file_group *fg, const uint8_t *key, size_t len, hudi_error *err) {
+  if (g->n_keys == g->cap_keys) {
+    size_t cap = g->cap_keys ? g->cap_keys * 2 : 4096;
+    hudi_mdt_key_change *k = hudi_realloc(g->keys, cap * sizeof *k);
+    if (!k) return hudi_err_set(err, HUDI_ERR_NOMEM, "metadata bootstrap: keys");
+    g->keys = k;
+    size_t *o = hudi_realloc(g->key_off, cap * sizeof *o);
+    if (!o) return hudi_err_set(err, HUDI_ERR_NOMEM, "metadata bootstrap: keys");
+    g->key_off = o;
+    g->cap_keys = cap;
+  }
+  g->key_off[g->n_keys] = g->key_bytes.len;
+  g->keys[g->n_keys++] = (hudi_mdt_key_change){NULL, len, fg->partition, fg->file_id};
+  return len ? hudi_buf_append(&g->key_bytes, key, len, err) : HUDI_OK;
+}
+
+/* The keys of one output batch (one column: _hoodie_record_key). */
+static hudi_status add_batch(gathered *g, const hudi_read_plan *p, const hudi_file_group *fg, struct ArrowArray *a,
+                             hudi_error *err) {
+  struct ArrowSchema s;
+  memset(&s, 0, sizeof s);
+  hudi_status st = hudi_arrow_field_export(&s, &p->out_schema, err);
+  hudi_arrow_view v;
+  memset(&v, 0, sizeof v);
+  if (st == HUDI_OK) st = hudi_arrow_view_init(&v, &s, a, err);
+  if (st == HUDI_OK && v.n_children < 1)
+    st = hudi_err_set(err, HUDI_ERR_INTERNAL, "metadata bootstrap: the read returned no key column");
+  for (int64_t i = 0; st == HUDI_OK && i < v.length; i++) {
+    hudi_value kv;
+    hudi_value_from_view(&kv, &v.children[0], i);
+    if (kv.is_null || kv.cls != HUDI_VC_BYTES || kv.v.bytes.len == 0)
+      st = hudi_err_set(err, HUDI_ERR_CORRUPT, "file group %s of partition '%s': row %lld has no record key",
+                        fg->file_id, fg->partition, (long long)i);
+    else
+      st = add_key(g, fg, kv.v.bytes.data, kv.v.bytes.len, err);
+  }
+  hudi_arrow_view_clear(&v);
+  if (s.release) s.release(&s);
+  if (a->release) a->release(a);
+  return st;
+}
+
+static hudi_status read_slice_keys(gathered *g, const hudi_read_plan *p, const hudi_read_slice_ref *ref,
+                                   hudi_error *err) {
+  hudi_slice_reader *r = NULL;
+  HUDI_TRY(hudi_slice_reader_open(&r, p, ref, err));
+  hudi_status st = HUDI_OK;
+  for (;;) {
+    struct ArrowArray a;
+    bool eof = false;
+    st = hudi_slice_reader_next(r, &a, &eof, err);
+    if (st != HUDI_OK || eof) break;
+    st = add_batch(g, p, ref->group, &a, err);
+    if (st != HUDI_OK) break;
+  }
+  hudi_slice_reader_free(r);
+  return st;
+}
+
+static int cmp_group_ms(const void *a, const void *b) {
+  const char *x = ((const struct group_ms *)a)->file_id, *y = ((const struct group_ms *)b)->file_id;
+  return x < y ? -1 : x > y;
+}
+
+/* The keys of every latest slice, and each group's record-index time:
+ * its slice's base instant read in the timeline zone, as a commit's keys
+ * carry T's. */
+static hudi_status gather_keys(gathered *g, const hudi_read_plan *p, int32_t offset_minutes, hudi_error *err) {
+  g->group_ms = hudi_calloc(p->n_slices ? p->n_slices : 1, sizeof *g->group_ms);
+  if (!g->group_ms) return hudi_err_set(err, HUDI_ERR_NOMEM, "metadata bootstrap: groups");
+  for (size_t i = 0; i < p->n_slices; i++) {
+    const hudi_read_slice_ref *ref = &p->slices[i];
+    int64_t ms;
+    const char *bi = ref->slice->base_instant;
+    HUDI_TRY(hudi_instant_time_to_millis(&ms, bi, strlen(bi), err));
+    g->group_ms[g->n_group_ms++] = (struct group_ms){ref->group->file_id, ms - (int64_t)offset_minutes * 60000};
+    HUDI_TRY(read_slice_keys(g, p, ref, err));
+  }
+  qsort(g->group_ms, g->n_group_ms, sizeof *g->group_ms, cmp_group_ms);
+  for (size_t i = 0; i < g->n_keys; i++) g->keys[i].key = (const char *)g->key_bytes.data + g->key_off[i];
+  return HUDI_OK;
+}
+
+static int64_t group_instant_ms(const void *ctx, const char *partition, const char *file_id) {
+  (void)partition;
+  const gathered *g = ctx;
+  struct group_ms probe = {file_id, 0};
+  const struct group_ms *hit = bsearch(&probe, g->group_ms, g->n_group_ms, sizeof probe, cmp_group_ms);
+  return hit ? hit->ms : 0; /* every key's file_id is a plan slice's group's */
+}
+
+/* hoodie.metadata.record.index.enable: the write's, else the table's;
+ * hudi-c's default is on, as its creates. */
+static hudi_status want_record_index(const hudi_table *t, const hudi_option *opts, size_t n, bool *out,
+                                     hudi_error *err) {
+  const char *v = hudi_write_option(t, opts, n, RLI_KEY);
+  if (v && strcasecmp(v, "true") && strcasecmp(v, "false"))
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s must be true or false, not '%s'", RLI_KEY, v);
+  *out = !v || !strcasecmp(v, "true");
+  return HUDI_OK;
+}
+
+static bool has_completed_write(const hudi_timeline *tl) {
+  for (size_t i = 0; i < tl->count; i++)
+    if (tl->items[i].state == HUDI_INSTANT_COMPLETED) return true;
+  return tl->n_archived > 0;
+}
+
+/* Step 1. Table-service plans may be pending: their files, once written,
+ * reach the MDT through their own commits, and the read merges a slice
+ * under compaction as Java's getLatestMergedFileSlicesBeforeOrOn does. A
+ * pending write (another writer's, left after the failed writes were
+ * rolled back) would complete without updating the new MDT: refused,
+ * naming it. (Java 1.x initialises anyway, leaving such files out.) */
+static hudi_status check_nothing_pending(const hudi_table *t, hudi_error *err) {
+  for (size_t i = 0; i < t->timeline.count; i++) {
+    const hudi_instant *in = &t->timeline.items[i];
+    const char *ra = in->requested_action;
+    if (in->state == HUDI_INSTANT_COMPLETED || !strcmp(ra, "compaction") || !strcmp(ra, "logcompaction") ||
+        !strcmp(ra, "clustering"))
+      continue;
+    return hudi_err_set(err, HUDI_ERR_CONFLICT,
+                        "cannot build the metadata table of %s (hoodie.metadata.enable=true): instant %s (%s) is "
+                        "pending; complete or roll it back first",
+                        t->base_uri, in->requested_time, in->action);
+  }
+  return HUDI_OK;
+}
+
+/* Step 3: the listing (a plan reading _hoodie_record_key, without the
+ * metadata table) and the keys. */
+static hudi_status gather(gathered *g, hudi_table *t, bool rli, hudi_error *err) {
+  if (!has_completed_write(&t->timeline)) return HUDI_OK;
+  hudi_option off[] = {{ENABLE_KEY, "false"}};
+  const char *cols[] = {"_hoodie_record_key"};
+  hudi_read_options ro = HUDI_READ_OPTIONS_INIT;
+  ro.options = off;
+  ro.n_options = 1;
+  ro.projection = cols;
+  ro.n_projection = 1;
+  HUDI_TRY(hudi_read_plan_create(&g->plan, t, &ro, err));
+  HUDI_TRY(gather_files(g, &g->plan->view, err));
+  return rli ? gather_keys(g, g->plan, hudi_table_timeline_offset_minutes(t), err) : HUDI_OK;
+}
+
+/* Step 5 on version 9: the record index's definition, as a create
+ * writes it (create_mdt.c); *path_set tells whether the table's
+ * hoodie.table.index.defs.path must be added. */
+static hudi_status add_index_def(hudi_table *t, bool *path_set, hudi_error *err) {
+  const char *path = hudi_props_get(&t->props, DEFS_PATH_KEY);
+  *path_set = !path || !*path;
+  json_t *root = NULL;
+  hudi_status st = HUDI_OK;
+  if (*path_set) root = json_pack("{s:{}}", "indexDefinitions");
+  else st = hudi_index_defs_load(&root, t->storage, path, err);
+  HUDI_TRY(st);
+  json_t *defs = root ? json_object_get(root, "indexDefinitions") : NULL;
+  if (!defs || !json_is_object(defs)) {
+    json_decref(root);
+    return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: no indexDefinitions object", *path_set ? "(new)" : path);
+  }
+  if (json_object_get(defs, "record_index")) {
+    json_decref(root);
+    return HUDI_OK;
+  }
+  json_t *e = hudi_index_defs_new_entry("record_index", "", "V1");
+  bool bad = !e || json_object_set_new(json_object_get(e, "indexOptions"), "isPartitioned", json_string("false")) != 0 ||
+             json_object_set_new(defs, "record_index", e) != 0;
+  hudi_buf text;
+  hudi_buf_init(&text, HUDI_INDEX_DEFS_MAX);
+  st = bad ? hudi_err_set(err, HUDI_ERR_NOMEM, "index definitions") : HUDI_OK;
+  if (st == HUDI_OK) st = hudi_index_defs_render(root, &text, err);
+  if (st == HUDI_OK)
+    st = hudi_storage_write(t->storage, *path_set ? HUDI_INDEX_DEFS_DEFAULT_PATH : path, text.data, text.len, 0, err);
+  hudi_buf_free(&text);
+  json_decref(root);
+  return st;
+}
+
+/* Step 4: the MDT as a create makes it, then the contents. */
+static hudi_status write_mdt(hudi_table *t, gathered *g, bool rli, hudi_buf *parts, hudi_error *err) {
+  hudi_mdt_write_options mo = HUDI_MDT_WRITE_OPTIONS_INIT;
+  mo.table_version = t->version;
+  mo.record_index_shards = rli ? 0 : -1;
+  mo.table_name = t->name;
+  mo.database_name = hudi_props_get(&t->props, "hoodie.database.name");
+  HUDI_TRY(hudi_mdt_init(t->storage, &mo, parts, err));
+  if (!g->n_files && !g->n_keys) return HUDI_OK;
+  hudi_mdt_write_options co = HUDI_MDT_WRITE_OPTIONS_INIT;
+  co.table_version = t->version;
+  co.table_version_known = true;
+  co.record_index_shards = rli ? 0 : -1;
+  co.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(t);
+  co.rli_base_files = true;
+  co.rli_instant_ms = group_instant_ms;
+  co.rli_instant_ctx = g;
+  /* The first initialisation time the MDT does not hold yet (mdt_init.h:
+   * files at ...000, record_index at ...001). */
+  const char *instant = rli ? "00000000000000002" : "00000000000000001";
+  hudi_mdt_commit_input in = {instant, g->files, g->n_files, g->keys, g->n_keys, NULL, NULL};
+  return hudi_mdt_commit(t->storage, &co, &in, NULL, err);
+}
+
+static hudi_status bootstrap(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
+  if (t->version < 8)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "table %s has table version %d: hudi-c builds metadata tables for versions 8 and 9 only "
+                        "(hoodie.metadata.enable=true)",
+                        t->base_uri, t->version);
+  bool rli = true;
+  HUDI_TRY(want_record_index(t, opts, n, &rli, err));
+  HUDI_TRY(check_nothing_pending(t, err));
+  HUDI_TRY(hudi_storage_delete(t->storage, HUDI_MDT_DIR, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, err));
+  gathered g;
+  memset(&g, 0, sizeof g);
+  hudi_buf_init(&g.key_bytes, (size_t)1 << 40);
+  hudi_buf parts;
+  hudi_buf_init(&parts, 4096);
+  hudi_status st = gather(&g, t, rli, err);
+  if (st == HUDI_OK) st = write_mdt(t, &g, rli, &parts, err);
+  if (st == HUDI_OK) st = hudi_buf_append_byte(&parts, 0, err);
+  bool defs = false, path_set = false;
+  if (st == HUDI_OK && rli && t->version >= 9) {
+    defs = true;
+    st = add_index_def(t, &path_set, err);
+  }
+  const char *keys[] = {PARTITIONS_KEY, INFLIGHT_KEY, DEFS_PATH_KEY};
+  const char *values[] = {st == HUDI_OK ? (const char *)parts.data : "", "", HUDI_INDEX_DEFS_DEFAULT_PATH};
+  if (st == HUDI_OK) st = hudi_table_props_update(t, keys, values, defs && path_set ? 3 : 2, err);
+  hudi_mdt_share_invalidate(t);
+  hudi_buf_free(&parts);
+  gathered_free(&g);
+  return st;
+}
+
+hudi_status hudi_mdt_bootstrap_if_requested(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
+  if (!hudi_mdt_bootstrap_requested(opts, n) || hudi_write_mdt_enabled(t)) return HUDI_OK;
+  hudi_status st = bootstrap(t, opts, n, err);
+  if (st != HUDI_OK) hudi_err_context(err, st, "building the metadata table of %s", t->base_uri);
+  return st;
+}

@@ -1,0 +1,139 @@
+"""hudi-c builds the metadata table of a table Spark wrote without one (hoodie.metadata.enable=true
+in a hudi-c write's options: `files` from a storage listing, `record_index` from every latest
+file slice's keys), and Spark takes it as its own:
+
+* Spark reads the table through the metadata table (its 1.x readers' default) and sees every
+  row: the files listing misses no file;
+* Spark upserts with the record index (hoodie.index.type=RECORD_INDEX) into keys written before
+  the bootstrap, in both partitions: were a key missing from our index, Spark would insert it
+  again and the key would read twice;
+* hudi-c reads what Spark wrote, and the table passes ../shared/tools/hudi_check.py after each
+  engine's writes.
+
+Spark 1.2.0 on table version 9, 1.0.2 on version 8, COW and MOR (Spark's MOR writes leave log
+files, whose keys the bootstrap reads merged with their base files).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from oracles import row_diff
+from test_mixed_sequence import spark_options
+
+import hudi
+
+CHECKER = Path(__file__).resolve().parents[2].parent / "shared" / "tools" / "hudi_check.py"
+RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
+SCHEMA = "id string, region string, v long, note string"
+ON = {"hoodie.metadata.enable": "true"}
+
+
+def checked(path) -> None:
+    """No failure but the .crc checksums Spark's (Hadoop's) local file system leaves beside its
+    timeline files, which the checker does not take for timeline files."""
+    r = subprocess.run([sys.executable, str(RUN_CHECKER), str(CHECKER), str(path)], capture_output=True, text=True)
+    assert "passed" in r.stdout, r.stdout + r.stderr
+    fails = [ln for ln in r.stdout.splitlines() if ln.startswith("FAIL") and ".crc:" not in ln]
+    assert not fails, r.stdout
+
+
+def options(path: Path, table_type: str, operation: str, version: str, mdt: bool) -> dict:
+    o = spark_options(path, table_type, operation)
+    o["hoodie.write.table.version"] = version
+    if not mdt:
+        o.update({"hoodie.metadata.enable": "false", "hoodie.metadata.record.index.enable": "false",
+                  "hoodie.index.type": "SIMPLE"})
+    return o
+
+
+def props(path) -> dict:
+    out = {}
+    for line in (path / ".hoodie" / "hoodie.properties").read_text().splitlines():
+        if line and not line.startswith("#") and "=" in line:
+            k, v = line.split("=", 1)
+            out[k] = v
+    return out
+
+
+def init_instants(path) -> list:
+    """The metadata table's completed initialisation instants, completion times included."""
+    tl = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
+    return sorted(n for n in (f.name for f in tl.iterdir())
+                  if n.startswith("00000000000000") and n.endswith(".deltacommit") and "_" in n)
+
+
+def spark_rows(spark, path) -> list:
+    f = spark.read_table(str(path), {"hoodie.metadata.enable": "true"})
+    return sorted((r["id"], r["region"], r["v"], r["note"]) for r in f.rows)
+
+
+def our_rows(path) -> list:
+    t = pa.Table.from_batches(hudi.HudiTable(str(path)).read())
+    return sorted(zip(*(t.column(c).to_pylist() for c in ("id", "region", "v", "note"))))
+
+
+def same(got, want, who) -> None:
+    assert got == want, row_diff([repr(x) for x in got], [repr(x) for x in want], (who, "model"))
+
+
+@pytest.mark.parametrize("table_type", ["cow", "mor"])
+@pytest.mark.parametrize("version", ["8", "9"])
+def test_spark_continues_a_metadata_table_hudi_c_built(tmp_path, request, table_type, version):
+    spark = request.getfixturevalue("spark_v8" if version == "8" else "spark")
+    path = tmp_path / f"boot_{table_type}_v{version}"
+    first = [[f"k{i:02d}", ["eu", "us"][i % 2], i, "spark"] for i in range(40)]
+    spark.call("write", path=str(path), rows=first, schema=SCHEMA,
+               options=options(path, table_type, "upsert", version, mdt=False), mode="overwrite")
+    upd = [[f"k{i:02d}", ["eu", "us"][i % 2], 100 + i, "spark2"] for i in range(0, 40, 3)]
+    spark.call("write", path=str(path), rows=upd, schema=SCHEMA,
+               options=options(path, table_type, "upsert", version, mdt=False))
+    assert not (path / ".hoodie" / "metadata").exists()
+    model = {r[0]: tuple(r[1:]) for r in first + upd}
+
+    t = hudi.HudiTable(str(path))
+    mine = pa.table({"id": ["k01", "k02", "k90"], "region": ["us", "eu", "eu"],
+                     "v": pa.array([1001, 1002, 1090], pa.int64()), "note": ["hudi-c"] * 3})
+    r = t.upsert(mine, ON)
+    assert (r.num_updates, r.num_inserts) == (2, 1)
+    model.update({"k01": ("us", 1001, "hudi-c"), "k02": ("eu", 1002, "hudi-c"), "k90": ("eu", 1090, "hudi-c")})
+    assert props(path)["hoodie.table.metadata.partitions"] == "files,record_index"
+    checked(path)
+    want = sorted((k, *v) for k, v in model.items())
+    same(our_rows(path), want, "hudi-c")
+    same(spark_rows(spark, path), want, f"spark (table version {version})")
+
+    # Spark writes on through our record index: updates of keys from before the bootstrap (both
+    # partitions, some in MOR logs), a new key, deletes.
+    ours_init = init_instants(path)
+    more = [[f"k{i:02d}", ["eu", "us"][i % 2], 2000 + i, "spark3"] for i in (0, 3, 4, 5, 31, 39)]
+    more.append(["k77", "us", 2077, "spark3"])
+    spark.call("write", path=str(path), rows=more, schema=SCHEMA,
+               options=options(path, table_type, "upsert", version, mdt=True))
+    model.update({r[0]: tuple(r[1:]) for r in more})
+    gone = [[k, *model[k]] for k in ("k06", "k90")]
+    spark.call("write", path=str(path), rows=gone, schema=SCHEMA,
+               options=options(path, table_type, "delete", version, mdt=True))
+    for k in ("k06", "k90"):
+        del model[k]
+    want = sorted((k, *v) for k, v in model.items())
+    same(spark_rows(spark, path), want, f"spark (table version {version})")
+    same(our_rows(path), want, "hudi-c")
+    checked(path)
+    assert init_instants(path) == ours_init  # Spark kept our metadata table, did not rebuild it
+
+    # And hudi-c after Spark, through the index Spark kept.
+    r = hudi.HudiTable(str(path)).upsert(pa.table({"id": ["k77", "k08"], "region": ["us", "eu"],
+                                                   "v": pa.array([3077, 3008], pa.int64()),
+                                                   "note": ["hudi-c2"] * 2}))
+    assert (r.num_updates, r.num_inserts) == (2, 0)
+    model.update({"k77": ("us", 3077, "hudi-c2"), "k08": ("eu", 3008, "hudi-c2")})
+    want = sorted((k, *v) for k, v in model.items())
+    same(our_rows(path), want, "hudi-c")
+    same(spark_rows(spark, path), want, f"spark (table version {version})")
+    checked(path)
