@@ -11,6 +11,7 @@
 #include "table/bloom.h"
 #include "table/index.h"
 #include "table/schema_resolve.h"
+#include "table/write.h"
 #include "table/write_rows.h"
 
 #define BLOOM_MAX_TEXT ((size_t)1 << 28)
@@ -244,6 +245,8 @@ hudi_status hudi_index_bloom_create(hudi_index **out, hudi_table *t, hudi_error 
   }
   static const char *const cols[] = {"_hoodie_record_key"};
   hudi_read_options ro = HUDI_READ_OPTIONS_INIT;
+  ro.options = hudi_write_snapshot_options;
+  ro.n_options = hudi_write_n_snapshot_options;
   ro.projection = cols;
   ro.n_projection = 1;
   hudi_status st = hudi_table_file_slices(&ix->slices, t, &ro, err);

@@ -22,6 +22,7 @@
 #include "table/mdt_write_common.h"
 #include "table/properties.h"
 #include "table/read_plan.h"
+#include "table/write.h"
 
 #define PARTITIONS_KEY "hoodie.table.metadata.partitions"
 #define PREFIX "secondary_index_"
@@ -436,6 +437,8 @@ static hudi_status open_plan(commit_ctx *c, hudi_error *err) {
   cols[0] = "_hoodie_record_key";
   for (size_t i = 0; i < c->defs->n; i++) cols[1 + i] = c->defs->items[i].column;
   hudi_read_options ro = HUDI_READ_OPTIONS_INIT;
+  ro.options = hudi_write_snapshot_options;
+  ro.n_options = hudi_write_n_snapshot_options;
   ro.projection = cols;
   ro.n_projection = c->defs->n + 1;
   hudi_status st = hudi_read_plan_create(&c->plan, c->t, &ro, err);

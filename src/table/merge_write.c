@@ -1799,6 +1799,8 @@ static hudi_status run(mw *c, const hudi_merge_input *in, hudi_error *err) {
   HUDI_TRY(collect(c, in, err));
   if (c->n_incs == 0 && c->mode != HUDI_MERGE_OVERWRITE_TABLE) return HUDI_OK;
   hudi_read_options ro = HUDI_READ_OPTIONS_INIT;
+  ro.options = hudi_write_snapshot_options;
+  ro.n_options = hudi_write_n_snapshot_options;
   HUDI_TRY(hudi_table_file_slices(&c->full, c->t, &ro, err));
   if (c->mode == HUDI_MERGE_UPSERT) {
     /* The index owns the location strings: it lives until the write ends. */

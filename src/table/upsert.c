@@ -177,6 +177,8 @@ hudi_status hudi_table_delete(hudi_write_result *result, hudi_table *table, cons
   HUDI_TRY(hudi_write_reload_timeline(table, err));
   static const char *const cols[] = {"_hoodie_record_key"};
   hudi_read_options ro = HUDI_READ_OPTIONS_INIT;
+  ro.options = hudi_write_snapshot_options;
+  ro.n_options = hudi_write_n_snapshot_options;
   ro.filter_sql = predicate;
   ro.projection = cols;
   ro.n_projection = 1;
@@ -276,6 +278,8 @@ static hudi_status update(hudi_write_result *res, hudi_table *t, const char *pre
   }
   if (st == HUDI_OK) {
     hudi_read_options ro = HUDI_READ_OPTIONS_INIT;
+    ro.options = hudi_write_snapshot_options;
+    ro.n_options = hudi_write_n_snapshot_options;
     ro.filter_sql = predicate && *predicate ? predicate : NULL;
     ro.projection = cols;
     ro.n_projection = (size_t)data.n_children;

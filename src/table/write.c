@@ -48,6 +48,13 @@
 
 /* ---- options ---------------------------------------------------------- */
 
+const hudi_option hudi_write_snapshot_options[] = {{"hoodie.read.query.type", "snapshot"},
+                                                  {"hoodie.read.as.of.timestamp", ""},
+                                                  {"hoodie.read.start.timestamp", ""},
+                                                  {"hoodie.read.end.timestamp", ""},
+                                                  {"hoodie.read.use.read_optimized.mode", "false"}};
+const size_t hudi_write_n_snapshot_options = sizeof hudi_write_snapshot_options / sizeof hudi_write_snapshot_options[0];
+
 const char *hudi_write_option(const hudi_table *t, const hudi_option *opts, size_t n, const char *key) {
   for (size_t i = n; i-- > 0;)
     if (opts[i].key && opts[i].value && !strcmp(opts[i].key, key)) return opts[i].value;

@@ -24,6 +24,17 @@
  * options, then hoodie.properties; NULL when none has it. */
 const char *hudi_write_option(const hudi_table *t, const hudi_option *opts, size_t n, const char *key);
 
+/* The read options of a writer's own reads (the file slices it plans
+ * around, the keys a predicate selects, the stored rows it merges): the
+ * latest snapshot, whatever read options the handle was opened with (an
+ * as-of time, read-optimized mode, an incremental range: read.c falls back
+ * to the handle's options for a key the read does not give, and an empty
+ * value overrides them). Before, a write through a handle opened
+ * read-optimized merged from base files alone and brought deleted rows
+ * back. */
+extern const hudi_option hudi_write_snapshot_options[];
+extern const size_t hudi_write_n_snapshot_options;
+
 /* The value v of option key as a whole number in [lo, hi]; anything else
  * (empty, trailing characters, out of range) is HUDI_ERR_INVALID_ARG
  * naming the option, the value and the range. Every integer option goes
