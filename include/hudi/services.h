@@ -5,6 +5,7 @@
 #ifndef HUDI_SERVICES_H
 #define HUDI_SERVICES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hudi/common.h"
@@ -231,6 +232,9 @@ typedef struct hudi_restore_result {
   char completion_time[HUDI_SERVICE_TIME_MAX];
   int64_t num_instants_rolled_back;
   int64_t num_files_deleted;
+  /* The metadata table was dropped before the rollbacks and built again
+   * from storage after them (see below). */
+  bool metadata_table_rebuilt;
 } hudi_restore_result;
 
 /* Restores the table to savepoint `savepoint_instant` as Apache Hudi 1.x
@@ -246,14 +250,18 @@ typedef struct hudi_restore_result {
  * savepoint; cleans and rollbacks after the savepoint stay on the
  * timeline. Metadata-table compactions requested after the savepoint are
  * rolled back first (each with an MDT rollback instant), so the MDT's
- * log files are read again. A restore that stopped part way is finished
+ * log files are read again. Where that cannot restore the metadata table
+ * (it was compacted and then cleaned after the savepoint, or archival
+ * moved writes it still needs off both timelines, or it was built after
+ * the savepoint), it is dropped before the rollbacks and built again from
+ * storage once the restore has completed, as Hudi drops it and its next
+ * write rebuilds it (metadata_table_rebuilt; a crash in between leaves the
+ * table without one, which a write with hoodie.metadata.enable=true
+ * builds). A restore that stopped part way is finished
  * by calling it again (a write in between is not refused yet: call it
  * again first). HUDI_ERR_INVALID_ARG without that completed savepoint or
  * while a restore to another savepoint is pending; HUDI_ERR_UNSUPPORTED
- * when the metadata table was compacted and then cleaned after the
- * savepoint (Hudi drops and rebuilds the metadata table then; hudi-c does
- * not), and on a version-6 table with a metadata table. Takes the table
- * lock. */
+ * on a version-6 table with a metadata table. Takes the table lock. */
 HUDI_EXTERN hudi_status hudi_table_restore(hudi_restore_result *result, hudi_table *table,
                                            const char *savepoint_instant, const hudi_option *options,
                                            size_t n_options, hudi_error *err);

@@ -98,6 +98,10 @@ class HudiRestoreResult:
     completion_time: str
     num_instants_rolled_back: int
     num_files_deleted: int
+    metadata_table_rebuilt: bool = False
+    """The metadata table could not be restored by rolling its instants back (compacted and
+    cleaned, or archived, after the savepoint, or built after it): it was dropped first and built
+    again from storage after the restore, as Apache Hudi drops it and its next write rebuilds it."""
 
 
 def savepoint(table: Any, instant: Optional[str] = None, user: str = "", comment: str = "",

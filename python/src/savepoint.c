@@ -110,7 +110,8 @@ PyObject *hudi_py_restore(PyObject *self, PyObject *args, PyObject *kwargs) {
   if (hudi_py_dict_put(d, "requested_time", PyUnicode_FromString(r.requested_time)) < 0 ||
       hudi_py_dict_put(d, "completion_time", PyUnicode_FromString(r.completion_time)) < 0 ||
       hudi_py_dict_put(d, "num_instants_rolled_back", PyLong_FromLongLong(r.num_instants_rolled_back)) < 0 ||
-      hudi_py_dict_put(d, "num_files_deleted", PyLong_FromLongLong(r.num_files_deleted)) < 0) {
+      hudi_py_dict_put(d, "num_files_deleted", PyLong_FromLongLong(r.num_files_deleted)) < 0 ||
+      hudi_py_dict_put(d, "metadata_table_rebuilt", PyBool_FromLong(r.metadata_table_rebuilt)) < 0) {
     Py_DECREF(d);
     return NULL;
   }

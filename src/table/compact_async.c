@@ -1,6 +1,8 @@
 /* The background compaction thread of a table handle (compact_async.h). */
 #include "table/compact_async.h"
 
+#include "table/mdt_drop.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,8 @@ static hudi_status run_one(hudi_compact_async *a, hudi_table *t, bool *none, hud
   st = hudi_compact_execute(job, err);
   if (st == HUDI_OK) st = hudi_bg_worker_lock(&lock, &a->w, t, err);
   if (st == HUDI_OK) {
+    /* (The lock refreshed this thread's handle: a metadata table built or
+     * dropped while the compaction ran gets, or loses, its commit.) */
     st = hudi_compact_finish(job, err);
     hudi_table_lock_release(&lock, t);
   }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "table/mdt_drop.h"
 #include "table/write.h"
 
 #define LOCK_MAX_BYTES (64 * 1024)
@@ -128,7 +129,10 @@ hudi_status hudi_table_lock_acquire(hudi_table_lock *lock, hudi_table *t, const 
     if (s == HUDI_OK) {
       lock->held = true;
       hold_timeline(t);
-      return HUDI_OK;
+      /* The metadata table as the last lock holder left it (mdt_drop.h). */
+      s = hudi_table_props_refresh_mdt(t, NULL, err);
+      if (s != HUDI_OK) hudi_table_lock_release(lock, t);
+      return s;
     }
     /* NOT_FOUND: our temporary vanished before its link (a writer holding
      * the lock swept it for a dead process's, sweep_timeline_temps in

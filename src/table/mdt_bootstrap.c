@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "arrow/view.h"
 #include "base/alloc.h"
@@ -152,10 +153,23 @@ static int cmp_group_ms(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Epoch ms of an instant time of t's timeline zone: UTC, or (LOCAL) the
+ * process's zone at that moment, as Java parses it (the offset of that
+ * date, not today's: a slice from the other side of a DST change). */
+static int64_t instant_epoch_ms(int64_t naive_ms, bool utc) {
+  if (utc) return naive_ms;
+  time_t now = time(NULL);
+  struct tm tm;
+  long off = localtime_r(&now, &tm) ? tm.tm_gmtoff : 0;
+  time_t guess = (time_t)(naive_ms / 1000 - off);
+  if (localtime_r(&guess, &tm)) off = tm.tm_gmtoff;
+  return naive_ms - (int64_t)off * 1000;
+}
+
 /* The keys of every latest slice, and each group's record-index time:
  * its slice's base instant read in the timeline zone, as a commit's keys
  * carry T's. */
-static hudi_status gather_keys(gathered *g, const hudi_read_plan *p, int32_t offset_minutes, hudi_error *err) {
+static hudi_status gather_keys(gathered *g, const hudi_read_plan *p, bool utc, hudi_error *err) {
   g->group_ms = hudi_calloc(p->n_slices ? p->n_slices : 1, sizeof *g->group_ms);
   if (!g->group_ms) return hudi_err_set(err, HUDI_ERR_NOMEM, "metadata bootstrap: groups");
   for (size_t i = 0; i < p->n_slices; i++) {
@@ -163,7 +177,7 @@ static hudi_status gather_keys(gathered *g, const hudi_read_plan *p, int32_t off
     int64_t ms;
     const char *bi = ref->slice->base_instant;
     HUDI_TRY(hudi_instant_time_to_millis(&ms, bi, strlen(bi), err));
-    g->group_ms[g->n_group_ms++] = (struct group_ms){ref->group->file_id, ms - (int64_t)offset_minutes * 60000};
+    g->group_ms[g->n_group_ms++] = (struct group_ms){ref->group->file_id, instant_epoch_ms(ms, utc)};
     HUDI_TRY(read_slice_keys(g, p, ref, err));
   }
   qsort(g->group_ms, g->n_group_ms, sizeof *g->group_ms, cmp_group_ms);
@@ -221,16 +235,20 @@ static hudi_status check_nothing_pending(const hudi_table *t, hudi_error *err) {
  * metadata table) and the keys. */
 static hudi_status gather(gathered *g, hudi_table *t, bool rli, hudi_error *err) {
   if (!has_completed_write(&t->timeline)) return HUDI_OK;
-  hudi_option off[] = {{ENABLE_KEY, "false"}};
+  /* The latest snapshot (write.h), listed from storage. */
+  hudi_option snap[8] = {{ENABLE_KEY, "false"}};
+  size_t n_snap = 1;
+  for (size_t i = 0; i < hudi_write_n_snapshot_options && n_snap < 8; i++) snap[n_snap++] = hudi_write_snapshot_options[i];
   const char *cols[] = {"_hoodie_record_key"};
   hudi_read_options ro = HUDI_READ_OPTIONS_INIT;
-  ro.options = off;
-  ro.n_options = 1;
+  ro.options = snap;
+  ro.n_options = n_snap;
   ro.projection = cols;
   ro.n_projection = 1;
   HUDI_TRY(hudi_read_plan_create(&g->plan, t, &ro, err));
   HUDI_TRY(gather_files(g, &g->plan->view, err));
-  return rli ? gather_keys(g, g->plan, hudi_table_timeline_offset_minutes(t), err) : HUDI_OK;
+  const char *tz = hudi_props_get(&t->props, "hoodie.table.timeline.timezone");
+  return rli ? gather_keys(g, g->plan, tz && !strcasecmp(tz, "UTC"), err) : HUDI_OK;
 }
 
 /* Step 5 on version 9: the record index's definition, as a create
@@ -249,10 +267,8 @@ static hudi_status add_index_def(hudi_table *t, bool *path_set, hudi_error *err)
     json_decref(root);
     return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: no indexDefinitions object", *path_set ? "(new)" : path);
   }
-  if (json_object_get(defs, "record_index")) {
-    json_decref(root);
-    return HUDI_OK;
-  }
+  /* A definition left by an earlier index (Spark's partitioned record
+   * index, say) is replaced: this one is global. */
   json_t *e = hudi_index_defs_new_entry("record_index", "", "V1");
   bool bad = !e || json_object_set_new(json_object_get(e, "indexOptions"), "isPartitioned", json_string("false")) != 0 ||
              json_object_set_new(defs, "record_index", e) != 0;
@@ -291,14 +307,12 @@ static hudi_status write_mdt(hudi_table *t, gathered *g, bool rli, hudi_buf *par
   return hudi_mdt_commit(t->storage, &co, &in, NULL, err);
 }
 
-static hudi_status bootstrap(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
+hudi_status hudi_mdt_bootstrap(hudi_table *t, bool rli, hudi_error *err) {
   if (t->version < 8)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table %s has table version %d: hudi-c builds metadata tables for versions 8 and 9 only "
                         "(hoodie.metadata.enable=true)",
                         t->base_uri, t->version);
-  bool rli = true;
-  HUDI_TRY(want_record_index(t, opts, n, &rli, err));
   HUDI_TRY(check_nothing_pending(t, err));
   HUDI_TRY(hudi_storage_delete(t->storage, HUDI_MDT_DIR, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, err));
   gathered g;
@@ -325,7 +339,9 @@ static hudi_status bootstrap(hudi_table *t, const hudi_option *opts, size_t n, h
 
 hudi_status hudi_mdt_bootstrap_if_requested(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
   if (!hudi_mdt_bootstrap_requested(opts, n) || hudi_write_mdt_enabled(t)) return HUDI_OK;
-  hudi_status st = bootstrap(t, opts, n, err);
+  bool rli = true;
+  hudi_status st = want_record_index(t, opts, n, &rli, err);
+  if (st == HUDI_OK) st = hudi_mdt_bootstrap(t, rli, err);
   if (st != HUDI_OK) hudi_err_context(err, st, "building the metadata table of %s", t->base_uri);
   return st;
 }

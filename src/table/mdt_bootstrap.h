@@ -49,4 +49,8 @@ bool hudi_mdt_bootstrap_requested(const hudi_option *opts, size_t n);
 HUDI_NODISCARD hudi_status hudi_mdt_bootstrap_if_requested(hudi_table *t, const hudi_option *opts, size_t n,
                                                            hudi_error *err);
 
+/* Steps 1-5 unconditionally, on a table without an MDT (a restore that
+ * dropped it, restore.h): with the record index when rli. */
+HUDI_NODISCARD hudi_status hudi_mdt_bootstrap(hudi_table *t, bool rli, hudi_error *err);
+
 #endif

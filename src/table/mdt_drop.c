@@ -14,6 +14,7 @@
 #define PARTITIONS_KEY "hoodie.table.metadata.partitions"
 #define INFLIGHT_KEY "hoodie.table.metadata.partitions.inflight"
 #define ENABLE_KEY "hoodie.metadata.enable"
+#define DEFS_PATH_KEY "hoodie.table.index.defs.path"
 
 /* The write's own hoodie.metadata.enable (the last one given), or NULL. */
 static const char *enable_option(const hudi_option *opts, size_t n) {
@@ -112,8 +113,39 @@ hudi_status hudi_table_props_update(hudi_table *t, const char *const *keys, cons
   return st;
 }
 
+hudi_status hudi_table_props_refresh_mdt(hudi_table *t, bool *changed, hudi_error *err) {
+  bool dummy;
+  if (!changed) changed = &dummy;
+  *changed = false;
+  hudi_buf text;
+  hudi_buf_init(&text, HUDI_PROPS_MAX_BYTES);
+  hudi_props now;
+  hudi_props_init(&now);
+  const char *path;
+  hudi_status st = read_props(t->storage, &text, &path, err);
+  if (st == HUDI_OK) st = hudi_props_parse(&now, (const char *)text.data, text.len, path, err);
+  static const char *const keys[] = {PARTITIONS_KEY, INFLIGHT_KEY, DEFS_PATH_KEY};
+  for (size_t i = 0; st == HUDI_OK && i < sizeof keys / sizeof keys[0]; i++) {
+    const char *mine = hudi_props_get(&t->props, keys[i]), *theirs = hudi_props_get(&now, keys[i]);
+    if (!strcmp(mine ? mine : "", theirs ? theirs : "")) continue;
+    st = hudi_props_set(&t->props, keys[i], theirs ? theirs : "", err);
+    *changed = true;
+  }
+  if (*changed) hudi_mdt_share_invalidate(t);
+  hudi_props_free(&now);
+  hudi_buf_free(&text);
+  return st;
+}
+
 hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
   if (!hudi_mdt_drop_requested(opts, n)) return HUDI_OK;
+  hudi_status st = hudi_mdt_drop(t, err);
+  if (st != HUDI_OK)
+    hudi_err_context(err, st, "turning off the metadata table of %s (hoodie.metadata.enable=false)", t->base_uri);
+  return st;
+}
+
+hudi_status hudi_mdt_drop(hudi_table *t, hudi_error *err) {
   hudi_buf old;
   hudi_buf_init(&old, HUDI_PROPS_MAX_BYTES);
   hudi_props current;
@@ -136,6 +168,5 @@ hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, s
   if (st == HUDI_OK)
     st = hudi_storage_delete(t->storage, HUDI_MDT_DIR, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, err);
   if (st == HUDI_OK) hudi_mdt_share_end(t);
-  else hudi_err_context(err, st, "turning off the metadata table of %s (hoodie.metadata.enable=false)", t->base_uri);
   return st;
 }

@@ -34,6 +34,19 @@ HUDI_NODISCARD hudi_status hudi_mdt_check_enable_option(const hudi_option *opts,
 HUDI_NODISCARD hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, size_t n,
                                                       hudi_error *err);
 
+/* The same, unconditionally (a restore that rebuilds the metadata table,
+ * restore.h). */
+HUDI_NODISCARD hudi_status hudi_mdt_drop(hudi_table *t, hudi_error *err);
+
+/* Under the write lock: the metadata-table keys of t's handle
+ * (hoodie.table.metadata.partitions, .inflight, hoodie.table.index.defs.path)
+ * as hoodie.properties holds them now. Another handle or engine may have
+ * built, dropped or extended the metadata table since t was opened; a write
+ * that went by the handle's old list would leave the table's metadata
+ * stale. *changed (changed may be NULL) tells whether any differed.
+ * hudi_table_lock_acquire calls it once it holds the lock. */
+HUDI_NODISCARD hudi_status hudi_table_props_refresh_mdt(hudi_table *t, bool *changed, hudi_error *err);
+
 /* Sets keys[i] to values[i] in t's hoodie.properties as storage holds it
  * now (HoodieTableConfig.modify's protocol: a backup copy, the new file,
  * the backup deleted; a Hadoop checksum beside them deleted first), and

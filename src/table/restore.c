@@ -9,10 +9,13 @@
 #include "table/archive.h"
 #include "table/lock.h"
 #include "table/lsm_timeline.h"
+#include "table/mdt_bootstrap.h"
+#include "table/mdt_drop.h"
 #include "table/mdt_rollback.h"
 #include "table/rollback.h"
 #include "table/savepoint.h"
 #include "table/write.h"
+#include "table/write_mdt.h"
 
 #define RESTORE_FILE_MAX ((size_t)256 << 20)
 
@@ -56,8 +59,9 @@ static int cmp_targets(const void *a, const void *b) {
  * well; here the MDT compactions requested after S are rolled back first,
  * newest first (their base files deleted, their timeline files removed,
  * an MDT rollback instant each), so the log files they merged are what
- * the MDT reads again. That needs those log files: refused when the MDT
- * was cleaned after such a compaction (Hudi then drops the MDT). */
+ * the MDT reads again. That needs those log files: when the MDT was
+ * cleaned after such a compaction, it is dropped and built again instead
+ * (mdt_needs_rebuild), as Hudi drops it. */
 
 static bool mdt_compaction_after(const hudi_instant *c, const char *S) {
   return c->state == HUDI_INSTANT_COMPLETED && !strcmp(c->action, "commit") &&
@@ -78,12 +82,13 @@ static hudi_status load_mdt(hudi_timeline *out, bool *has, hudi_table *t, hudi_e
  * timeline, or a completed deltacommit, rollback or restore on the MDT's
  * (HoodieTableMetadataUtil.getValidInstantTimestamps); Hudi's archivers
  * keep that true by archiving no instant the MDT has not compacted, and
- * the compactions after S let them archive past c0. Refused when a data
- * write or clean completed after c0 is on neither active timeline: the
- * restored MDT would lose its files and keys (found by
- * tests/interop/test_random_mixed.py). Hudi deletes the MDT then
- * (BaseHoodieWriteClient.restoreToSavepoint: the savepoint is not after
- * the MDT's oldest active compaction) and bootstraps it again. */
+ * the compactions after S let them archive past c0. When a data write or
+ * clean completed after c0 is on neither active timeline, the restored
+ * MDT would lose its files and keys (found by
+ * tests/interop/test_random_mixed.py): the MDT is dropped and built again
+ * instead, as Hudi deletes it then (BaseHoodieWriteClient.restoreToSavepoint:
+ * the savepoint is not after the MDT's oldest active compaction) and
+ * bootstraps it again. */
 
 /* The MDT's base before `first` when its active timeline has none: the
  * latest archived compaction, else its earliest instant. */
@@ -115,8 +120,8 @@ static bool block_readable(const hudi_table *t, const hudi_timeline *mdt, const 
          (!strcmp(m->action, "deltacommit") || !strcmp(m->action, "rollback") || !strcmp(m->action, "restore"));
 }
 
-static hudi_status check_archived_past(hudi_table *t, const hudi_timeline *mdt, const char *S, const char *first,
-                                       const char *active_c0, hudi_error *err) {
+static hudi_status archived_past(bool *lost, hudi_table *t, const hudi_timeline *mdt, const char *first,
+                                  const char *active_c0, hudi_error *err) {
   char c0[HUDI_INSTANT_TIME_MAX];
   if (active_c0) snprintf(c0, sizeof c0, "%s", active_c0);
   else HUDI_TRY(archived_c0(c0, t, mdt, first, err));
@@ -124,43 +129,56 @@ static hudi_status check_archived_past(hudi_table *t, const hudi_timeline *mdt, 
   hudi_archive_history_dir(hist, sizeof hist, &t->props, "");
   hudi_lsm_rows rows = {0};
   hudi_status st = hudi_lsm_load(&rows, t->storage, hist, 0, err);
-  const char *late = NULL;
-  for (size_t i = 0; st == HUDI_OK && i < rows.count; i++) {
+  for (size_t i = 0; st == HUDI_OK && i < rows.count && !*lost; i++) {
     const hudi_lsm_row *r = &rows.items[i];
     const char *done = r->completion_time[0] ? r->completion_time : r->instant_time;
-    if (strcmp(done, c0) > 0 && !block_readable(t, mdt, r)) late = r->instant_time;
+    *lost = strcmp(done, c0) > 0 && !block_readable(t, mdt, r);
   }
-  if (st == HUDI_OK && late)
-    st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                      "cannot restore table %s to savepoint %s: its metadata table was compacted after it (%s) and "
-                      "data instants after the metadata compaction before that (%s) were archived from both "
-                      "timelines since (up to %s); Hudi deletes and rebuilds the metadata table then, hudi-c does not",
-                      t->base_uri, S, first, c0[0] ? c0 : "none", late);
   hudi_lsm_rows_free(&rows);
   return st;
 }
 
-static hudi_status check_mdt(hudi_table *t, const char *S, hudi_error *err) {
+/* A write after S that the MDT never recorded (the MDT was built after it:
+ * mdt_bootstrap.h) cannot be undone in the MDT by rolling instants back:
+ * its files and keys are in the bootstrap's records. */
+static bool unrecorded_write_after(const hudi_table *t, const hudi_timeline *mdt, const char *S) {
+  for (size_t i = 0; i < t->timeline.count; i++) {
+    const hudi_instant *in = &t->timeline.items[i];
+    if (in->state != HUDI_INSTANT_COMPLETED || strcmp(in->requested_time, S) <= 0 ||
+        !is_write_action(in->requested_action))
+      continue;
+    const hudi_instant *m = hudi_timeline_find(mdt, in->requested_time);
+    if (!m || m->state != HUDI_INSTANT_COMPLETED) return true;
+  }
+  return false;
+}
+
+/* Whether the MDT must be dropped and built again around the restore,
+ * as Hudi does (BaseHoodieWriteClient.restoreToSavepoint deletes it when
+ * the savepoint is not after its oldest active compaction; the next write
+ * bootstraps it): when undoing its compactions after S would need log
+ * blocks it no longer reads (archived_past) or no longer has (cleaned
+ * after such a compaction), or it holds writes after S it never recorded. */
+static hudi_status mdt_needs_rebuild(bool *rebuild, hudi_table *t, const char *S, hudi_error *err) {
+  *rebuild = false;
   hudi_timeline mdt;
   bool has;
   HUDI_TRY(load_mdt(&mdt, &has, t, err));
+  if (!has) return HUDI_OK;
   const char *first = NULL, *c0 = NULL;
-  hudi_status st = HUDI_OK;
   for (size_t i = 0; i < mdt.count && !first; i++) {
     const hudi_instant *c = &mdt.items[i];
     if (mdt_compaction_after(c, S)) first = c->requested_time;
     else if (c->state == HUDI_INSTANT_COMPLETED && !strcmp(c->action, "commit"))
       c0 = c->requested_time; /* (the timeline is in requested-time order) */
   }
-  if (first) st = check_archived_past(t, &mdt, S, first, c0, err);
-  for (size_t i = 0; first && st == HUDI_OK && i < mdt.count; i++) {
+  hudi_status st = HUDI_OK;
+  if (first) st = archived_past(rebuild, t, &mdt, first, c0, err);
+  for (size_t i = 0; first && st == HUDI_OK && !*rebuild && i < mdt.count; i++) {
     const hudi_instant *c = &mdt.items[i];
-    if (!strcmp(c->action, "clean") && strcmp(c->requested_time, first) > 0)
-      st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
-                        "cannot restore table %s to savepoint %s: its metadata table was compacted after it (%s) "
-                        "and then cleaned (%s); Hudi drops and rebuilds the metadata table then, hudi-c does not",
-                        t->base_uri, S, first, c->requested_time);
+    *rebuild = !strcmp(c->action, "clean") && strcmp(c->requested_time, first) > 0;
   }
+  if (st == HUDI_OK && !*rebuild) *rebuild = unrecorded_write_after(t, &mdt, S);
   hudi_timeline_free(&mdt);
   return st;
 }
@@ -436,7 +454,7 @@ static hudi_status restore_locked(hudi_restore_result *res, hudi_table *t, const
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "table %s has no completed savepoint %s", t->base_uri, S);
   int64_t start_ms = hudi_clock_realtime_ms(NULL);
   char r[HUDI_INSTANT_TIME_MAX] = "";
-  bool requested_only = true;
+  bool requested_only = true, rebuild = false, rebuild_rli = false;
   hudi_restore_plan *plan = NULL;
   hudi_status st = HUDI_OK;
   for (size_t i = 0; i < t->timeline.count; i++) {
@@ -456,7 +474,12 @@ static hudi_status restore_locked(hudi_restore_result *res, hudi_table *t, const
       return st;
     }
   } else {
-    HUDI_TRY(check_mdt(t, S, err));
+    /* The MDT goes before anything else, as Hudi deletes it; it is built
+     * again once the restore has completed (a crash in between leaves the
+     * table without one: readers list storage). */
+    HUDI_TRY(mdt_needs_rebuild(&rebuild, t, S, err));
+    rebuild_rli = rebuild && hudi_write_mdt_has_record_index(t);
+    if (rebuild) HUDI_TRY(hudi_mdt_drop(t, err));
     hudi_instant_gen gen;
     HUDI_TRY(hudi_write_pick_instant(&gen, t, r, err));
     HUDI_TRY(new_plan(&plan, t, S, err));
@@ -489,7 +512,14 @@ static hudi_status restore_locked(hudi_restore_result *res, hudi_table *t, const
   if (st == HUDI_OK && t->layout >= 2) st = drop_rollbacks(t, r, done, err);
   if (st == HUDI_OK) st = hudi_write_reload_timeline(t, err);
   if (st == HUDI_OK) st = check_restored(t, S, err);
+  if (st == HUDI_OK && rebuild) {
+    st = hudi_mdt_bootstrap(t, rebuild_rli, err);
+    if (st != HUDI_OK)
+      hudi_err_context(err, st, "table %s is restored to %s without its metadata table (a write with "
+                       "hoodie.metadata.enable=true builds it)", t->base_uri, S);
+  }
   if (st == HUDI_OK) {
+    res->metadata_table_rebuilt = rebuild;
     snprintf(res->requested_time, sizeof res->requested_time, "%s", r);
     snprintf(res->completion_time, sizeof res->completion_time, "%s", done);
   }

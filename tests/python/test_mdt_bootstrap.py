@@ -22,6 +22,7 @@ import pytest
 
 from hudi import HudiConflictError, HudiTable, HudiUnsupportedError
 from hudi_fixtures import FIXTURES
+from test_savepoint_restore import check as check_savepointed
 
 CHECKER = FIXTURES.parent / "tools" / "hudi_check.py"
 RUN_CHECKER = Path(__file__).resolve().parents[1] / "run_hudi_check.py"  # see its docstring
@@ -178,3 +179,131 @@ def test_version_6_is_refused(tmp_path):
     with pytest.raises(HudiUnsupportedError, match="versions 8 and 9 only"):
         t.upsert(rows([1], 2), ON)
     assert not (path / ".hoodie" / "metadata").exists()
+
+
+def test_restore_to_a_savepoint_before_the_bootstrap_rebuilds_it(tmp_path):
+    """The bootstrap's records hold the writes after the savepoint, which no metadata-table
+    rollback can take out: the restore drops the metadata table first and builds it again after
+    (metadata_table_rebuilt), as Hudi drops it and its next write rebuilds it."""
+    path = tmp_path / "t"
+    t, model = without_mdt(path, "mor", "9")
+    sp = t.upsert(rows(range(10, 20), 7), OFF)
+    model.update({f"k{i:04d}": 7 * 1000 + i for i in range(10, 20)})
+    t.savepoint(sp.requested_time)
+    at_savepoint = dict(model)
+    t.upsert(rows(range(600, 620), 8), OFF)
+    t.upsert(rows(range(15, 25), 9), ON)  # built here, with the writes after the savepoint
+    t.delete_keys(["k0050"])
+    assert props(path)["hoodie.table.metadata.partitions"] == "files,record_index"
+    r = t.restore(sp.requested_time)
+    assert r.metadata_table_rebuilt
+    assert props(path)["hoodie.table.metadata.partitions"] == "files,record_index"
+    check_savepointed(path)
+    assert read(path) == at_savepoint
+    assert read(path, listing=True) == at_savepoint
+    r = HudiTable(str(path)).upsert(rows([600, 11], 10))  # k0600 is gone: an insert again
+    assert (r.num_updates, r.num_inserts) == (1, 1)
+    check_savepointed(path)
+
+
+def test_restore_after_the_bootstrap_keeps_it(tmp_path):
+    path = tmp_path / "t"
+    t, model = without_mdt(path, "cow", "8")
+    sp = t.upsert(rows(range(10, 20), 7), ON)
+    t.savepoint(sp.requested_time)
+    model.update({f"k{i:04d}": 7 * 1000 + i for i in range(10, 20)})
+    at_savepoint = dict(model)
+    t.upsert(rows(range(600, 620), 8))
+    r = t.restore(sp.requested_time)
+    assert not r.metadata_table_rebuilt
+    check_savepointed(path)
+    assert read(path) == at_savepoint
+
+
+def test_restore_past_a_cleaned_metadata_compaction_rebuilds_it(tmp_path):
+    """Compacted and then cleaned after the savepoint, the metadata table no longer has the log
+    files a rollback of its compaction would need (hudi-c refused such a restore before it could
+    build a metadata table): dropped and built again."""
+    path = tmp_path / "t"
+    opts = {"hoodie.metadata.compact.max.delta.commits": "2", "hoodie.clean.policy": "KEEP_LATEST_FILE_VERSIONS",
+            "hoodie.clean.fileversions.retained": "1"}
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="region",
+                         table_type="mor", hudi_options=opts)
+    t.append(rows(range(100), 1))
+    sp = t.upsert(rows(range(50, 60), 2))
+    t.savepoint(sp.requested_time)
+    model = {f"k{i:04d}": 1000 + i for i in range(100)}
+    model.update({f"k{i:04d}": 2000 + i for i in range(50, 60)})
+    at_savepoint = dict(model)
+    for v in range(3, 12):
+        t.upsert(rows(range(v * 10, v * 10 + 5), v))
+        model.update({f"k{i:04d}": v * 1000 + i for i in range(v * 10, v * 10 + 5)})
+    mdt_tl = os.listdir(path / ".hoodie" / "metadata" / ".hoodie" / "timeline")
+    assert any(n.endswith(".commit") for n in mdt_tl) and any(n.endswith(".clean") for n in mdt_tl), mdt_tl
+    r = t.restore(sp.requested_time)
+    assert r.metadata_table_rebuilt
+    check_savepointed(path)
+    assert read(path) == at_savepoint
+    assert read(path, listing=True) == at_savepoint
+
+
+# ---- found by a review: other handles, the handle's read options, background compaction ----
+
+def test_handles_opened_before_the_bootstrap_keep_it_current(tmp_path):
+    """Every write re-reads the metadata partitions under the lock: a handle opened before
+    another built the metadata table updates it (before, its write left the table's files out of
+    the metadata table), and a stale handle's own request does not build it a second time."""
+    path = tmp_path / "t"
+    t, model = without_mdt(path, "cow", "8")
+    a, b = HudiTable(str(path)), HudiTable(str(path))
+    b.upsert(rows([700], 3), ON)
+    model["k0700"] = 3700
+    init = sorted(n for n in os.listdir(path / ".hoodie" / "metadata" / ".hoodie" / "timeline")
+                  if n.startswith("00000000000000") and "_" in n)
+    up = rows(range(710, 730), 4)
+    a.append(up)
+    model.update(dict(zip(up.column("id").to_pylist(), up.column("v").to_pylist())))
+    a.upsert(rows([711], 5), ON)  # already built: nothing rebuilt
+    model["k0711"] = 5711
+    assert sorted(n for n in os.listdir(path / ".hoodie" / "metadata" / ".hoodie" / "timeline")
+                  if n.startswith("00000000000000") and "_" in n) == init
+    check(path)
+    assert read(path) == model
+    assert read(path, listing=True) == model
+
+
+@pytest.mark.parametrize("open_opts", ["as_of", "read_optimized"])
+def test_built_from_the_latest_snapshot_whatever_the_handle_reads(tmp_path, open_opts):
+    path = tmp_path / "t"
+    t, model = without_mdt(path, "mor", "8")
+    first = sorted(n.split(".")[0].split("_")[0] for n in os.listdir(path / ".hoodie" / "timeline")
+                   if n.endswith(".commit") or n.endswith(".deltacommit"))[0]
+    opts = ({"hoodie.read.as.of.timestamp": first} if open_opts == "as_of"
+            else {"hoodie.read.use.read_optimized.mode": "true"})
+    HudiTable(str(path), opts).upsert(rows([800], 6), ON)
+    model["k0800"] = 6800
+    check(path)
+    assert read(path) == model
+
+
+def test_a_background_compaction_running_through_the_bootstrap_records_its_files(tmp_path):
+    """A compaction planned before the bootstrap and finished after it (this handle's background
+    thread) commits into the new metadata table."""
+    path = tmp_path / "t"
+    t, model = without_mdt(path, "mor", "8")
+    background = {"hoodie.datasource.compaction.async.enable": "true",
+                  "hoodie.compact.inline.max.delta.commits": "1", "hoodie.compact.async.test.delay.ms": "1500"}
+    up = rows(range(5, 10), 3)
+    t.upsert(up, {**OFF, **background})
+    model.update(dict(zip(up.column("id").to_pylist(), up.column("v").to_pylist())))
+    up = rows(range(10, 12), 4)
+    t.upsert(up, ON)
+    model.update(dict(zip(up.column("id").to_pylist(), up.column("v").to_pylist())))
+    b = HudiTable(str(path))
+    up = rows(range(12, 14), 5)
+    b.upsert(up)
+    model.update(dict(zip(up.column("id").to_pylist(), up.column("v").to_pylist())))
+    assert any(n.endswith(".commit") for n in os.listdir(path / ".hoodie" / "timeline"))  # compacted
+    check(path)
+    assert read(path) == model
+    assert read(path, listing=True) == model

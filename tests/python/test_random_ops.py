@@ -270,6 +270,8 @@ class Run:
             verbs += ["overwrite", "savepoint", "rollback", "killed"]
         if self.savepoint:
             verbs += ["restore"]
+        if self.version != 6 and self.m.rows:
+            verbs += ["mdt_toggle"]
         verb = "append" if not self.m.rows and i == 0 else r.choice(verbs)
         if verb in ("delete", "update") and not completed_writes(self.path):
             verb = "append"  # a predicate needs the table's schema: a table whose only write was
@@ -286,7 +288,7 @@ class Run:
         self.apply_upsert(rows, res.requested_time)
         self.m.snapshot(res.requested_time)
 
-    def do_upsert(self, i: int) -> None:
+    def do_upsert(self, i: int, options: Optional[Dict[str, str]] = None) -> None:
         r = self.rng
         rows = []
         for k in self.live(r.randint(0, 15)):
@@ -303,10 +305,27 @@ class Run:
             rows.insert(r.randint(0, len(rows)), dup)
         if not rows:
             rows = self.fresh(1, i)
-        res = self.table().upsert(arrow(rows))
+        res = self.table().upsert(arrow(rows), options)
         if res.requested_time:  # (none when every row loses to the stored one)
             self.apply_upsert(rows, res.requested_time)
             self.m.snapshot(res.requested_time)
+
+    def mdt_listed(self) -> bool:
+        for line in (self.path / ".hoodie" / "hoodie.properties").read_text().splitlines():
+            if line.startswith("hoodie.table.metadata.partitions="):
+                return bool(line.split("=", 1)[1])
+        return False
+
+    def do_mdt_toggle(self, i: int) -> None:
+        """An upsert whose options turn the metadata table off (mdt_drop.h), or, on a table
+        without one, build it again from storage (mdt_bootstrap.h), with the record index when
+        the table was created with one; the writes in between use the bloom index."""
+        on = not self.mdt_listed()
+        options = {"hoodie.metadata.enable": str(on).lower()}
+        if on:
+            options["hoodie.metadata.record.index.enable"] = str(self.rli).lower()
+        self.log.append(f"   metadata table {'built' if on else 'turned off'}")
+        self.do_upsert(i, options)
 
     def do_delete_keys(self, i: int) -> None:
         keys = self.live(self.rng.randint(1, 8)) + ["absent-key"]
