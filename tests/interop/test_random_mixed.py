@@ -209,8 +209,9 @@ def test_restore_after_spark_archived_the_metadata_table(tmp_path, spark_v8):
     metadata table, and the data table's archival moved writes past the MDT compaction before
     the savepoint; the restore undid the MDT compactions after the savepoint, so the MDT's log
     blocks of those writes were on neither active timeline and readers skipped them (Spark's
-    metadata reader and hudi_check.py listed none of their files). Such a restore is refused
-    now; the table must pass every check either way."""
+    metadata reader and hudi_check.py listed none of their files). Such a restore was refused
+    from 2026-12-07 on, and now drops the metadata table and builds it again (mdt_bootstrap.h);
+    the table must pass every check either way."""
     verbs = ("append compact spark delete_keys spark append archive append delete compact spark upsert "
              "upsert savepoint archive update upsert upsert spark rollback spark spark delete_keys restore").split()
     run = MixedRun(4, tmp_path, {8: spark_v8})
