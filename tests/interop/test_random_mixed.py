@@ -46,6 +46,7 @@ class MixedRun(ops.Run):
         super().__init__(seed, tmp)
         self.spark = engines[self.version]
         self.spark_steps = 0
+        self.spark_rli = self.rli
         self.log[0] += f" spark=Hudi {self.spark.hudi_version}"
 
     def spark_options(self, operation: str, compact: bool) -> Dict[str, str]:
@@ -117,6 +118,10 @@ class MixedRun(ops.Run):
                 ts = ts - r.randint(1, 3) if self.ordering and r.random() < 0.2 else self.tick()
                 rows.append([k, region, ts, r.randint(100, 999), f"s{i}"])
             rows += self.fresh(r.randint(0, 5), i)
+        # Spark tags keys through the record index only if the table lists one before its write:
+        # after hudi-c turned the metadata table off, Spark builds it during the write and tags
+        # with its fallback global index (mergeForPartitionUpdatesIfNeeded, as the bloom index)
+        self.spark_rli = self.rli and self.lists_record_index()
         before = set(ops.completed_writes(self.path))
         self.spark.call("write", path=str(self.path), rows=rows, schema=SCHEMA,
                         options=self.spark_options("upsert" if verb == "insert" else verb, compact))
@@ -137,18 +142,25 @@ class MixedRun(ops.Run):
         the stored record up and merges before it routes the key
         (HoodieIndexUtils.mergeForPartitionUpdatesIfNeeded, on partitioned tables only: on a
         partition change under a global index, and for every stored key on MOR with the global
-        bloom index, whose lookup may find a key twice): when the
+        bloom index, whose lookup may find a key twice, or with no record index listed before
+        Spark's write, when Spark falls back to its global simple index): when the
         stored record wins there, Java writes it again, unchanged, as the write's update, so
         the key's _hoodie_commit_time becomes Spark's instant. hudi-c leaves such a key alone
         (docs/compatibility.md 32)."""
         for row in rows:
             k, old = row[0], self.m.rows.get(row[0])
             if old is not None and self.ordering and row[2] < old[1]:
-                if self.partitioned and (row[1] != old[0] or (self.kind == "mor" and not self.rli)):
+                if self.partitioned and (row[1] != old[0] or (self.kind == "mor" and not self.spark_rli)):
                     self.m.by[k] = instant
                 continue
             self.m.rows[k] = tuple(row[1:])
             self.m.by[k] = instant
+
+    def lists_record_index(self) -> bool:
+        for line in (self.path / ".hoodie" / "hoodie.properties").read_text().splitlines():
+            if line.startswith("hoodie.table.metadata.partitions="):
+                return "record_index" in line.split("=", 1)[1].split(",")
+        return False
 
     def check(self) -> List[str]:
         # Hadoop's local file system leaves a .crc checksum beside each file Spark writes
