@@ -1,8 +1,6 @@
 /* The background compaction thread of a table handle (compact_async.h). */
 #include "table/compact_async.h"
 
-#include "table/mdt_drop.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

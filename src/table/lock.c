@@ -130,7 +130,7 @@ hudi_status hudi_table_lock_acquire(hudi_table_lock *lock, hudi_table *t, const 
       lock->held = true;
       hold_timeline(t);
       /* The metadata table as the last lock holder left it (mdt_drop.h). */
-      s = hudi_table_props_refresh_mdt(t, NULL, err);
+      s = hudi_table_props_refresh_mdt(t, &lock->mdt_changed, err);
       if (s != HUDI_OK) hudi_table_lock_release(lock, t);
       return s;
     }

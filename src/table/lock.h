@@ -22,6 +22,9 @@
 typedef struct hudi_table_lock {
   bool held;
   char path[512];
+  /* Acquiring re-read the table's metadata partitions from storage
+   * (hudi_table_props_refresh_mdt): whether they had changed. */
+  bool mdt_changed;
 } hudi_table_lock;
 
 HUDI_NODISCARD hudi_status hudi_table_lock_acquire(hudi_table_lock *lock, hudi_table *t, const hudi_option *opts,

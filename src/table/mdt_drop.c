@@ -86,12 +86,11 @@ hudi_status hudi_mdt_check_enable_option(const hudi_option *opts, size_t n, hudi
   return HUDI_OK;
 }
 
-/* The handle's own properties stop listing the partitions (t->name points
- * into them: only the two lists change). */
-static hudi_status forget_partitions(hudi_table *t, hudi_error *err) {
-  if (lists_partitions(&t->props)) HUDI_TRY(hudi_props_set(&t->props, PARTITIONS_KEY, "", err));
-  if (hudi_props_get(&t->props, INFLIGHT_KEY)) HUDI_TRY(hudi_props_set(&t->props, INFLIGHT_KEY, "", err));
-  return HUDI_OK;
+/* hoodie.properties as storage holds it now: its text and its parse. */
+static hudi_status load_props(hudi_storage *s, hudi_buf *text, hudi_props *out, hudi_error *err) {
+  const char *path;
+  HUDI_TRY(read_props(s, text, &path, err));
+  return hudi_props_parse(out, (const char *)text->data, text->len, path, err);
 }
 
 hudi_status hudi_table_props_update(hudi_table *t, const char *const *keys, const char *const *values, size_t n,
@@ -100,9 +99,7 @@ hudi_status hudi_table_props_update(hudi_table *t, const char *const *keys, cons
   hudi_buf_init(&old, HUDI_PROPS_MAX_BYTES);
   hudi_props fresh;
   hudi_props_init(&fresh);
-  const char *path;
-  hudi_status st = read_props(t->storage, &old, &path, err);
-  if (st == HUDI_OK) st = hudi_props_parse(&fresh, (const char *)old.data, old.len, path, err);
+  hudi_status st = load_props(t->storage, &old, &fresh, err);
   for (size_t i = 0; st == HUDI_OK && i < n; i++) st = hudi_props_set(&fresh, keys[i], values[i], err);
   if (st == HUDI_OK) st = rewrite_props(t->storage, &old, &fresh, err);
   /* The handle follows at once (t->name points into its properties: only
@@ -121,9 +118,7 @@ hudi_status hudi_table_props_refresh_mdt(hudi_table *t, bool *changed, hudi_erro
   hudi_buf_init(&text, HUDI_PROPS_MAX_BYTES);
   hudi_props now;
   hudi_props_init(&now);
-  const char *path;
-  hudi_status st = read_props(t->storage, &text, &path, err);
-  if (st == HUDI_OK) st = hudi_props_parse(&now, (const char *)text.data, text.len, path, err);
+  hudi_status st = load_props(t->storage, &text, &now, err);
   static const char *const keys[] = {PARTITIONS_KEY, INFLIGHT_KEY, DEFS_PATH_KEY};
   for (size_t i = 0; st == HUDI_OK && i < sizeof keys / sizeof keys[0]; i++) {
     const char *mine = hudi_props_get(&t->props, keys[i]), *theirs = hudi_props_get(&now, keys[i]);
@@ -146,23 +141,13 @@ hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_option *opts, s
 }
 
 hudi_status hudi_mdt_drop(hudi_table *t, hudi_error *err) {
-  hudi_buf old;
-  hudi_buf_init(&old, HUDI_PROPS_MAX_BYTES);
-  hudi_props current;
-  hudi_props_init(&current);
-  const char *path;
-  hudi_status st = read_props(t->storage, &old, &path, err);
-  if (st == HUDI_OK) st = hudi_props_parse(&current, (const char *)old.data, old.len, path, err);
-  bool listed = st == HUDI_OK && lists_partitions(&current);
-  hudi_props_free(&current);
-  hudi_buf_free(&old);
   /* Hudi clears both lists (setMetadataPartitionState(FILES, false)) and
    * deletes the directory after the properties say there is none: a
    * reader in between lists storage. The handle follows at once, so a
-   * failed delete never leaves it writing to a half-deleted table. */
+   * failed delete never leaves it writing to a half-deleted table. (The
+   * lock refreshed the handle's lists from storage.) */
   const char *keys[] = {PARTITIONS_KEY, INFLIGHT_KEY}, *none[] = {"", ""};
-  if (listed) st = hudi_table_props_update(t, keys, none, 2, err);
-  if (st == HUDI_OK) st = forget_partitions(t, err);
+  hudi_status st = lists_partitions(&t->props) ? hudi_table_props_update(t, keys, none, 2, err) : HUDI_OK;
   /* Whenever asked, listed or not: a crash after the rewrite leaves the
    * directory behind, unlisted. */
   if (st == HUDI_OK)

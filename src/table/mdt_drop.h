@@ -26,8 +26,8 @@ bool hudi_mdt_drop_requested(const hudi_option *opts, size_t n);
  * false, a typo must not delete the metadata table or keep it silently. */
 HUDI_NODISCARD hudi_status hudi_mdt_check_enable_option(const hudi_option *opts, size_t n, hudi_error *err);
 
-/* Under the write lock (background services joined first: hudi_write_begin),
- * when requested: if t lists metadata partitions, rewrites
+/* Under the write lock (background services joined first: hudi_write_begin;
+ * the lock refreshed t's metadata partitions from storage), when requested: if t lists metadata partitions, rewrites
  * hoodie.properties without them (HoodieTableConfig's protocol: a backup
  * copy, the new file, the backup deleted) and t's properties follow; then
  * deletes the metadata table's directory, if any. */

@@ -4,7 +4,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/alloc.h"
 #include "hudi/services.h"
 
 #include "table/archive.h"
@@ -89,19 +88,12 @@ hudi_status hudi_write_begin(hudi_table_lock *lock, hudi_table *t, const hudi_op
    * still read or write it (mdt_drop.h). */
   if (hudi_mdt_drop_requested(opts, n) || (hudi_mdt_bootstrap_requested(opts, n) && !hudi_write_mdt_enabled(t)))
     HUDI_TRY(hudi_table_wait_services(t, err));
-  /* The lock refreshes the metadata table's partitions as the last writer
-   * left them (mdt_drop.h): a change is checked again. */
-  const char *parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
-  char *before = hudi_strdup(parts ? parts : "");
-  if (!before) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
-  hudi_status st = hudi_table_lock_acquire(lock, t, opts, n, err);
-  parts = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
-  bool changed = st == HUDI_OK && strcmp(before, parts ? parts : "") != 0;
-  hudi_free(before);
-  HUDI_TRY(st);
-  /* Under the lock: the timeline as the last writer left it. */
-  st = hudi_write_reload_timeline(t, err);
-  if (st == HUDI_OK && changed) st = hudi_write_check_table_mdt(t, opts, n, err);
+  HUDI_TRY(hudi_table_lock_acquire(lock, t, opts, n, err));
+  /* Under the lock: the timeline as the last writer left it. The lock
+   * refreshed the metadata partitions (mdt_drop.h): a change is checked
+   * again. */
+  hudi_status st = hudi_write_reload_timeline(t, err);
+  if (st == HUDI_OK && lock->mdt_changed) st = hudi_write_check_table_mdt(t, opts, n, err);
   /* hoodie.metadata.enable=false: the metadata table goes first, before
    * the failed writes' rollbacks would update it (mdt_drop.h). */
   if (st == HUDI_OK) st = hudi_mdt_drop_if_requested(t, opts, n, err);
