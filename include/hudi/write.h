@@ -115,6 +115,11 @@ typedef struct hudi_write_result {
  * latest file slice (not with hoodie.metadata.record.index.enable=false);
  * HUDI_ERR_CONFLICT while a write is pending, HUDI_ERR_UNSUPPORTED on
  * version 6 (docs/compatibility.md item 33).
+ * hoodie.metadata.record.index.enable=true (the call's options or the
+ * handle's) on a version-8 or 9 table whose metadata table lacks
+ * record_index (Spark's default metadata table) adds it first, the same
+ * way: the keys of every latest file slice, the other partitions kept
+ * (docs/compatibility.md item 34).
  * A stream of more than hudi_c.append.segment.bytes (default 4 GiB of
  * estimated Arrow data) is written a segment at a time into the same
  * commit, holding one segment of rows at once (plus each row's key with a

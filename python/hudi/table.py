@@ -193,6 +193,9 @@ class HudiTable:
         Spark with it off, or turned off as above) builds it first, record index included
         (``"hoodie.metadata.record.index.enable": "false"``: the file listing only); refused
         (``HudiConflictError``) while another write is pending, and on version 6.
+        ``{"hoodie.metadata.record.index.enable": "true"}`` (here or in the handle's options) on
+        a version-8 or 9 table whose metadata table has no record index (Spark's default
+        metadata table) adds it first, so that this and later keyed writes use it.
         """
         from hudi import write
 

@@ -10,7 +10,9 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "expr/value.h"
+#include "table/archive.h"
 #include "table/index_defs.h"
+#include "table/lsm_timeline.h"
 #include "table/mdt_drop.h"
 #include "table/mdt_init.h"
 #include "table/mdt_reader.h"
@@ -231,13 +233,14 @@ static hudi_status check_nothing_pending(const hudi_table *t, hudi_error *err) {
   return HUDI_OK;
 }
 
-/* Step 3: the listing (a plan reading _hoodie_record_key, without the
- * metadata table) and the keys. */
-static hudi_status gather(gathered *g, hudi_table *t, bool rli, hudi_error *err) {
+/* Step 3: the listing (a plan reading _hoodie_record_key: without the
+ * metadata table when there is none, through its `files` when a record
+ * index is added to it, as Java lists from the MDT then) and the keys. */
+static hudi_status gather(gathered *g, hudi_table *t, bool files, bool rli, hudi_error *err) {
   if (!has_completed_write(&t->timeline)) return HUDI_OK;
-  /* The latest snapshot (write.h), listed from storage. */
+  /* The latest snapshot (write.h). */
   hudi_option snap[8] = {{ENABLE_KEY, "false"}};
-  size_t n_snap = 1;
+  size_t n_snap = files ? 1 : 0;
   for (size_t i = 0; i < hudi_write_n_snapshot_options && n_snap < 8; i++) snap[n_snap++] = hudi_write_snapshot_options[i];
   const char *cols[] = {"_hoodie_record_key"};
   hudi_read_options ro = HUDI_READ_OPTIONS_INIT;
@@ -246,7 +249,7 @@ static hudi_status gather(gathered *g, hudi_table *t, bool rli, hudi_error *err)
   ro.projection = cols;
   ro.n_projection = 1;
   HUDI_TRY(hudi_read_plan_create(&g->plan, t, &ro, err));
-  HUDI_TRY(gather_files(g, &g->plan->view, err));
+  if (files) HUDI_TRY(gather_files(g, &g->plan->view, err));
   const char *tz = hudi_props_get(&t->props, "hoodie.table.timeline.timezone");
   return rli ? gather_keys(g, g->plan, tz && !strcasecmp(tz, "UTC"), err) : HUDI_OK;
 }
@@ -283,6 +286,21 @@ static hudi_status add_index_def(hudi_table *t, bool *path_set, hudi_error *err)
   return st;
 }
 
+/* The gathered files and keys as one more initialisation deltacommit
+ * (step 4), each key at its slice's base instant. */
+static hudi_status write_contents(hudi_table *t, gathered *g, bool rli, const char *instant, hudi_error *err) {
+  if (!g->n_files && !g->n_keys) return HUDI_OK;
+  hudi_mdt_write_options co = HUDI_MDT_WRITE_OPTIONS_INIT;
+  co.table_version = t->version; /* (the commit checks the MDT's own) */
+  co.record_index_shards = rli ? 0 : -1;
+  co.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(t);
+  co.rli_base_files = true;
+  co.rli_instant_ms = group_instant_ms;
+  co.rli_instant_ctx = g;
+  hudi_mdt_commit_input in = {instant, g->files, g->n_files, g->keys, g->n_keys, NULL, NULL};
+  return hudi_mdt_commit(t->storage, &co, &in, NULL, err);
+}
+
 /* Step 4: the MDT as a create makes it, then the contents. */
 static hudi_status write_mdt(hudi_table *t, gathered *g, bool rli, hudi_buf *parts, hudi_error *err) {
   hudi_mdt_write_options mo = HUDI_MDT_WRITE_OPTIONS_INIT;
@@ -290,21 +308,12 @@ static hudi_status write_mdt(hudi_table *t, gathered *g, bool rli, hudi_buf *par
   mo.record_index_shards = rli ? 0 : -1;
   mo.table_name = t->name;
   mo.database_name = hudi_props_get(&t->props, "hoodie.database.name");
+  /* completion times in the timeline's zone, as every commit's */
+  mo.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(t);
   HUDI_TRY(hudi_mdt_init(t->storage, &mo, parts, err));
-  if (!g->n_files && !g->n_keys) return HUDI_OK;
-  hudi_mdt_write_options co = HUDI_MDT_WRITE_OPTIONS_INIT;
-  co.table_version = t->version;
-  co.table_version_known = true;
-  co.record_index_shards = rli ? 0 : -1;
-  co.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(t);
-  co.rli_base_files = true;
-  co.rli_instant_ms = group_instant_ms;
-  co.rli_instant_ctx = g;
   /* The first initialisation time the MDT does not hold yet (mdt_init.h:
    * files at ...000, record_index at ...001). */
-  const char *instant = rli ? "00000000000000002" : "00000000000000001";
-  hudi_mdt_commit_input in = {instant, g->files, g->n_files, g->keys, g->n_keys, NULL, NULL};
-  return hudi_mdt_commit(t->storage, &co, &in, NULL, err);
+  return write_contents(t, g, rli, rli ? "00000000000000002" : "00000000000000001", err);
 }
 
 hudi_status hudi_mdt_bootstrap(hudi_table *t, bool rli, hudi_error *err) {
@@ -320,7 +329,7 @@ hudi_status hudi_mdt_bootstrap(hudi_table *t, bool rli, hudi_error *err) {
   hudi_buf_init(&g.key_bytes, (size_t)1 << 40);
   hudi_buf parts;
   hudi_buf_init(&parts, 4096);
-  hudi_status st = gather(&g, t, rli, err);
+  hudi_status st = gather(&g, t, true, rli, err);
   if (st == HUDI_OK) st = write_mdt(t, &g, rli, &parts, err);
   if (st == HUDI_OK) st = hudi_buf_append_byte(&parts, 0, err);
   bool defs = false, path_set = false;
@@ -337,11 +346,208 @@ hudi_status hudi_mdt_bootstrap(hudi_table *t, bool rli, hudi_error *err) {
   return st;
 }
 
+/* ---- A record index added to an existing MDT ---- */
+
+bool hudi_mdt_add_record_index_requested(const hudi_table *t, const hudi_option *opts, size_t n) {
+  const char *v = hudi_write_option(t, opts, n, RLI_KEY);
+  return v && !strcasecmp(v, "true") && hudi_write_mdt_enabled(t) && !hudi_write_mdt_has_record_index(t);
+}
+
+/* The last initialisation time this writer takes (Java's are the
+ * milliseconds of 00000000000000: three digits). */
+#define MAX_INIT_MS 999
+
+/* An MDT initialisation time: 17 digits, the first 14 zeros (Java's
+ * SOLO_COMMIT_TIMESTAMP plus milliseconds). */
+static bool init_time(const char *ts, long *ms) {
+  if (strlen(ts) != 17 || strncmp(ts, "00000000000000", 14) != 0 || strspn(ts, "0123456789") != 17) return false;
+  *ms = strtol(ts + 14, NULL, 10);
+  return true;
+}
+
+/* The initialisation time after every one the MDT has used, active or
+ * archived (Java takes the first free one on the active timeline; past
+ * the archived ones too, no time is reused). */
+static hudi_status next_init_time(long *next, hudi_table *t, const hudi_timeline *mdt, hudi_error *err) {
+  *next = 0;
+  long ms;
+  for (size_t i = 0; i < mdt->count; i++)
+    if (init_time(mdt->items[i].requested_time, &ms) && ms >= *next) *next = ms + 1;
+  char hist[600];
+  hudi_props defaults = {0}; /* the MDT's timeline paths are Hudi's defaults */
+  hudi_archive_history_dir(hist, sizeof hist, &defaults, HUDI_MDT_DIR);
+  hudi_lsm_rows rows = {0};
+  hudi_status st = hudi_lsm_load(&rows, t->storage, hist, 0, err);
+  for (size_t i = 0; st == HUDI_OK && i < rows.count; i++)
+    if (init_time(rows.items[i].instant_time, &ms) && ms >= *next) *next = ms + 1;
+  hudi_lsm_rows_free(&rows);
+  if (st == HUDI_OK && *next + 1 > MAX_INIT_MS)
+    st = hudi_err_set(err, HUDI_ERR_LIMIT, "%s: every metadata-table initialisation time up to 00000000000000%03d is used",
+                      t->base_uri, MAX_INIT_MS);
+  return st;
+}
+
+/* Whether the unlisted record_index directory names initialisation time
+ * ts (a file of its: ".record-index-0000-0_<ts>.log.1_0-0-0",
+ * "record-index-0000-0_1-0-1_<ts>.hfile"). */
+static bool names_time(const hudi_file_list *files, const char *ts) {
+  for (size_t i = 0; i < files->count; i++) {
+    const char *base = strrchr(files->items[i].path, '/');
+    base = base ? base + 1 : files->items[i].path;
+    const char *hit = strstr(base, ts);
+    if (hit && (hit[17] == '.' || hit[17] == 0) && hit > base && hit[-1] == '_') return true;
+  }
+  return false;
+}
+
+/* Deletes what an add that failed or was cut short left (the partition is
+ * not listed, so no reader looks at any of it): the initialisation
+ * instants the unlisted record_index directory names, and those still
+ * pending (completed file first, so that a crash in between leaves them
+ * pending, then inflight and requested), then the directory. */
+static hudi_status discard_attempt(hudi_table *t, hudi_error *err) {
+  hudi_timeline mdt;
+  HUDI_TRY(hudi_timeline_load(&mdt, t->storage, HUDI_MDT_DIR, 2, err));
+  hudi_file_list files = HUDI_FILE_LIST_INIT;
+  hudi_status st = hudi_storage_list(t->storage, HUDI_MDT_DIR "/record_index", 0, &files, err);
+  long ms;
+  for (size_t i = 0; st == HUDI_OK && i < mdt.count; i++) {
+    const hudi_instant *in = &mdt.items[i];
+    if (!init_time(in->requested_time, &ms) || !strcmp(in->action, "commit")) continue;
+    bool pending = in->state != HUDI_INSTANT_COMPLETED;
+    if (!pending && !names_time(&files, in->requested_time)) continue;
+    char path[256];
+    if (!pending) {
+      snprintf(path, sizeof path, HUDI_MDT_DIR "/%s/%s", mdt.dir, in->file_name);
+      st = hudi_storage_delete(t->storage, path, HUDI_DELETE_MISSING_OK, err);
+    }
+    static const char *const states[] = {"inflight", "requested"};
+    for (size_t k = 0; st == HUDI_OK && k < 2; k++) {
+      snprintf(path, sizeof path, HUDI_MDT_DIR "/%s/%s.%s.%s", mdt.dir, in->requested_time, in->action, states[k]);
+      st = hudi_storage_delete(t->storage, path, HUDI_DELETE_MISSING_OK, err);
+    }
+  }
+  hudi_file_list_free(&files);
+  hudi_timeline_free(&mdt);
+  HUDI_TRY(st);
+  return hudi_storage_delete(t->storage, HUDI_MDT_DIR "/record_index", HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK,
+                             err);
+}
+
+/* hoodie.table.metadata.partitions with one more name, in name order as
+ * Hudi stores the set. */
+static hudi_status list_with(hudi_buf *out, const char *list, const char *name, hudi_error *err) {
+  const char *names[64];
+  size_t n = 0;
+  char copy[4096];
+  if (!list) list = "";
+  if (strlen(list) >= sizeof copy)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s is longer than %zu bytes", PARTITIONS_KEY, sizeof copy - 1);
+  memcpy(copy, list, strlen(list) + 1);
+  for (char *save = NULL, *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+    if (n == 63) return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s lists more than 63 partitions", PARTITIONS_KEY);
+    names[n++] = p;
+  }
+  names[n++] = name;
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+      const char *x = names[j];
+      names[j] = names[j - 1];
+      names[j - 1] = x;
+    }
+  for (size_t i = 0; i < n; i++) {
+    if (i) HUDI_TRY(hudi_buf_append_byte(out, ',', err));
+    HUDI_TRY(hudi_buf_append_str(out, names[i], err));
+  }
+  return hudi_buf_append_byte(out, 0, err);
+}
+
+/* The MDT's own table version, which must be the data table's (the
+ * writer's record layouts follow it). */
+static hudi_status check_mdt_version(hudi_table *t, hudi_error *err) {
+  hudi_buf text;
+  hudi_buf_init(&text, HUDI_PROPS_MAX_BYTES);
+  hudi_props p;
+  hudi_props_init(&p);
+  const char *path = HUDI_MDT_DIR "/.hoodie/hoodie.properties";
+  hudi_status st = hudi_storage_read_all(t->storage, path, HUDI_PROPS_MAX_BYTES, &text, err);
+  if (st == HUDI_OK) st = hudi_props_parse(&p, (const char *)text.data, text.len, path, err);
+  const char *v = st == HUDI_OK ? hudi_props_get(&p, "hoodie.table.version") : NULL;
+  if (st == HUDI_OK && (!v || atoi(v) != t->version))
+    st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: hoodie.table.version=%s, but the table's is %d", path,
+                      v ? v : "(missing)", t->version);
+  hudi_props_free(&p);
+  hudi_buf_free(&text);
+  return st;
+}
+
+/* The new partition at initialisation time N (empty, as a create makes
+ * it), the keys at N+1, then the listing (and index.json on version 9). */
+static hudi_status add_record_index_at(hudi_table *t, gathered *g, long next, hudi_error *err) {
+  char init[24], contents[24];
+  snprintf(init, sizeof init, "%017ld", next);
+  snprintf(contents, sizeof contents, "%017ld", next + 1);
+  hudi_mdt_write_options mo = HUDI_MDT_WRITE_OPTIONS_INIT;
+  mo.table_version = t->version;
+  mo.table_name = t->name;
+  mo.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(t);
+  HUDI_TRY(hudi_mdt_init_index_partition(t->storage, &mo, "record_index", HUDI_MDT_DEFAULT_RLI_SHARDS, init, err));
+  HUDI_TRY(write_contents(t, g, true, contents, err));
+  bool path_set = false;
+  if (t->version >= 9) HUDI_TRY(add_index_def(t, &path_set, err));
+  hudi_buf parts;
+  hudi_buf_init(&parts, 4096);
+  hudi_status st = list_with(&parts, hudi_props_get(&t->props, PARTITIONS_KEY), "record_index", err);
+  const char *keys[] = {PARTITIONS_KEY, DEFS_PATH_KEY};
+  const char *values[] = {st == HUDI_OK ? (const char *)parts.data : "", HUDI_INDEX_DEFS_DEFAULT_PATH};
+  if (st == HUDI_OK) st = hudi_table_props_update(t, keys, values, path_set ? 2 : 1, err);
+  hudi_buf_free(&parts);
+  return st;
+}
+
+hudi_status hudi_mdt_add_record_index(hudi_table *t, hudi_error *err) {
+  if (t->version < 8)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "table %s has table version %d: hudi-c adds a record index to metadata tables of versions 8 "
+                        "and 9 only (hoodie.metadata.record.index.enable=true)",
+                        t->base_uri, t->version);
+  HUDI_TRY(check_nothing_pending(t, err));
+  HUDI_TRY(check_mdt_version(t, err));
+  HUDI_TRY(discard_attempt(t, err));
+  hudi_timeline mdt;
+  HUDI_TRY(hudi_timeline_load(&mdt, t->storage, HUDI_MDT_DIR, 2, err));
+  long next = 0;
+  hudi_status st = next_init_time(&next, t, &mdt, err);
+  hudi_timeline_free(&mdt);
+  HUDI_TRY(st);
+  gathered g;
+  memset(&g, 0, sizeof g);
+  hudi_buf_init(&g.key_bytes, (size_t)1 << 40);
+  st = gather(&g, t, false, true, err);
+  if (st == HUDI_OK) {
+    st = add_record_index_at(t, &g, next, err);
+    /* Not listed: what it wrote goes again at once (the error stays). */
+    if (st != HUDI_OK && !hudi_write_mdt_has_record_index(t)) {
+      hudi_error ignored = HUDI_ERROR_INIT;
+      (void)discard_attempt(t, &ignored);
+      hudi_error_clear(&ignored);
+    }
+  }
+  hudi_mdt_share_invalidate(t);
+  gathered_free(&g);
+  return st;
+}
+
 hudi_status hudi_mdt_bootstrap_if_requested(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
-  if (!hudi_mdt_bootstrap_requested(opts, n) || hudi_write_mdt_enabled(t)) return HUDI_OK;
   bool rli = true;
-  hudi_status st = want_record_index(t, opts, n, &rli, err);
-  if (st == HUDI_OK) st = hudi_mdt_bootstrap(t, rli, err);
+  HUDI_TRY(want_record_index(t, opts, n, &rli, err));
+  if (hudi_mdt_add_record_index_requested(t, opts, n)) {
+    hudi_status st = hudi_mdt_add_record_index(t, err);
+    if (st != HUDI_OK) hudi_err_context(err, st, "adding the record index to the metadata table of %s", t->base_uri);
+    return st;
+  }
+  if (!hudi_mdt_bootstrap_requested(opts, n) || hudi_write_mdt_enabled(t)) return HUDI_OK;
+  hudi_status st = hudi_mdt_bootstrap(t, rli, err);
   if (st != HUDI_OK) hudi_err_context(err, st, "building the metadata table of %s", t->base_uri);
   return st;
 }

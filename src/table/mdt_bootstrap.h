@@ -31,7 +31,24 @@
  * Java writes the contents in the initialisation deltacommits themselves
  * (bulk-inserted base files); hudi-c's third deltacommit carries them as
  * its commits carry theirs (a `files` log block, record-index base files),
- * to the same merged records. Version 6 (no MDT writer): refused. */
+ * to the same merged records. Version 6 (no MDT writer): refused.
+ *
+ * A record index added to an existing MDT: a write whose options (or the
+ * handle's) say hoodie.metadata.record.index.enable=true on a table of
+ * version 8 or 9 whose MDT lacks `record_index` (a Spark table with its
+ * default metadata table: files, column_stats, partition_stats; a hudi-c
+ * table created with record_index_enabled=false) gets it as Java's writers
+ * initialise a partition enabled later (initializeFromFilesystem for the
+ * partitions not in the table config): under the same lock and refusal,
+ * the keys of every latest slice read through the MDT's own `files`; the
+ * partition initialised empty at the first initialisation time the MDT
+ * has not used (00000000000000NNN: Java's generateUniqueInstantTime), the
+ * keys as base HFiles at the next one, then `record_index` listed (and on
+ * version 9 its index.json entry). The other partitions are untouched. A
+ * crash before the listing leaves an unlisted `record_index` directory
+ * that readers ignore: the next attempt deletes the initialisation
+ * instants its files name and any pending ones, then the directory, and
+ * starts again; a failed add does the same at once. */
 #ifndef HUDI_TABLE_MDT_BOOTSTRAP_H
 #define HUDI_TABLE_MDT_BOOTSTRAP_H
 
@@ -44,10 +61,18 @@
 /* Whether the write's own options say hoodie.metadata.enable=true. */
 bool hudi_mdt_bootstrap_requested(const hudi_option *opts, size_t n);
 
-/* Steps 1-5 above when requested and t has no MDT; otherwise nothing.
+/* Steps 1-5 above when requested and t has no MDT, the record index
+ * added when requested and missing; otherwise nothing.
  * Under the write lock, the timeline reloaded, failed writes rolled back. */
 HUDI_NODISCARD hudi_status hudi_mdt_bootstrap_if_requested(hudi_table *t, const hudi_option *opts, size_t n,
                                                            hudi_error *err);
+
+/* Whether the write's or the handle's options ask for a record index that
+ * t's MDT lacks (see above). */
+bool hudi_mdt_add_record_index_requested(const hudi_table *t, const hudi_option *opts, size_t n);
+
+/* Adds `record_index` to t's MDT (see above), unconditionally. */
+HUDI_NODISCARD hudi_status hudi_mdt_add_record_index(hudi_table *t, hudi_error *err);
 
 /* Steps 1-5 unconditionally, on a table without an MDT (a restore that
  * dropped it, restore.h): with the record index when rli. */

@@ -152,6 +152,14 @@ static hudi_status init_index_partition(hudi_storage *s, const hudi_mdt_write_op
   return st;
 }
 
+hudi_status hudi_mdt_init_index_partition(hudi_storage *s, const hudi_mdt_write_options *opts, const char *partition,
+                                          int32_t n_groups, const char *instant, hudi_error *err) {
+  hudi_mdt_write_options o;
+  HUDI_TRY(hudi_mdt_w_resolve(&o, opts, err));
+  if (o.table_version == 0) o.table_version = 8;
+  return init_index_partition(s, &o, partition, n_groups, instant, err);
+}
+
 /* The index partitions after files, in Hudi's initialisation order
  * (HoodieBackedTableMetadataWriter: column_stats, record_index,
  * partition_stats), each at the next instant after files' 00..0 (Java's

@@ -46,4 +46,13 @@ HUDI_NODISCARD hudi_status hudi_mdt_properties_text(hudi_buf *out, const char *t
 HUDI_NODISCARD hudi_status hudi_mdt_init(hudi_storage *s, const hudi_mdt_write_options *opts, hudi_buf *out_partitions,
                                          hudi_error *err);
 
+/* Initialises one index partition of an existing MDT (a record index
+ * added later: mdt_bootstrap.h) as hudi_mdt_init initialises it on a new
+ * one: .hoodie_partition_metadata, an init log per file group, and its
+ * own completed deltacommit `instant` (a free 00000000000000NNN time,
+ * the caller's choice). The caller lists the partition afterwards. */
+HUDI_NODISCARD hudi_status hudi_mdt_init_index_partition(hudi_storage *s, const hudi_mdt_write_options *opts,
+                                                         const char *partition, int32_t n_groups, const char *instant,
+                                                         hudi_error *err);
+
 #endif

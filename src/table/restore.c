@@ -7,6 +7,7 @@
 #include "base/alloc.h"
 #include "base/instant.h"
 #include "table/archive.h"
+#include "table/commit_metadata.h"
 #include "table/lock.h"
 #include "table/lsm_timeline.h"
 #include "table/mdt_bootstrap.h"
@@ -153,12 +154,65 @@ static bool unrecorded_write_after(const hudi_table *t, const hudi_timeline *mdt
   return false;
 }
 
+/* A record index added after S completed (mdt_bootstrap.h) holds the
+ * keys of the writes after S in its initialisation records, which no
+ * rollback of those writes takes out. Its initialisation deltacommits
+ * (17-digit times starting 00000000000000) list record_index write stats;
+ * other partitions initialised later (Spark's column stats) hold only
+ * stats of files, which the files partition's rollback hides from
+ * readers. S's completion time, not its requested time: Java initialises
+ * a new table's MDT inside its first write, before that write completes.
+ * An archived initialisation completed after S counts whatever its
+ * partition (its metadata is not read back). */
+static bool mdt_init_time(const char *ts) { return strlen(ts) == 17 && !strncmp(ts, "00000000000000", 14); }
+
+static hudi_status writes_record_index(bool *yes, hudi_table *t, const hudi_timeline *mdt, const hudi_instant *m,
+                                       hudi_error *err) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s/%s", HUDI_MDT_DIR, mdt->dir, m->file_name);
+  hudi_buf text;
+  hudi_buf_init(&text, HUDI_TL_MAX_FILE);
+  hudi_commit_metadata *cm = NULL;
+  hudi_status st = hudi_storage_read_all(t->storage, path, HUDI_TL_MAX_FILE, &text, err);
+  if (st == HUDI_OK) st = hudi_commit_metadata_parse(&cm, text.data, text.len, 0, path, err);
+  *yes = false;
+  const hudi_partition_write_stats *ps = cm ? cm->partition_to_write_stats.items : NULL;
+  for (size_t i = 0; ps && i < cm->partition_to_write_stats.n; i++) *yes = *yes || !strcmp(ps[i].key, "record_index");
+  hudi_commit_metadata_free(cm);
+  hudi_buf_free(&text);
+  return st;
+}
+
+static hudi_status index_built_after(bool *after, hudi_table *t, const hudi_timeline *mdt, const char *S,
+                                     hudi_error *err) {
+  *after = false;
+  const hudi_instant *s = hudi_timeline_find(&t->timeline, S);
+  const char *done = s && s->completion_time[0] ? s->completion_time : S;
+  for (size_t i = 0; i < mdt->count && !*after; i++) {
+    const hudi_instant *m = &mdt->items[i];
+    if (m->state != HUDI_INSTANT_COMPLETED || !mdt_init_time(m->requested_time) || !m->completion_time[0] ||
+        strcmp(m->completion_time, done) <= 0)
+      continue;
+    HUDI_TRY(writes_record_index(after, t, mdt, m, err));
+  }
+  char hist[600];
+  hudi_props defaults = {0}; /* the MDT's timeline paths are Hudi's defaults */
+  hudi_archive_history_dir(hist, sizeof hist, &defaults, HUDI_MDT_DIR);
+  hudi_lsm_rows rows = {0};
+  hudi_status st = *after ? HUDI_OK : hudi_lsm_load(&rows, t->storage, hist, 0, err);
+  for (size_t i = 0; st == HUDI_OK && i < rows.count && !*after; i++)
+    *after = mdt_init_time(rows.items[i].instant_time) && strcmp(rows.items[i].completion_time, done) > 0;
+  hudi_lsm_rows_free(&rows);
+  return st;
+}
+
 /* Whether the MDT must be dropped and built again around the restore,
  * as Hudi does (BaseHoodieWriteClient.restoreToSavepoint deletes it when
  * the savepoint is not after its oldest active compaction; the next write
  * bootstraps it): when undoing its compactions after S would need log
  * blocks it no longer reads (archived_past) or no longer has (cleaned
- * after such a compaction), or it holds writes after S it never recorded. */
+ * after such a compaction), or it holds writes after S it never recorded
+ * or recorded in an index built after S. */
 static hudi_status mdt_needs_rebuild(bool *rebuild, hudi_table *t, const char *S, hudi_error *err) {
   *rebuild = false;
   hudi_timeline mdt;
@@ -179,6 +233,7 @@ static hudi_status mdt_needs_rebuild(bool *rebuild, hudi_table *t, const char *S
     *rebuild = !strcmp(c->action, "clean") && strcmp(c->requested_time, first) > 0;
   }
   if (st == HUDI_OK && !*rebuild) *rebuild = unrecorded_write_after(t, &mdt, S);
+  if (st == HUDI_OK && !*rebuild) st = index_built_after(rebuild, t, &mdt, S, err);
   hudi_timeline_free(&mdt);
   return st;
 }

@@ -78,17 +78,35 @@ hudi_status hudi_services_after_commit(hudi_table *t, const hudi_option *opts, s
   return HUDI_OK;
 }
 
+/* Whether the write builds the MDT or adds its record index
+ * (mdt_bootstrap.h), by the handle's view of the table. */
+static bool mdt_build_requested(const hudi_table *t, const hudi_option *opts, size_t n) {
+  return (hudi_mdt_bootstrap_requested(opts, n) && !hudi_write_mdt_enabled(t)) ||
+         hudi_mdt_add_record_index_requested(t, opts, n);
+}
+
 hudi_status hudi_write_begin(hudi_table_lock *lock, hudi_table *t, const hudi_option *opts, size_t n,
                              hudi_error *err) {
   /* The write's own options that nothing else reads before it begins. */
   HUDI_TRY(hudi_write_mdt_check_options(t, opts, n, err));
   /* A background compaction's error first; its commit step goes first. */
   HUDI_TRY(hudi_compact_async_before_write(t, err));
-  /* Turning the metadata table off: no background work of this handle may
-   * still read or write it (mdt_drop.h). */
-  if (hudi_mdt_drop_requested(opts, n) || (hudi_mdt_bootstrap_requested(opts, n) && !hudi_write_mdt_enabled(t)))
-    HUDI_TRY(hudi_table_wait_services(t, err));
+  /* Turning the metadata table off, building it or adding its record
+   * index: no background work of this handle may still read or write it
+   * (mdt_drop.h, mdt_bootstrap.h). */
+  bool waited = hudi_mdt_drop_requested(opts, n) || mdt_build_requested(t, opts, n);
+  if (waited) HUDI_TRY(hudi_table_wait_services(t, err));
   HUDI_TRY(hudi_table_lock_acquire(lock, t, opts, n, err));
+  /* The lock's refresh may show a build due that the handle's stale view
+   * hid: the services are joined (outside the lock, which their commit
+   * steps take) and the lock taken again. */
+  if (!waited && mdt_build_requested(t, opts, n)) {
+    bool changed = lock->mdt_changed;
+    hudi_table_lock_release(lock, t);
+    HUDI_TRY(hudi_table_wait_services(t, err));
+    HUDI_TRY(hudi_table_lock_acquire(lock, t, opts, n, err));
+    lock->mdt_changed = lock->mdt_changed || changed;
+  }
   /* Under the lock: the timeline as the last writer left it. The lock
    * refreshed the metadata partitions (mdt_drop.h): a change is checked
    * again. */
@@ -99,7 +117,8 @@ hudi_status hudi_write_begin(hudi_table_lock *lock, hudi_table *t, const hudi_op
   if (st == HUDI_OK) st = hudi_mdt_drop_if_requested(t, opts, n, err);
   if (st == HUDI_OK) st = hudi_services_before_write(t, opts, n, err);
   /* hoodie.metadata.enable=true on a table without one: built now, after
-   * the rollbacks, before the write plans anything (mdt_bootstrap.h). */
+   * the rollbacks, before the write plans anything; likewise a record index
+   * asked for and missing (mdt_bootstrap.h). */
   if (st == HUDI_OK) st = hudi_mdt_bootstrap_if_requested(t, opts, n, err);
   if (st != HUDI_OK) hudi_table_lock_release(lock, t);
   return st;

@@ -182,3 +182,75 @@ def test_spark_continues_after_a_restore_rebuilt_it(tmp_path, spark):
     same(spark_rows(spark, path), want, "spark (table version 9)")
     same(our_rows(path), want, "hudi-c")
     checked(path)
+
+
+def spark_default_mdt(path: Path, table_type: str, operation: str, version: str, rli: bool) -> dict:
+    """Spark's options with its default metadata table (files, and the column and partition stats
+    its 1.x writers enable by default), with or without the record index."""
+    o = spark_options(path, table_type, operation)
+    o["hoodie.write.table.version"] = version
+    del o["hoodie.metadata.index.column.stats.enable"], o["hoodie.metadata.index.partition.stats.enable"]
+    if not rli:
+        o.update({"hoodie.metadata.record.index.enable": "false", "hoodie.index.type": "BLOOM"})
+    return o
+
+
+@pytest.mark.parametrize("table_type,version", [("mor", "9"), ("cow", "8")])
+def test_spark_uses_a_record_index_hudi_c_added(tmp_path, request, table_type, version):
+    """A table Spark wrote with its default metadata table (no record index): a hudi-c write with
+    hoodie.metadata.record.index.enable=true adds `record_index` beside Spark's partitions, and
+    Spark then upserts and deletes through it (keys from before, some in MOR logs) without
+    rebuilding it; its column stats stay current in between."""
+    spark = request.getfixturevalue("spark_v8" if version == "8" else "spark")
+    path = tmp_path / f"addrli_{table_type}_v{version}"
+    first = [[f"k{i:02d}", ["eu", "us"][i % 2], i, "spark"] for i in range(40)]
+    spark.call("write", path=str(path), rows=first, schema=SCHEMA,
+               options=spark_default_mdt(path, table_type, "upsert", version, rli=False), mode="overwrite")
+    upd = [[f"k{i:02d}", ["eu", "us"][i % 2], 100 + i, "spark2"] for i in range(0, 40, 3)]
+    spark.call("write", path=str(path), rows=upd, schema=SCHEMA,
+               options=spark_default_mdt(path, table_type, "upsert", version, rli=False))
+    spark_parts = props(path)["hoodie.table.metadata.partitions"].split(",")
+    assert "files" in spark_parts and "record_index" not in spark_parts, spark_parts
+    spark_init = init_instants(path)
+    model = {r[0]: tuple(r[1:]) for r in first + upd}
+
+    t = hudi.HudiTable(str(path))
+    mine = pa.table({"id": ["k01", "k02", "k90"], "region": ["us", "eu", "eu"],
+                     "v": pa.array([1001, 1002, 1090], pa.int64()), "note": ["hudi-c"] * 3})
+    r = t.upsert(mine, {"hoodie.metadata.record.index.enable": "true"})
+    assert (r.num_updates, r.num_inserts) == (2, 1)
+    model.update({"k01": ("us", 1001, "hudi-c"), "k02": ("eu", 1002, "hudi-c"), "k90": ("eu", 1090, "hudi-c")})
+    assert props(path)["hoodie.table.metadata.partitions"].split(",") == sorted(spark_parts + ["record_index"])
+    ours_init = init_instants(path)
+    assert len(ours_init) == len(spark_init) + 2 and ours_init[:len(spark_init)] == spark_init
+    checked(path)
+    want = sorted((k, *v) for k, v in model.items())
+    same(our_rows(path), want, "hudi-c")
+    same(spark_rows(spark, path), want, f"spark (table version {version})")
+
+    more = [[f"k{i:02d}", ["eu", "us"][i % 2], 2000 + i, "spark3"] for i in (0, 3, 4, 5, 31, 39)]
+    more.append(["k77", "us", 2077, "spark3"])
+    spark.call("write", path=str(path), rows=more, schema=SCHEMA,
+               options=spark_default_mdt(path, table_type, "upsert", version, rli=True))
+    model.update({r[0]: tuple(r[1:]) for r in more})
+    gone = [[k, *model[k]] for k in ("k06", "k90")]
+    spark.call("write", path=str(path), rows=gone, schema=SCHEMA,
+               options=spark_default_mdt(path, table_type, "delete", version, rli=True))
+    for k in ("k06", "k90"):
+        del model[k]
+    want = sorted((k, *v) for k, v in model.items())
+    same(spark_rows(spark, path), want, f"spark (table version {version})")
+    same(our_rows(path), want, "hudi-c")
+    checked(path)
+    assert init_instants(path) == ours_init  # Spark kept our record index, did not rebuild it
+    assert props(path)["hoodie.table.metadata.partitions"].split(",") == sorted(spark_parts + ["record_index"])
+
+    r = hudi.HudiTable(str(path)).upsert(pa.table({"id": ["k77", "k08"], "region": ["us", "eu"],
+                                                   "v": pa.array([3077, 3008], pa.int64()),
+                                                   "note": ["hudi-c2"] * 2}))
+    assert (r.num_updates, r.num_inserts) == (2, 0)
+    model.update({"k77": ("us", 3077, "hudi-c2"), "k08": ("eu", 3008, "hudi-c2")})
+    want = sorted((k, *v) for k, v in model.items())
+    same(our_rows(path), want, "hudi-c")
+    same(spark_rows(spark, path), want, f"spark (table version {version})")
+    checked(path)

@@ -316,11 +316,23 @@ class Run:
                 return bool(line.split("=", 1)[1])
         return False
 
+    def lists_record_index(self) -> bool:
+        for line in (self.path / ".hoodie" / "hoodie.properties").read_text().splitlines():
+            if line.startswith("hoodie.table.metadata.partitions="):
+                return "record_index" in line.split("=", 1)[1].split(",")
+        return False
+
     def do_mdt_toggle(self, i: int) -> None:
         """An upsert whose options turn the metadata table off (mdt_drop.h), or, on a table
         without one, build it again from storage (mdt_bootstrap.h), with the record index when
-        the table was created with one; the writes in between use the bloom index."""
+        the table has had one; or, half the time on a metadata table without a record index, add
+        it (mdt_bootstrap.h). The writes in between use the bloom index."""
         on = not self.mdt_listed()
+        if not on and not self.lists_record_index() and self.rng.random() < 0.5:
+            self.rli = True
+            self.log.append("   record index added")
+            self.do_upsert(i, {"hoodie.metadata.record.index.enable": "true"})
+            return
         options = {"hoodie.metadata.enable": str(on).lower()}
         if on:
             options["hoodie.metadata.record.index.enable"] = str(self.rli).lower()
