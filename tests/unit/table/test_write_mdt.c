@@ -534,6 +534,41 @@ static void bootstrap_existing(void **state) {
   model_free(&m);
 }
 
+/* hoodie.metadata.record.index.enable=true on a table whose metadata
+ * table has `files` only adds `record_index` (mdt_bootstrap.h): the
+ * earlier writes' keys are indexed, at the first free initialisation
+ * times (00..1 empty, 00..2 the keys). */
+static bool exists(const char *table, const char *rel);
+
+static void add_record_index(void **state) {
+  (void)state;
+  char p[300];
+  snprintf(p, sizeof p, "%s/addrli", dir);
+  hudi_create_options o = HUDI_CREATE_OPTIONS_INIT;
+  o.type = HUDI_COPY_ON_WRITE;
+  o.record_key_fields = "id";
+  o.partition_fields = "city";
+  o.record_index_enabled = false;
+  hudi_option files = {"hoodie.metadata.enable", "true"};
+  o.options = &files;
+  o.n_options = 1;
+  hudi_table *t;
+  hudi_error err = HUDI_ERROR_INIT;
+  if (hudi_table_create(&t, p, &o, &err) != HUDI_OK) fail_msg("%s", err.message);
+  assert_string_equal(hudi_table_property(t, "hoodie.table.metadata.partitions"), "files");
+  model m = {0};
+  append_keys(t, &m, "a", 90, true);
+  append_keys(t, &m, "b", 60, true);
+  hudi_option on = {"hoodie.metadata.record.index.enable", "true"};
+  append_keys_with(t, &m, "c", 30, true, &on);
+  assert_string_equal(hudi_table_property(t, "hoodie.table.metadata.partitions"), "files,record_index");
+  hudi_table_free(t);
+  assert_true(exists("addrli", ".hoodie/metadata/record_index/.record-index-0009-0_00000000000000001.log.1_0-0-0"));
+  assert_true(exists("addrli", ".hoodie/metadata/record_index/record-index-0000-0_1-0-1_00000000000000002.hfile"));
+  check_mdt("addrli", &m);
+  model_free(&m);
+}
+
 static char *read_text(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) fail_msg("cannot open %s", path);
@@ -643,6 +678,6 @@ int main(void) {
       cmocka_unit_test(duplicate_keys_refused_many),
       cmocka_unit_test(unmaintained_partitions_refused), cmocka_unit_test(files_only),
       cmocka_unit_test(segmented_append), cmocka_unit_test(column_stats_at_create),
-      cmocka_unit_test(bootstrap_existing)};
+      cmocka_unit_test(bootstrap_existing), cmocka_unit_test(add_record_index)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }
