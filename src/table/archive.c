@@ -548,12 +548,61 @@ static hudi_status archive_instants(hudi_archive_result *res, const archive_targ
   return st;
 }
 
+/* Layout 1: an archival cut short after its archive file and its deletion
+ * of pending files (delete_active's order, TimelineArchiverV1's) leaves
+ * completed files with no pending file beside them. Java leaves them to
+ * its next run past the archival threshold, which archives them a second
+ * time; here every run deletes those the archive already records as
+ * completed, so a crash there costs nothing later (an instant without
+ * pending files that the archive does not hold stays, whatever made it). */
+static hudi_status finish_interrupted_v1(const archive_target *t, hudi_timeline *tl, hudi_error *err) {
+  hudi_file_list files = HUDI_FILE_LIST_INIT;
+  HUDI_TRY(hudi_storage_list(t->s, t->tl_dir, 0, &files, err));
+  size_t *idx = hudi_calloc(tl->count + 1, sizeof *idx);
+  size_t n = 0;
+  hudi_status st = idx ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
+  for (size_t k = 0; st == HUDI_OK && k < tl->count; k++) {
+    const hudi_instant *in = &tl->items[k];
+    if (in->state != HUDI_INSTANT_COMPLETED) continue;
+    bool pending = false;
+    for (size_t i = 0; i < files.count && !pending; i++) {
+      hudi_instant_file f;
+      pending = !files.items[i].is_dir && hudi_instant_file_parse(&f, base_name(files.items[i].path), 1) &&
+                f.state != HUDI_INSTANT_COMPLETED && !strcmp(f.requested_time, in->requested_time) &&
+                !strcmp(hudi_instant_completed_action(f.action), hudi_instant_completed_action(in->requested_action));
+    }
+    if (!pending) idx[n++] = k;
+  }
+  hudi_archive_v1_entries arch = {0};
+  if (st == HUDI_OK && n) st = hudi_archive_v1_load(&arch, t->s, t->props, err);
+  size_t kept = 0;
+  for (size_t j = 0; st == HUDI_OK && j < n; j++)
+    if (hudi_archive_v1_has(&arch, tl->items[idx[j]].requested_time, tl->items[idx[j]].action, HUDI_INSTANT_COMPLETED))
+      idx[kept++] = idx[j];
+  if (st == HUDI_OK && kept) st = delete_active(t->s, t->dir, tl, idx, kept, &files, err);
+  if (st == HUDI_OK && kept) {
+    hudi_timeline_free(tl);
+    st = hudi_timeline_load(tl, t->s, t->dir, t->layout, err);
+  }
+  hudi_archive_v1_entries_free(&arch);
+  hudi_free(idx);
+  hudi_file_list_free(&files);
+  return st;
+}
+
 /* Archives what the rules allow of target t's timeline into res. */
 static hudi_status archive_timeline(hudi_archive_result *res, const archive_target *t, archive_cfg *c,
                                     bool *archived, hudi_error *err) {
   *archived = false;
   hudi_timeline tl;
   HUDI_TRY(hudi_timeline_load(&tl, t->s, t->dir, t->layout, err));
+  if (t->layout < 2) {
+    hudi_status fs = finish_interrupted_v1(t, &tl, err);
+    if (fs != HUDI_OK) {
+      hudi_timeline_free(&tl);
+      return fs;
+    }
+  }
   size_t *idx = hudi_calloc(tl.count + 1, sizeof *idx);
   size_t k = 0;
   hudi_status st = idx ? choose(idx, &k, t, &tl, c, err) : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");
