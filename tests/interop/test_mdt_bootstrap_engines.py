@@ -90,6 +90,37 @@ def same(got, want, who) -> None:
     assert got == want, row_diff([repr(x) for x in got], [repr(x) for x in want], (who, "model"))
 
 
+def spark_then_hudi_c(spark, path, version: str, model: dict, spark_options) -> None:
+    """Spark upserts (keys from before, both partitions, some in MOR logs, and a new key) and
+    deletes through the record index hudi-c built, without rebuilding it; then hudi-c upserts
+    through the index Spark kept. Both engines read the model after each, and the table passes
+    the checker."""
+    ours_init = init_instants(path)
+    more = [[f"k{i:02d}", ["eu", "us"][i % 2], 2000 + i, "spark3"] for i in (0, 3, 4, 5, 31, 39)]
+    more.append(["k77", "us", 2077, "spark3"])
+    spark.call("write", path=str(path), rows=more, schema=SCHEMA, options=spark_options("upsert"))
+    model.update({r[0]: tuple(r[1:]) for r in more})
+    gone = [[k, *model[k]] for k in ("k06", "k90")]
+    spark.call("write", path=str(path), rows=gone, schema=SCHEMA, options=spark_options("delete"))
+    for k in ("k06", "k90"):
+        del model[k]
+    want = sorted((k, *v) for k, v in model.items())
+    same(spark_rows(spark, path), want, f"spark (table version {version})")
+    same(our_rows(path), want, "hudi-c")
+    checked(path)
+    assert init_instants(path) == ours_init  # Spark kept our index, did not rebuild it
+
+    r = hudi.HudiTable(str(path)).upsert(pa.table({"id": ["k77", "k08"], "region": ["us", "eu"],
+                                                   "v": pa.array([3077, 3008], pa.int64()),
+                                                   "note": ["hudi-c2"] * 2}))
+    assert (r.num_updates, r.num_inserts) == (2, 0)
+    model.update({"k77": ("us", 3077, "hudi-c2"), "k08": ("eu", 3008, "hudi-c2")})
+    want = sorted((k, *v) for k, v in model.items())
+    same(our_rows(path), want, "hudi-c")
+    same(spark_rows(spark, path), want, f"spark (table version {version})")
+    checked(path)
+
+
 @pytest.mark.parametrize("table_type", ["cow", "mor"])
 @pytest.mark.parametrize("version", ["8", "9"])
 def test_spark_continues_a_metadata_table_hudi_c_built(tmp_path, request, table_type, version):
@@ -117,34 +148,8 @@ def test_spark_continues_a_metadata_table_hudi_c_built(tmp_path, request, table_
     same(spark_rows(spark, path), want, f"spark (table version {version})")
 
     # Spark writes on through our record index: updates of keys from before the bootstrap (both
-    # partitions, some in MOR logs), a new key, deletes.
-    ours_init = init_instants(path)
-    more = [[f"k{i:02d}", ["eu", "us"][i % 2], 2000 + i, "spark3"] for i in (0, 3, 4, 5, 31, 39)]
-    more.append(["k77", "us", 2077, "spark3"])
-    spark.call("write", path=str(path), rows=more, schema=SCHEMA,
-               options=options(path, table_type, "upsert", version, mdt=True))
-    model.update({r[0]: tuple(r[1:]) for r in more})
-    gone = [[k, *model[k]] for k in ("k06", "k90")]
-    spark.call("write", path=str(path), rows=gone, schema=SCHEMA,
-               options=options(path, table_type, "delete", version, mdt=True))
-    for k in ("k06", "k90"):
-        del model[k]
-    want = sorted((k, *v) for k, v in model.items())
-    same(spark_rows(spark, path), want, f"spark (table version {version})")
-    same(our_rows(path), want, "hudi-c")
-    checked(path)
-    assert init_instants(path) == ours_init  # Spark kept our metadata table, did not rebuild it
-
-    # And hudi-c after Spark, through the index Spark kept.
-    r = hudi.HudiTable(str(path)).upsert(pa.table({"id": ["k77", "k08"], "region": ["us", "eu"],
-                                                   "v": pa.array([3077, 3008], pa.int64()),
-                                                   "note": ["hudi-c2"] * 2}))
-    assert (r.num_updates, r.num_inserts) == (2, 0)
-    model.update({"k77": ("us", 3077, "hudi-c2"), "k08": ("eu", 3008, "hudi-c2")})
-    want = sorted((k, *v) for k, v in model.items())
-    same(our_rows(path), want, "hudi-c")
-    same(spark_rows(spark, path), want, f"spark (table version {version})")
-    checked(path)
+    # partitions, some in MOR logs), a new key, deletes; then hudi-c after Spark.
+    spark_then_hudi_c(spark, path, version, model, lambda op: options(path, table_type, op, version, mdt=True))
 
 
 def test_spark_continues_after_a_restore_rebuilt_it(tmp_path, spark):
@@ -228,29 +233,6 @@ def test_spark_uses_a_record_index_hudi_c_added(tmp_path, request, table_type, v
     same(our_rows(path), want, "hudi-c")
     same(spark_rows(spark, path), want, f"spark (table version {version})")
 
-    more = [[f"k{i:02d}", ["eu", "us"][i % 2], 2000 + i, "spark3"] for i in (0, 3, 4, 5, 31, 39)]
-    more.append(["k77", "us", 2077, "spark3"])
-    spark.call("write", path=str(path), rows=more, schema=SCHEMA,
-               options=spark_default_mdt(path, table_type, "upsert", version, rli=True))
-    model.update({r[0]: tuple(r[1:]) for r in more})
-    gone = [[k, *model[k]] for k in ("k06", "k90")]
-    spark.call("write", path=str(path), rows=gone, schema=SCHEMA,
-               options=spark_default_mdt(path, table_type, "delete", version, rli=True))
-    for k in ("k06", "k90"):
-        del model[k]
-    want = sorted((k, *v) for k, v in model.items())
-    same(spark_rows(spark, path), want, f"spark (table version {version})")
-    same(our_rows(path), want, "hudi-c")
-    checked(path)
-    assert init_instants(path) == ours_init  # Spark kept our record index, did not rebuild it
+    spark_then_hudi_c(spark, path, version, model,
+                      lambda op: spark_default_mdt(path, table_type, op, version, rli=True))
     assert props(path)["hoodie.table.metadata.partitions"].split(",") == sorted(spark_parts + ["record_index"])
-
-    r = hudi.HudiTable(str(path)).upsert(pa.table({"id": ["k77", "k08"], "region": ["us", "eu"],
-                                                   "v": pa.array([3077, 3008], pa.int64()),
-                                                   "note": ["hudi-c2"] * 2}))
-    assert (r.num_updates, r.num_inserts) == (2, 0)
-    model.update({"k77": ("us", 3077, "hudi-c2"), "k08": ("eu", 3008, "hudi-c2")})
-    want = sorted((k, *v) for k, v in model.items())
-    same(our_rows(path), want, "hudi-c")
-    same(spark_rows(spark, path), want, f"spark (table version {version})")
-    checked(path)

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pytest
 
 from hudi import HudiConflictError, HudiError, HudiTable, HudiUnsupportedError
-from test_mdt_bootstrap import check, props, read, rows
+from test_mdt_bootstrap import check, keeps_it_current, props, read, rows
 from test_savepoint_restore import check as check_savepointed
 
 RLI = {"hoodie.metadata.record.index.enable": "true"}
@@ -81,16 +81,7 @@ def test_write_adds_the_record_index(tmp_path, table_type, version, partitioned)
     assert read(path) == model
     assert read(path, listing=True) == model
 
-    # Later writes keep it current with no option; deletes find their keys through it.
-    t2 = HudiTable(str(path))
-    up = rows(range(140, 160), 5, partitioned)
-    r = t2.upsert(up)
-    assert (r.num_updates, r.num_inserts) == (20, 0)
-    model.update(dict(zip(up.column("id").to_pylist(), up.column("v").to_pylist())))
-    assert t2.delete_keys(["k0200", "k0505", "k9999"]).num_deletes == 2
-    del model["k0200"], model["k0505"]
-    check(path)
-    assert read(path) == model
+    keeps_it_current(path, model, partitioned)
 
 
 def test_column_and_partition_stats_stay(tmp_path):
