@@ -168,6 +168,26 @@ static int64_t instant_epoch_ms(int64_t naive_ms, bool utc) {
   return naive_ms - (int64_t)off * 1000;
 }
 
+/* The keys of every slice, read on the plan's threads (a snapshot
+ * read's parallelism) in slice order; this thread copies them. */
+static hudi_status read_keys_parallel(gathered *g, const hudi_read_plan *p, hudi_error *err) {
+  int threads = p->parallelism < (int)p->n_slices ? p->parallelism : (int)p->n_slices;
+  hudi_slice_prefetch *pf = NULL;
+  HUDI_TRY(hudi_slice_prefetch_create(&pf, p, 0, p->n_slices, threads, err));
+  hudi_status st = HUDI_OK;
+  for (;;) {
+    struct ArrowArray a;
+    size_t slice = 0;
+    bool eof = false;
+    st = hudi_slice_prefetch_next_of(pf, &a, &slice, &eof, err);
+    if (st != HUDI_OK || eof) break;
+    st = add_batch(g, p, p->slices[slice].group, &a, err);
+    if (st != HUDI_OK) break;
+  }
+  hudi_slice_prefetch_free(pf);
+  return st;
+}
+
 /* The keys of every latest slice, and each group's record-index time:
  * its slice's base instant read in the timeline zone, as a commit's keys
  * carry T's. */
@@ -180,8 +200,10 @@ static hudi_status gather_keys(gathered *g, const hudi_read_plan *p, bool utc, h
     const char *bi = ref->slice->base_instant;
     HUDI_TRY(hudi_instant_time_to_millis(&ms, bi, strlen(bi), err));
     g->group_ms[g->n_group_ms++] = (struct group_ms){ref->group->file_id, instant_epoch_ms(ms, utc)};
-    HUDI_TRY(read_slice_keys(g, p, ref, err));
   }
+  if (p->parallelism > 1 && p->n_slices > 1) HUDI_TRY(read_keys_parallel(g, p, err));
+  else
+    for (size_t i = 0; i < p->n_slices; i++) HUDI_TRY(read_slice_keys(g, p, &p->slices[i], err));
   qsort(g->group_ms, g->n_group_ms, sizeof *g->group_ms, cmp_group_ms);
   for (size_t i = 0; i < g->n_keys; i++) g->keys[i].key = (const char *)g->key_bytes.data + g->key_off[i];
   return HUDI_OK;

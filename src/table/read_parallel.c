@@ -158,6 +158,11 @@ hudi_status hudi_slice_prefetch_create(hudi_slice_prefetch **out, const hudi_rea
 }
 
 hudi_status hudi_slice_prefetch_next(hudi_slice_prefetch *pf, struct ArrowArray *out, bool *eof, hudi_error *err) {
+  return hudi_slice_prefetch_next_of(pf, out, NULL, eof, err);
+}
+
+hudi_status hudi_slice_prefetch_next_of(hudi_slice_prefetch *pf, struct ArrowArray *out, size_t *slice, bool *eof,
+                                        hudi_error *err) {
   *eof = false;
   if (!pf->started) {
     pf->started = true;
@@ -180,6 +185,7 @@ hudi_status hudi_slice_prefetch_next(hudi_slice_prefetch *pf, struct ArrowArray 
       pf->head_ready = true;
     }
     if (s->pos < s->n) {
+      if (slice) *slice = s->slice;
       *out = s->batches[s->pos];
       s->batches[s->pos++].release = NULL;
       return HUDI_OK;

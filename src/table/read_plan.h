@@ -97,6 +97,10 @@ HUDI_NODISCARD hudi_status hudi_slice_prefetch_create(hudi_slice_prefetch **out,
 /* The next batch (out_schema shape) in slice order, or *eof. */
 HUDI_NODISCARD hudi_status hudi_slice_prefetch_next(hudi_slice_prefetch *pf, struct ArrowArray *out, bool *eof,
                                                     hudi_error *err);
+/* The same, with the index in p->slices of the slice the batch is from
+ * (slice may be NULL). */
+HUDI_NODISCARD hudi_status hudi_slice_prefetch_next_of(hudi_slice_prefetch *pf, struct ArrowArray *out, size_t *slice,
+                                                       bool *eof, hudi_error *err);
 /* Waits for the slices still being read, then frees everything. */
 void hudi_slice_prefetch_free(hudi_slice_prefetch *pf);
 
