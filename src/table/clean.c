@@ -357,7 +357,7 @@ static hudi_status plan(planner *p, hudi_error *err) {
   analyse(&p->info, p->t, p->c);
   if (by_ectr(p->c) && !p->info.ectr) return HUDI_OK; /* too few commits, or none in the hours window */
   HUDI_TRY(load_replaced(p, err));
-  hudi_fsview_options fo = {NULL, p->t->version};
+  hudi_fsview_options fo = {NULL, p->t->version, false};
   /* The metadata table's view when it can give it: no listing of every
    * partition after every commit. */
   HUDI_TRY(hudi_fsview_build_latest(&p->view, p->t, &fo, NULL, err));

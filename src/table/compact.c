@@ -197,7 +197,7 @@ hudi_status hudi_compact_schedule(char instant[HUDI_INSTANT_TIME_BUF], bool *sch
   HUDI_TRY(check_table(t, opts, n, err));
   HUDI_TRY(hudi_write_reload_timeline(t, err));
   hudi_fsview v;
-  hudi_fsview_options fo = {NULL, t->version};
+  hudi_fsview_options fo = {NULL, t->version, false};
   HUDI_TRY(hudi_fsview_build_latest(&v, t, &fo, NULL, err));
   candidate *c = NULL;
   size_t nc = 0;
@@ -962,7 +962,7 @@ static hudi_status run_plan(cctx *c, const hudi_compaction_plan *plan, hudi_erro
   int threads = 1;
   HUDI_TRY(plan_threads(&threads, c, n_ops, err));
   hudi_fsview v;
-  hudi_fsview_options fo = {NULL, t->version};
+  hudi_fsview_options fo = {NULL, t->version, false};
   HUDI_TRY(hudi_fsview_build_latest(&v, t, &fo, NULL, err));
   plan_run pr = {c, &v, hudi_calloc(n_ops + 1, sizeof *pr.jobs)};
   hudi_status st = pr.jobs ? HUDI_OK : hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory");

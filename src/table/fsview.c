@@ -441,7 +441,7 @@ hudi_status hudi_fsview_build_from_files(hudi_fsview *out, hudi_storage *s, cons
   hudi_pending_compactions pending;
   memset(&pending, 0, sizeof pending);
   const char *as_of = opts && opts->as_of && *opts->as_of ? opts->as_of : NULL;
-  if (st == HUDI_OK) st = hudi_pending_compactions_load(&pending, s, timeline, as_of, err);
+  if (st == HUDI_OK) st = hudi_pending_compactions_load(&pending, s, timeline, opts && opts->all_pending ? NULL : as_of, err);
   if (st == HUDI_OK) {
     qsort(entries, n, sizeof *entries, cmp_entry);
     completed_view cv = {timeline, as_of, hudi_timeline_start(timeline)};

@@ -22,6 +22,7 @@
 #ifndef HUDI_TABLE_FSVIEW_H
 #define HUDI_TABLE_FSVIEW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,6 +74,11 @@ typedef struct hudi_fsview_options {
    * (time travel); NULL or "" for the latest. */
   const char *as_of;
   int table_version;
+  /* The latest view bounded by as_of only for completion (a snapshot read
+   * sets as_of to the latest completed write): pending compactions count
+   * whenever they were requested, as Java's view takes every pending
+   * compaction of the active timeline. */
+  bool all_pending;
 } hudi_fsview_options;
 
 /* Lists every partition of the table in s (all files outside .hoodie/) and

@@ -1002,7 +1002,7 @@ hudi_status hudi_cs_commit_records(hudi_cs_records *out, hudi_table *t, const hu
   if (t->version < 9) out->layout = HUDI_CS_LAYOUT_V1;
   hudi_status st = with_column_stats ? column_stats(&c, err) : HUDI_OK;
   if (st == HUDI_OK && with_partition_stats) {
-    hudi_fsview_options fo = {NULL, t->version};
+    hudi_fsview_options fo = {NULL, t->version, false};
     hudi_hashmap_init(&c.replaced, 0);
     /* The partitions' files as of the last commit (this write's are
      * passed in): from the MDT, not a listing of the table. */

@@ -125,7 +125,7 @@ hudi_status hudi_mdt_open(hudi_mdt **out, hudi_table *t, hudi_error *err) {
   pthread_mutex_init(&m->schema_lock, NULL);
   hudi_status st = open_mdt_table(m, err);
   if (st == HUDI_OK) {
-    hudi_fsview_options o = {NULL, m->mdt->version};
+    hudi_fsview_options o = {NULL, m->mdt->version, false};
     st = hudi_fsview_build_from_listing(&m->view, m->mdt->storage, &m->mdt->timeline, &o, err);
   }
   if (st == HUDI_OK) drop_pending_bases(&m->view, &t->timeline);
@@ -183,7 +183,7 @@ hudi_status hudi_mdt_refresh(hudi_mdt *m, hudi_error *err) {
   memset(&valid, 0, sizeof valid);
   hudi_status st = hudi_timeline_load(&tl, m->mdt->storage, "", m->mdt->layout, err);
   if (st == HUDI_OK) {
-    hudi_fsview_options o = {NULL, m->mdt->version};
+    hudi_fsview_options o = {NULL, m->mdt->version, false};
     st = hudi_fsview_build_from_listing(&view, m->mdt->storage, &tl, &o, err);
   }
   if (st == HUDI_OK) drop_pending_bases(&view, &m->data->timeline);

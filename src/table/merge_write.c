@@ -39,6 +39,7 @@
 #include "table/index_rli.h"
 #include "table/log_avro_block.h"
 #include "table/log_delete_block.h"
+#include "table/read_plan.h"
 #include "table/log_file_name.h"
 #include "table/log_format.h"
 #include "table/log_parquet_block.h"
@@ -1270,6 +1271,14 @@ static hudi_status delete_block(mw *c, size_t s, hudi_buf *file, int64_t *n_del,
   return st;
 }
 
+/* Whether log file name (".<fileId>_<instant>.log.<version>...") names
+ * base instant `instant`. */
+static bool log_named_by(const char *name, const char *instant) {
+  size_t n = strlen(instant);
+  const char *p = strstr(name, ".log.");
+  return p && (size_t)(p - name) > n && p[-(ptrdiff_t)n - 1] == '_' && !memcmp(p - n, instant, n);
+}
+
 static hudi_status append_slice(mw *c, size_t s, hudi_error *err) {
   hudi_file_slice_info info;
   hudi_file_slice_list_at(c->full, s, &info);
@@ -1286,7 +1295,14 @@ static hudi_status append_slice(mw *c, size_t s, hudi_error *err) {
   if (st == HUDI_OK) st = hudi_buf_append_byte(&token, 0, err);
   /* Table version 6 names a log by its slice's base instant, at the next
    * version (log_writer.h); 8 and 9 by the delta commit. */
-  const char *log_instant = c->t->version == 6 && info.base_instant ? info.base_instant : c->instant;
+  /* Under a pending compaction C the slice a write appends to is C's (a
+   * slice without a base file, fsview.h), not the merged slice it reads:
+   * a log named by the previous base instant is left behind once C
+   * completes (Java's HoodieAppendHandle takes getLatestFileSlice's base
+   * instant, which is C). */
+  const char *pending = c->t->version == 6 ? hudi_file_slice_list_pending_compaction(c->full, s) : NULL;
+  const char *log_instant =
+      pending ? pending : c->t->version == 6 && info.base_instant ? info.base_instant : c->instant;
   int32_t first = 1;
   if (st == HUDI_OK && log_instant != c->instant)
     st = hudi_log_file_next_version(c->t->storage, info.partition, info.file_id, log_instant, &first, err);
@@ -1313,14 +1329,16 @@ static hudi_status append_slice(mw *c, size_t s, hudi_error *err) {
    * 0 in a log file's stat (fixture mor/avro/v8_trips_8i3u1d): a log is
    * no longer tied to a base file; readers use neither. */
   /* Version 6 (0.x) names the slice's base file and all its log files. */
-  bool v6 = c->t->version == 6 && info.base_file;
+  bool v6 = c->t->version == 6 && info.base_file && !pending;
   const char *bf = v6 ? strrchr(info.base_file, '/') : NULL;
   if (st == HUDI_OK)
     st = hudi_commit_metadata_strdup(c->meta, v6 ? (bf ? bf + 1 : info.base_file) : "", &ws->base_file, err);
   if (st == HUDI_OK) {
     ws->log_files.has = 1;
-    for (size_t k = 0; v6 && st == HUDI_OK && k < info.n_log_files; k++) {
+    for (size_t k = 0; c->t->version == 6 && st == HUDI_OK && k < info.n_log_files; k++) {
       const char *ls = strrchr(info.log_files[k], '/');
+      /* Under a pending compaction: C's slice's logs only. */
+      if (pending ? !log_named_by(ls ? ls + 1 : info.log_files[k], pending) : !v6) continue;
       st = hudi_tl_strs_push(&ws->log_files, &c->meta->doc.arena, ls ? ls + 1 : info.log_files[k], err);
     }
     if (st == HUDI_OK) st = hudi_tl_strs_push(&ws->log_files, &c->meta->doc.arena, log_name, err);

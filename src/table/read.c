@@ -226,6 +226,7 @@ static hudi_status parse_options(hudi_read_plan *p, const hudi_read_options *o, 
     if (a) HUDI_TRY(need_archive(p, p->end, err));
     if (a) HUDI_TRY(hudi_clean_check_as_of(t, p->end, "hoodie.read.as.of.timestamp", err));
     else if (latest) snprintf(p->end, sizeof p->end, "%s", latest);
+    p->latest = !a;
     p->has_writes = p->end[0] != 0;
   }
   return HUDI_OK;
@@ -461,7 +462,7 @@ static hudi_status prune_by_column_stats(hudi_read_plan *p, hudi_mdt *m, hudi_er
 
 static hudi_status plan_slices(hudi_read_plan *p, hudi_error *err) {
   if (!p->has_writes) return HUDI_OK; /* no completed write: nothing to read */
-  hudi_fsview_options fo = {p->incremental && !p->scan_all ? NULL : p->end, p->t->version};
+  hudi_fsview_options fo = {p->incremental && !p->scan_all ? NULL : p->end, p->t->version, p->latest};
   hudi_mdt *mdt = NULL;
   hudi_status vst = build_view(p, &fo, &mdt, err);
   if (vst != HUDI_OK) {
@@ -732,6 +733,12 @@ void hudi_file_slice_list_at(const hudi_file_slice_list *l, size_t i, hudi_file_
   out->base_file = r->slice->base ? r->slice->base->path : NULL;
   out->n_log_files = l->log_start[i + 1] - l->log_start[i];
   out->log_files = (const char *const *)&l->log_paths[l->log_start[i]];
+}
+
+const char *hudi_file_slice_list_pending_compaction(const hudi_file_slice_list *l, size_t i) {
+  if (!l || i >= l->plan->n_slices) return NULL;
+  const hudi_read_slice_ref *r = &l->plan->slices[i];
+  return r->group->pending_compaction[0] && r->slice == r->group->merged ? r->group->pending_compaction : NULL;
 }
 
 void hudi_file_slice_list_free(hudi_file_slice_list *l) {

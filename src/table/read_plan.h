@@ -49,6 +49,7 @@ typedef struct hudi_read_plan {
   hudi_timeline tl_copy;
   const hudi_timeline *tl;
   bool has_writes; /* some completed write is visible to the plan */
+  bool latest;     /* a snapshot of the latest state (end = latest write, no as-of) */
   int parallelism; /* file slices read at once (hoodie.read.parallelism) */
   bool read_optimized;
   int64_t batch_size;
@@ -111,5 +112,10 @@ bool hudi_read_instant_visible(const hudi_read_plan *p, const char *instant);
 /* Incremental reads: whether a row with this _hoodie_commit_time is in the
  * range. Always true for other reads. */
 bool hudi_read_commit_selected(const hudi_read_plan *p, const char *commit_time, size_t len);
+
+/* The pending compaction instant of slice i's file group (the slice is
+ * then the group's merged slice, keyed by the previous base instant), or
+ * NULL when the group has none. */
+const char *hudi_file_slice_list_pending_compaction(const hudi_file_slice_list *l, size_t i);
 
 #endif

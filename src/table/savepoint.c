@@ -134,7 +134,7 @@ static hudi_status collect_files(hudi_savepoint_metadata *m, hudi_table *t, cons
                                  hudi_error *err) {
   hudi_fsview v;
   memset(&v, 0, sizeof v);
-  hudi_fsview_options o = {T, t->version};
+  hudi_fsview_options o = {T, t->version, false};
   HUDI_TRY(hudi_fsview_build_from_listing(&v, t->storage, &t->timeline, &o, err));
   hudi_hashmap replaced;
   hudi_hashmap_init(&replaced, 0);

@@ -336,7 +336,7 @@ static void pending_then_run(void **state) {
   static const int32_t v[] = {200};
   write_rows(t, false, ids, cities, ts, v, 1, NULL, 0);
   hudi_fsview view;
-  hudi_fsview_options fo = {NULL, t->version};
+  hudi_fsview_options fo = {NULL, t->version, false};
   assert_int_equal(hudi_fsview_build_from_listing(&view, t->storage, &t->timeline, &fo, &err), HUDI_OK);
   const hudi_file_group *g = find_group(&view, fid);
   assert_string_equal(g->pending_compaction, c);
@@ -453,7 +453,7 @@ static void spark_fixture_pending(void **state) {
   assert_non_null(in);
   assert_int_equal(in->state, HUDI_INSTANT_INFLIGHT);
   hudi_fsview view;
-  hudi_fsview_options fo = {NULL, t->version};
+  hudi_fsview_options fo = {NULL, t->version, false};
   if (hudi_fsview_build_from_listing(&view, t->storage, &t->timeline, &fo, &err) != HUDI_OK)
     fail_msg("%s", err.message);
   assert_int_equal(view.n_groups, 3);
@@ -477,7 +477,7 @@ static void spark_fixture_pending(void **state) {
   assert_string_equal(got, want);
   /* As of an instant before the compaction was requested, no pending slice. */
   assert_int_equal(hudi_fsview_build_from_listing(&view, t->storage, &t->timeline,
-                                                  &(hudi_fsview_options){"20251220210128625", t->version}, &err),
+                                                  &(hudi_fsview_options){"20251220210128625", t->version, false}, &err),
                    HUDI_OK);
   for (size_t i = 0; i < view.n_groups; i++) {
     assert_string_equal(view.groups[i].pending_compaction, "");

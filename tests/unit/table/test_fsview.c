@@ -15,7 +15,7 @@
 static void build(hudi_table **t, hudi_fsview *v, const char *path, const char *as_of) {
   hudi_error err = HUDI_ERROR_INIT;
   if (hudi_table_open(t, path, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
-  hudi_fsview_options o = {as_of, (*t)->version};
+  hudi_fsview_options o = {as_of, (*t)->version, false};
   if (hudi_fsview_build_from_listing(v, (*t)->storage, &(*t)->timeline, &o, &err) != HUDI_OK)
     fail_msg("%s", err.message);
 }

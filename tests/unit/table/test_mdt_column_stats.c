@@ -206,7 +206,7 @@ static void fixture_table(const char *path, int *files_checked, int *records_che
   if (has_ps) load_expected(&ps, m, "partition_stats");
 
   hudi_fsview v;
-  hudi_fsview_options fo = {NULL, t->version};
+  hudi_fsview_options fo = {NULL, t->version, false};
   assert_int_equal(hudi_fsview_build_from_listing(&v, t->storage, &t->timeline, &fo, &err), HUDI_OK);
   for (size_t g = 0; g < v.n_groups; g++) {
     for (size_t s = 0; s < v.groups[g].n_slices; s++) {

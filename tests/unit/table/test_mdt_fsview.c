@@ -83,7 +83,7 @@ static void fixture_views(void **state) {
     if (hudi_mdt_open(&m, t, &err) != HUDI_OK) fail_msg("%s: %s", ts.paths[i], err.message);
     char why[256] = "";
     bool usable = hudi_fsview_mdt_usable(m, why, sizeof why);
-    hudi_fsview_options fo = {NULL, t->version};
+    hudi_fsview_options fo = {NULL, t->version, false};
     hudi_fsview lv, mv;
     assert_int_equal(hudi_fsview_build_from_listing(&lv, t->storage, &t->timeline, &fo, &err), HUDI_OK);
     if (usable) {
@@ -98,7 +98,7 @@ static void fixture_views(void **state) {
       for (size_t k = 0; k < t->timeline.count; k++) {
         const hudi_instant *in = &t->timeline.items[k];
         if (in->state != HUDI_INSTANT_COMPLETED) continue;
-        hudi_fsview_options ao = {in->requested_time, t->version};
+        hudi_fsview_options ao = {in->requested_time, t->version, false};
         hudi_fsview l2, m2;
         assert_int_equal(hudi_fsview_build_from_listing(&l2, t->storage, &t->timeline, &ao, &err), HUDI_OK);
         assert_int_equal(hudi_fsview_build_from_mdt(&m2, m, &t->timeline, &ao, NULL, &err), HUDI_OK);
