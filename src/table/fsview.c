@@ -385,13 +385,26 @@ typedef struct log_ids {
   char instant[HUDI_INSTANT_TIME_MAX];
 } log_ids;
 
+/* A version-6 log named by its group's pending compaction (written after
+ * the compaction was requested, into the compaction's slice): visible, as
+ * Java's view counts pending compactions among committed instants
+ * (filterCompletedAndCompactionInstants); its blocks are filtered by
+ * their own instants. A base file of a pending compaction stays hidden. */
+static bool under_pending(const entry *e, const hudi_pending_compactions *pending, const char **completion) {
+  if (!e->is_log) return false;
+  const char *c = hudi_pending_compactions_find(pending, e->partition, e->partition_len, entry_file_id(e));
+  if (!c || strcmp(c, entry_instant(e)) != 0) return false;
+  *completion = c;
+  return true;
+}
+
 static hudi_status build_groups(hudi_fsview *out, entry *entries, size_t n, const completed_view *cv,
                                 const hudi_pending_compactions *pending, int version, hudi_error *err) {
   hudi_file_group *g = NULL;
   for (size_t i = 0; i < n; i++) {
     const entry *e = &entries[i];
     const char *completion;
-    if (!is_visible(cv, entry_instant(e), &completion)) continue;
+    if (!is_visible(cv, entry_instant(e), &completion) && !under_pending(e, pending, &completion)) continue;
     if (!g || strlen(g->partition) != e->partition_len ||
         memcmp(g->partition, e->partition, e->partition_len) != 0 || strcmp(g->file_id, entry_file_id(e)) != 0) {
       HUDI_TRY(add_group(out, e, &g, err));
