@@ -472,6 +472,14 @@ static hudi_status make_row(hudi_lsm_row *r, hudi_storage *s, const char *dir, c
   return st;
 }
 
+/* Whether listing entry fi is one of instant in's state files (a
+ * savepoint shares its commit's time, so the action must match too). */
+static bool state_file_of(hudi_instant_file *f, const hudi_file_info *fi, const hudi_instant *in, int layout) {
+  return !fi->is_dir && hudi_instant_file_parse(f, base_name(fi->path), layout) &&
+         !strcmp(f->requested_time, in->requested_time) &&
+         !strcmp(hudi_instant_completed_action(f->action), hudi_instant_completed_action(in->requested_action));
+}
+
 /* Deletes the archived instants' files: marker directories, pending files,
  * then completed files in ascending order (a reader never sees a pending
  * file whose completed file is already gone). */
@@ -487,12 +495,7 @@ static hudi_status delete_active(hudi_storage *s, const char *dir, const hudi_ti
       const hudi_instant *in = &tl->items[idx[k]];
       for (size_t i = 0; i < files->count; i++) {
         hudi_instant_file f;
-        const char *name = base_name(files->items[i].path);
-        /* The instant's own files: a savepoint shares its commit's time. */
-        if (files->items[i].is_dir || !hudi_instant_file_parse(&f, name, tl->layout) ||
-            strcmp(f.requested_time, in->requested_time) ||
-            strcmp(hudi_instant_completed_action(f.action), hudi_instant_completed_action(in->requested_action)))
-          continue;
+        if (!state_file_of(&f, &files->items[i], in, tl->layout)) continue;
         if ((f.state == HUDI_INSTANT_COMPLETED) != (pass == 1)) continue;
         HUDI_TRY(hudi_storage_delete(s, files->items[i].path, HUDI_DELETE_MISSING_OK, err));
       }
@@ -567,9 +570,7 @@ static hudi_status finish_interrupted_v1(const archive_target *t, hudi_timeline 
     bool pending = false;
     for (size_t i = 0; i < files.count && !pending; i++) {
       hudi_instant_file f;
-      pending = !files.items[i].is_dir && hudi_instant_file_parse(&f, base_name(files.items[i].path), 1) &&
-                f.state != HUDI_INSTANT_COMPLETED && !strcmp(f.requested_time, in->requested_time) &&
-                !strcmp(hudi_instant_completed_action(f.action), hudi_instant_completed_action(in->requested_action));
+      pending = state_file_of(&f, &files.items[i], in, 1) && f.state != HUDI_INSTANT_COMPLETED;
     }
     if (!pending) idx[n++] = k;
   }

@@ -10,13 +10,13 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "expr/value.h"
-#include "table/archive.h"
 #include "table/index_defs.h"
-#include "table/lsm_timeline.h"
 #include "table/mdt_drop.h"
 #include "table/mdt_init.h"
+#include "table/mdt_instants.h"
 #include "table/mdt_reader.h"
 #include "table/mdt_write.h"
+#include "table/mdt_write_common.h"
 #include "table/read_plan.h"
 #include "table/write.h"
 #include "table/write_mdt.h"
@@ -379,11 +379,10 @@ bool hudi_mdt_add_record_index_requested(const hudi_table *t, const hudi_option 
  * milliseconds of 00000000000000: three digits). */
 #define MAX_INIT_MS 999
 
-/* An MDT initialisation time: 17 digits, the first 14 zeros (Java's
- * SOLO_COMMIT_TIMESTAMP plus milliseconds). */
+/* An MDT initialisation time (mdt_instants.h) and its milliseconds. */
 static bool init_time(const char *ts, long *ms) {
-  if (strlen(ts) != 17 || strncmp(ts, "00000000000000", 14) != 0 || strspn(ts, "0123456789") != 17) return false;
-  *ms = strtol(ts + 14, NULL, 10);
+  if (!hudi_mdt_is_init_time(ts)) return false;
+  *ms = strtol(ts + strlen(HUDI_MDT_SOLO_COMMIT_TIMESTAMP), NULL, 10);
   return true;
 }
 
@@ -395,11 +394,8 @@ static hudi_status next_init_time(long *next, hudi_table *t, const hudi_timeline
   long ms;
   for (size_t i = 0; i < mdt->count; i++)
     if (init_time(mdt->items[i].requested_time, &ms) && ms >= *next) *next = ms + 1;
-  char hist[600];
-  hudi_props defaults = {0}; /* the MDT's timeline paths are Hudi's defaults */
-  hudi_archive_history_dir(hist, sizeof hist, &defaults, HUDI_MDT_DIR);
   hudi_lsm_rows rows = {0};
-  hudi_status st = hudi_lsm_load(&rows, t->storage, hist, 0, err);
+  hudi_status st = hudi_mdt_archived_load(&rows, t->storage, err);
   for (size_t i = 0; st == HUDI_OK && i < rows.count; i++)
     if (init_time(rows.items[i].instant_time, &ms) && ms >= *next) *next = ms + 1;
   hudi_lsm_rows_free(&rows);
@@ -487,20 +483,12 @@ static hudi_status list_with(hudi_buf *out, const char *list, const char *name, 
 /* The MDT's own table version, which must be the data table's (the
  * writer's record layouts follow it). */
 static hudi_status check_mdt_version(hudi_table *t, hudi_error *err) {
-  hudi_buf text;
-  hudi_buf_init(&text, HUDI_PROPS_MAX_BYTES);
-  hudi_props p;
-  hudi_props_init(&p);
-  const char *path = HUDI_MDT_DIR "/.hoodie/hoodie.properties";
-  hudi_status st = hudi_storage_read_all(t->storage, path, HUDI_PROPS_MAX_BYTES, &text, err);
-  if (st == HUDI_OK) st = hudi_props_parse(&p, (const char *)text.data, text.len, path, err);
-  const char *v = st == HUDI_OK ? hudi_props_get(&p, "hoodie.table.version") : NULL;
-  if (st == HUDI_OK && (!v || atoi(v) != t->version))
-    st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: hoodie.table.version=%s, but the table's is %d", path,
-                      v ? v : "(missing)", t->version);
-  hudi_props_free(&p);
-  hudi_buf_free(&text);
-  return st;
+  int v = 0;
+  HUDI_TRY(hudi_mdt_w_read_version(t->storage, &v, err));
+  if (v != t->version)
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: hoodie.table.version=%d, but the table's is %d",
+                        HUDI_MDT_W_PROPS, v, t->version);
+  return HUDI_OK;
 }
 
 /* The new partition at initialisation time N (empty, as a create makes

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "table/archive.h"
 #include "table/rollback_plan.h"
 
 #define MAX_TIMELINE_FILE ((size_t)64 << 20)
@@ -115,4 +116,17 @@ hudi_status hudi_mdt_instants_build(hudi_mdt_instants *out, hudi_storage *data_s
   hudi_status st = build(out, data_storage, data, mdt, err);
   if (st != HUDI_OK) hudi_mdt_instants_free(out);
   return st;
+}
+
+bool hudi_mdt_is_init_time(const char *ts) {
+  size_t p = strlen(HUDI_MDT_SOLO_COMMIT_TIMESTAMP);
+  return strlen(ts) == HUDI_INSTANT_TIME_LEN && !strncmp(ts, HUDI_MDT_SOLO_COMMIT_TIMESTAMP, p) &&
+         strspn(ts, "0123456789") == HUDI_INSTANT_TIME_LEN;
+}
+
+hudi_status hudi_mdt_archived_load(hudi_lsm_rows *out, hudi_storage *s, hudi_error *err) {
+  char hist[600];
+  hudi_props defaults = {0}; /* the MDT's timeline paths are Hudi's defaults */
+  hudi_archive_history_dir(hist, sizeof hist, &defaults, ".hoodie/metadata");
+  return hudi_lsm_load(out, s, hist, 0, err);
 }

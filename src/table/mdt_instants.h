@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "io/storage.h"
+#include "table/lsm_timeline.h"
 #include "table/timeline.h"
 
 #define HUDI_MDT_SOLO_COMMIT_TIMESTAMP "00000000000000"
@@ -34,6 +35,14 @@ HUDI_NODISCARD hudi_status hudi_mdt_instants_build(hudi_mdt_instants *out, hudi_
                                                    const hudi_timeline *data, const hudi_timeline *mdt,
                                                    hudi_error *err);
 void hudi_mdt_instants_free(hudi_mdt_instants *s);
+
+/* Whether ts is an MDT initialisation time: 17 digits starting with
+ * HUDI_MDT_SOLO_COMMIT_TIMESTAMP (Java's plus milliseconds). */
+bool hudi_mdt_is_init_time(const char *ts);
+
+/* The MDT's archived instants (its LSM history under Hudi's default
+ * paths), read through the data table's storage s; out must be zeroed. */
+HUDI_NODISCARD hudi_status hudi_mdt_archived_load(hudi_lsm_rows *out, hudi_storage *s, hudi_error *err);
 bool hudi_mdt_instants_has(const hudi_mdt_instants *s, const char *instant);
 
 #endif

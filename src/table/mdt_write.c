@@ -1173,24 +1173,8 @@ static hudi_status commit_record_index(commit_ctx *c, hudi_error *err) {
 /* Checks the MDT exists; takes its table version unless one was given. */
 static hudi_status mdt_version(commit_ctx *c, hudi_error *err) {
   if (c->o.table_version_known && (c->o.table_version == 8 || c->o.table_version == 9)) return HUDI_OK;
-  hudi_buf text;
-  hudi_buf_init(&text, HUDI_PROPS_MAX_BYTES);
-  hudi_status st = hudi_storage_read_all(c->s, HUDI_MDT_W_PROPS, HUDI_PROPS_MAX_BYTES, &text, err);
-  if (st == HUDI_ERR_NOT_FOUND) {
-    hudi_buf_free(&text);
-    return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "%s: no metadata table", HUDI_MDT_W_PROPS);
-  }
-  hudi_props p;
-  hudi_props_init(&p);
-  if (st == HUDI_OK) st = hudi_props_parse(&p, (const char *)text.data, text.len, HUDI_MDT_W_PROPS, err);
-  hudi_buf_free(&text);
-  const char *v = st == HUDI_OK ? hudi_props_get(&p, "hoodie.table.version") : NULL;
-  int version = v ? atoi(v) : 0;
-  hudi_props_free(&p);
-  HUDI_TRY(st);
-  if (version != 8 && version != 9)
-    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: hoodie.table.version=%s (the writer handles 8 and 9)",
-                        HUDI_MDT_W_PROPS, v ? v : "(missing)");
+  int version = 0;
+  HUDI_TRY(hudi_mdt_w_read_version(c->s, &version, err));
   if (c->o.table_version == 0) c->o.table_version = version;
   else if (c->o.table_version != version)
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata table commit: table version %d, but %s says %d",

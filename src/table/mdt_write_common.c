@@ -13,6 +13,7 @@
 #include "table/log_delete_block.h"
 #include "table/log_format.h"
 #include "table/mdt_schema.h"
+#include "table/properties.h"
 
 hudi_status hudi_mdt_w_resolve(hudi_mdt_write_options *out, const hudi_mdt_write_options *in, hudi_error *err) {
   hudi_mdt_write_options d = HUDI_MDT_WRITE_OPTIONS_INIT;
@@ -272,5 +273,28 @@ hudi_status hudi_mdt_w_base_finish(hudi_hfile_writer *w, hudi_bloom *bloom, cons
   if (st == HUDI_OK) st = hudi_hfile_writer_add_meta_block(w, "bloomFilter", text.data, text.len, err);
   if (st == HUDI_OK) st = hudi_hfile_writer_finish(w, out, out_len, err);
   hudi_buf_free(&text);
+  return st;
+}
+
+hudi_status hudi_mdt_w_read_version(hudi_storage *s, int *out, hudi_error *err) {
+  *out = 0;
+  hudi_buf text;
+  hudi_buf_init(&text, HUDI_PROPS_MAX_BYTES);
+  hudi_status st = hudi_storage_read_all(s, HUDI_MDT_W_PROPS, HUDI_PROPS_MAX_BYTES, &text, err);
+  if (st == HUDI_ERR_NOT_FOUND) {
+    hudi_buf_free(&text);
+    return hudi_err_set(err, HUDI_ERR_NOT_FOUND, "%s: no metadata table", HUDI_MDT_W_PROPS);
+  }
+  hudi_props p;
+  hudi_props_init(&p);
+  if (st == HUDI_OK) st = hudi_props_parse(&p, (const char *)text.data, text.len, HUDI_MDT_W_PROPS, err);
+  hudi_buf_free(&text);
+  const char *v = st == HUDI_OK ? hudi_props_get(&p, "hoodie.table.version") : NULL;
+  int version = v ? atoi(v) : 0;
+  if (st == HUDI_OK && version != 8 && version != 9)
+    st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: hoodie.table.version=%s (the writer handles 8 and 9)",
+                      HUDI_MDT_W_PROPS, v ? v : "(missing)");
+  hudi_props_free(&p);
+  if (st == HUDI_OK) *out = version;
   return st;
 }

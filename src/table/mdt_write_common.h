@@ -24,6 +24,11 @@
 
 /* The options with defaults applied; HUDI_ERR_INVALID_ARG for a table
  * version other than 8 or 9. */
+/* The MDT's hoodie.table.version from HUDI_MDT_W_PROPS under s (the data
+ * table's storage): HUDI_ERR_NOT_FOUND without an MDT, HUDI_ERR_UNSUPPORTED
+ * for a version other than 8 or 9. */
+HUDI_NODISCARD hudi_status hudi_mdt_w_read_version(hudi_storage *s, int *out, hudi_error *err);
+
 HUDI_NODISCARD hudi_status hudi_mdt_w_resolve(hudi_mdt_write_options *out, const hudi_mdt_write_options *in,
                                               hudi_error *err);
 

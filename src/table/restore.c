@@ -12,6 +12,7 @@
 #include "table/lsm_timeline.h"
 #include "table/mdt_bootstrap.h"
 #include "table/mdt_drop.h"
+#include "table/mdt_instants.h"
 #include "table/mdt_rollback.h"
 #include "table/rollback.h"
 #include "table/savepoint.h"
@@ -96,11 +97,8 @@ static hudi_status load_mdt(hudi_timeline *out, bool *has, hudi_table *t, hudi_e
 static hudi_status archived_c0(char out[HUDI_INSTANT_TIME_MAX], hudi_table *t, const hudi_timeline *mdt,
                                const char *first, hudi_error *err) {
   out[0] = 0;
-  char hist[600];
-  hudi_props defaults = {0}; /* the MDT's timeline paths are Hudi's defaults */
-  hudi_archive_history_dir(hist, sizeof hist, &defaults, HUDI_MDT_DIR);
   hudi_lsm_rows rows = {0};
-  hudi_status st = hudi_lsm_load(&rows, t->storage, hist, 0, err);
+  hudi_status st = hudi_mdt_archived_load(&rows, t->storage, err);
   for (size_t i = 0; st == HUDI_OK && i < rows.count; i++) {
     const hudi_lsm_row *r = &rows.items[i];
     if (!out[0] || (!strcmp(r->action, "commit") && strcmp(r->instant_time, first) < 0))
@@ -164,8 +162,6 @@ static bool unrecorded_write_after(const hudi_table *t, const hudi_timeline *mdt
  * a new table's MDT inside its first write, before that write completes.
  * An archived initialisation completed after S counts whatever its
  * partition (its metadata is not read back). */
-static bool mdt_init_time(const char *ts) { return strlen(ts) == 17 && !strncmp(ts, "00000000000000", 14); }
-
 static hudi_status writes_record_index(bool *yes, hudi_table *t, const hudi_timeline *mdt, const hudi_instant *m,
                                        hudi_error *err) {
   char path[256];
@@ -190,18 +186,15 @@ static hudi_status index_built_after(bool *after, hudi_table *t, const hudi_time
   const char *done = s && s->completion_time[0] ? s->completion_time : S;
   for (size_t i = 0; i < mdt->count && !*after; i++) {
     const hudi_instant *m = &mdt->items[i];
-    if (m->state != HUDI_INSTANT_COMPLETED || !mdt_init_time(m->requested_time) || !m->completion_time[0] ||
+    if (m->state != HUDI_INSTANT_COMPLETED || !hudi_mdt_is_init_time(m->requested_time) || !m->completion_time[0] ||
         strcmp(m->completion_time, done) <= 0)
       continue;
     HUDI_TRY(writes_record_index(after, t, mdt, m, err));
   }
-  char hist[600];
-  hudi_props defaults = {0}; /* the MDT's timeline paths are Hudi's defaults */
-  hudi_archive_history_dir(hist, sizeof hist, &defaults, HUDI_MDT_DIR);
   hudi_lsm_rows rows = {0};
-  hudi_status st = *after ? HUDI_OK : hudi_lsm_load(&rows, t->storage, hist, 0, err);
+  hudi_status st = *after ? HUDI_OK : hudi_mdt_archived_load(&rows, t->storage, err);
   for (size_t i = 0; st == HUDI_OK && i < rows.count && !*after; i++)
-    *after = mdt_init_time(rows.items[i].instant_time) && strcmp(rows.items[i].completion_time, done) > 0;
+    *after = hudi_mdt_is_init_time(rows.items[i].instant_time) && strcmp(rows.items[i].completion_time, done) > 0;
   hudi_lsm_rows_free(&rows);
   return st;
 }
