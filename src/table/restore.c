@@ -47,12 +47,19 @@ static hudi_status read_plan(hudi_restore_plan **out, hudi_table *t, const char 
 }
 
 /* Newest first: pending instants (by requested time), then completed ones
- * by completion time (Hudi 1.x orders the write timeline by completion). */
+ * by completion time (Hudi 1.x orders the write timeline by completion).
+ * Version 6 records no completion time: every instant by instant time,
+ * pending or not, as Hudi 0.x's getReverseOrderedInstants (before, every
+ * pair of completed instants tied and qsort left the oldest first; and a
+ * pending compaction C went before the delta commits that wrote logs
+ * named by C, whose rollback from a listing deletes those logs, so a
+ * restore cut short could leave them completed without their files). */
 static int cmp_targets(const void *a, const void *b) {
   const hudi_instant *x = *(const hudi_instant *const *)a, *y = *(const hudi_instant *const *)b;
+  if (!x->completion_time[0] && !y->completion_time[0]) return strcmp(y->requested_time, x->requested_time);
   bool xc = x->state == HUDI_INSTANT_COMPLETED, yc = y->state == HUDI_INSTANT_COMPLETED;
   if (xc != yc) return xc ? 1 : -1;
-  return xc ? strcmp(y->completion_time, x->completion_time) : strcmp(y->requested_time, x->requested_time);
+  return strcmp(y->completion_time, x->completion_time);
 }
 
 /* ---- the metadata table's compactions after S ---------------------------

@@ -32,6 +32,7 @@ import pytest
 import hudi
 from hudi import HudiReadOptions, HudiTable
 from hudi_fixtures import FIXTURES
+from test_savepoint_restore import RESTORE_PLAN_AVSC, read_avro
 from test_savepoint_restore import check as check_savepointed  # tolerates only the savepoint time clash
 
 CHECKER = FIXTURES.parent / "tools" / "hudi_check.py"
@@ -472,6 +473,11 @@ def test_savepoint_and_restore(tmp_path, kind):
     assert f"{r.requested_time}.restore" in names and f"{r.requested_time}.restore.requested" in names
     # Kept (hudi-c's choice on version 6): the command blocks name them.
     assert len([n for n in names if n.endswith(".rollback")]) == r.num_instants_rolled_back
+    # Newest first, as Hudi 0.x's getReverseOrderedInstants (version 6 records no completion
+    # time; a pending compaction's logs are named by it, so its delta commits go before it).
+    plan = read_avro(hoodie / f"{r.requested_time}.restore.requested", RESTORE_PLAN_AVSC)
+    order = [i["commitTime"] for i in plan["instantsToRollback"]]
+    assert len(order) == r.num_instants_rolled_back and order == sorted(order, reverse=True), order
     later = {n[:17] for n in names if n[:17] > w.requested_time and re.match(r"^\d{17}\.(commit|deltacommit)", n)}
     assert later == set()
     assert unanswered(path) == []
