@@ -119,7 +119,11 @@ typedef struct hudi_write_result {
  * handle's) on a version-8 or 9 table whose metadata table lacks
  * record_index (Spark's default metadata table) adds it first, the same
  * way: the keys of every latest file slice, the other partitions kept
- * (docs/compatibility.md item 34).
+ * (docs/compatibility.md item 34); =false drops an existing record_index,
+ * as Java's writers do, and likewise
+ * hoodie.metadata.index.{column.stats,partition.stats,bloom.filter}.enable=false
+ * drop column_stats (with partition_stats), partition_stats, bloom_filters
+ * (item 37). Without these options a table keeps the indexes it has.
  * A stream of more than hudi_c.append.segment.bytes (default 4 GiB of
  * estimated Arrow data) is written a segment at a time into the same
  * commit, holding one segment of rows at once (plus each row's key with a

@@ -195,7 +195,11 @@ class HudiTable:
         (``HudiConflictError``) while another write is pending, and on version 6.
         ``{"hoodie.metadata.record.index.enable": "true"}`` (here or in the handle's options) on
         a version-8 or 9 table whose metadata table has no record index (Spark's default
-        metadata table) adds it first, so that this and later keyed writes use it.
+        metadata table) adds it first, so that this and later keyed writes use it; ``"false"``
+        drops an existing one, as Apache Hudi's writers do (likewise
+        ``hoodie.metadata.index.column.stats.enable``, ``...partition.stats.enable`` and
+        ``...bloom.filter.enable`` set to ``"false"`` drop those indexes); without the option the
+        table keeps what it has.
         """
         from hudi import write
 

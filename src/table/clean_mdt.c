@@ -367,7 +367,7 @@ static hudi_status run(ctx *c, hudi_table *t, const hudi_mdt_file_change *delete
 hudi_status hudi_clean_mdt_update(hudi_table *t, const char *instant, const hudi_mdt_file_change *deleted, size_t n,
                                   hudi_instant_gen *gen, hudi_error *err) {
   if (!hudi_write_mdt_enabled(t) || n == 0) return HUDI_OK;
-  HUDI_TRY(hudi_write_mdt_check(t, err));
+  HUDI_TRY(hudi_write_mdt_check(t, NULL, 0, err));
   ctx c;
   memset(&c, 0, sizeof c);
   c.s = t->storage;

@@ -788,6 +788,26 @@ static hudi_status setup(compact_ctx *c, const hudi_mdt_compact_options *o, hudi
   return hudi_mdt_w_schema(&c->schema, c->wo.table_version, err);
 }
 
+hudi_status hudi_mdt_compact_undo_all_pending(hudi_table *t, hudi_error *err) {
+  hudi_timeline tl;
+  memset(&tl, 0, sizeof tl);
+  hudi_status st = hudi_timeline_load(&tl, t->storage, HUDI_MDT_W_BASE, 2, err);
+  if (st == HUDI_ERR_NOT_FOUND) {
+    hudi_error_clear(err);
+    return HUDI_OK;
+  }
+  bool undone = false;
+  for (size_t i = 0; st == HUDI_OK && i < tl.count; i++) {
+    const hudi_instant *x = &tl.items[i];
+    if (is_completed(x) || strcmp(x->action, "compaction") != 0) continue;
+    st = undo_pending(t->storage, x->requested_time, err);
+    undone = true;
+  }
+  hudi_timeline_free(&tl);
+  if (undone) hudi_mdt_share_invalidate(t);
+  return st;
+}
+
 /* Reloads the timeline, opens the MDT and undoes pending compactions but
  * keep's; *ok false when the MDT is not one compacted here, *kept true when
  * keep is pending. */

@@ -86,6 +86,13 @@ typedef struct hudi_mdt_compact_result {
 HUDI_NODISCARD hudi_status hudi_mdt_compact(hudi_table *t, const hudi_mdt_compact_options *opts,
                                             hudi_mdt_compact_result *result, hudi_error *err);
 
+/* Under the table lock, with the handle's services joined: undoes every
+ * compaction pending on t's MDT (its base files and plan deleted, as a
+ * crashed one is undone before the next is planned). A metadata partition
+ * is dropped only after this (mdt_drop.h): a plan naming its file groups
+ * could not run once they are gone. */
+HUDI_NODISCARD hudi_status hudi_mdt_compact_undo_all_pending(hudi_table *t, hudi_error *err);
+
 /* ---- a compaction in steps (the background thread, mdt_compact_async.h) ---- */
 
 typedef struct hudi_mdt_compact_job hudi_mdt_compact_job;

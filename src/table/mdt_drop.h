@@ -38,6 +38,41 @@ HUDI_NODISCARD hudi_status hudi_mdt_drop_if_requested(hudi_table *t, const hudi_
  * restore.h). */
 HUDI_NODISCARD hudi_status hudi_mdt_drop(hudi_table *t, hudi_error *err);
 
+/* ---- indexes turned off (mdt_drop_index.c) ----
+ *
+ * As Hudi's writers drop a metadata partition their config turns off
+ * (HoodieTable.deleteMetadataIndexIfNecessary): a write whose options (or
+ * the handle's) say false for
+ *   hoodie.metadata.record.index.enable          -> record_index
+ *   hoodie.metadata.index.column.stats.enable    -> column_stats, partition_stats
+ *   hoodie.metadata.index.partition.stats.enable -> partition_stats
+ *   hoodie.metadata.index.bloom.filter.enable    -> bloom_filters
+ * on a table whose metadata table lists that partition drops it, under
+ * the write lock after the failed writes are rolled back: pending MDT
+ * compactions undone, the partition taken out of
+ * hoodie.table.metadata.partitions, on dropping column stats its
+ * index.json definition removed, then its directory deleted. Unlike
+ * Java's, hudi-c's default for an option not given is to keep what the
+ * table has (Java's record index and bloom filter switches default to
+ * false, so a Java writer that does not set them drops those partitions). */
+
+/* HUDI_ERR_INVALID_ARG, naming the key, for a value other than true or
+ * false (any case). */
+HUDI_NODISCARD hudi_status hudi_mdt_check_index_options(const hudi_table *t, const hudi_option *opts, size_t n,
+                                                        hudi_error *err);
+
+/* Whether the options turn off metadata partition name[0..len) (false
+ * when they turn off the whole metadata table). */
+bool hudi_mdt_index_dropped(const hudi_table *t, const hudi_option *opts, size_t n, const char *name, size_t len);
+
+/* Whether t's handle lists a partition the options turn off. */
+bool hudi_mdt_drop_indexes_requested(const hudi_table *t, const hudi_option *opts, size_t n);
+
+/* Under the write lock (the handle's services joined), when requested:
+ * the drop above. */
+HUDI_NODISCARD hudi_status hudi_mdt_drop_indexes_if_requested(hudi_table *t, const hudi_option *opts, size_t n,
+                                                              hudi_error *err);
+
 /* Under the write lock: the metadata-table keys of t's handle
  * (hoodie.table.metadata.partitions, .inflight, hoodie.table.index.defs.path)
  * as hoodie.properties holds them now. Another handle or engine may have

@@ -78,17 +78,19 @@ hudi_status hudi_services_after_commit(hudi_table *t, const hudi_option *opts, s
   return HUDI_OK;
 }
 
-/* Whether the write builds the MDT or adds its record index
- * (mdt_bootstrap.h), by the handle's view of the table. */
+/* Whether the write builds the MDT, adds its record index
+ * (mdt_bootstrap.h) or drops indexes (mdt_drop.h), by the handle's view
+ * of the table. */
 static bool mdt_build_requested(const hudi_table *t, const hudi_option *opts, size_t n) {
   return (hudi_mdt_bootstrap_requested(opts, n) && !hudi_write_mdt_enabled(t)) ||
-         hudi_mdt_add_record_index_requested(t, opts, n);
+         hudi_mdt_add_record_index_requested(t, opts, n) || hudi_mdt_drop_indexes_requested(t, opts, n);
 }
 
 hudi_status hudi_write_begin(hudi_table_lock *lock, hudi_table *t, const hudi_option *opts, size_t n,
                              hudi_error *err) {
   /* The write's own options that nothing else reads before it begins. */
   HUDI_TRY(hudi_write_mdt_check_options(t, opts, n, err));
+  HUDI_TRY(hudi_mdt_check_index_options(t, opts, n, err));
   /* A background compaction's error first; its commit step goes first. */
   HUDI_TRY(hudi_compact_async_before_write(t, err));
   /* Turning the metadata table off, building it or adding its record
@@ -116,6 +118,9 @@ hudi_status hudi_write_begin(hudi_table_lock *lock, hudi_table *t, const hudi_op
    * the failed writes' rollbacks would update it (mdt_drop.h). */
   if (st == HUDI_OK) st = hudi_mdt_drop_if_requested(t, opts, n, err);
   if (st == HUDI_OK) st = hudi_services_before_write(t, opts, n, err);
+  /* Indexes turned off: dropped after the rollbacks (which update them),
+   * as Hudi drops them when its metadata writer opens (mdt_drop.h). */
+  if (st == HUDI_OK) st = hudi_mdt_drop_indexes_if_requested(t, opts, n, err);
   /* hoodie.metadata.enable=true on a table without one: built now, after
    * the rollbacks, before the write plans anything; likewise a record index
    * asked for and missing (mdt_bootstrap.h). */

@@ -144,7 +144,7 @@ hudi_status hudi_write_check_table(const hudi_table *t, hudi_error *err) {
 hudi_status hudi_write_check_table_mdt(const hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
   HUDI_TRY(hudi_mdt_check_enable_option(opts, n, err));
   bool off = hudi_mdt_drop_requested(opts, n);
-  if (!off) HUDI_TRY(hudi_write_mdt_check(t, err));
+  if (!off) HUDI_TRY(hudi_write_mdt_check(t, opts, n, err));
   return check_table_format(t, off, err);
 }
 

@@ -17,6 +17,7 @@
 #include "table/mdt_bloom_filters.h"
 #include "table/index_defs.h"
 #include "table/mdt_column_stats.h"
+#include "table/mdt_drop.h"
 #include "table/mdt_reader.h"
 #include "table/properties.h"
 #include "table/write.h"
@@ -59,7 +60,7 @@ hudi_status hudi_write_mdt_check_options(const hudi_table *t, const hudi_option 
   return HUDI_OK;
 }
 
-hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
+hudi_status hudi_write_mdt_check(const hudi_table *t, const hudi_option *opts, size_t n_opts, hudi_error *err) {
   const char *parts = hudi_props_get(&t->props, PARTITIONS_KEY);
   const char *inflight = hudi_props_get(&t->props, INFLIGHT_KEY);
   if (inflight && *inflight)
@@ -80,8 +81,9 @@ hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
     size_t len = end ? (size_t)(end - p) : strlen(p);
     if (len == 5 && !memcmp(p, "files", 5)) has_files = true;
     bool bloom = len == 13 && !memcmp(p, "bloom_filters", 13) && hudi_bf_maintains(t);
+    /* (what the write's options drop first does not matter: mdt_drop.h) */
     if (len && !maintained(p, len) && !hudi_cs_maintains(t, p, len) && !is_secondary(p, len) && !bloom &&
-        used < sizeof others) {
+        !hudi_mdt_index_dropped(t, opts, n_opts, p, len) && used < sizeof others) {
       int w = snprintf(others + used, sizeof others - used, "%s%.*s", used ? ", " : "", (int)len, p);
       if (w > 0) used += (size_t)w;
     }
@@ -93,7 +95,9 @@ hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err) {
                         "leave them stale and Spark would prune or look up records wrongly; hudi-c keeps files, "
                         "record_index, column_stats, partition_stats, bloom_filters and secondary indexes of "
                         "string, integer, date and timestamp columns current; hoodie.metadata.enable=false in the "
-                        "write's options deletes the metadata table first, as Apache Hudi's writers do",
+                        "write's options deletes the metadata table first, as Apache Hudi's writers do (an index's "
+                        "own switch set to false, such as hoodie.metadata.index.column.stats.enable, drops that "
+                        "index alone)",
                         t->base_uri, others, PARTITIONS_KEY, parts);
   if (!has_files)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "table %s has a metadata table without the files partition (%s=%s)",
@@ -132,7 +136,7 @@ static hudi_status mdt_update(hudi_table *t, const hudi_option *opts, size_t n_o
                               const hudi_mdt_commit_input *keys, hudi_mdt_begun *begun, hudi_instant_gen *gen,
                               hudi_error *err) {
   const char *instant = keys->instant;
-  HUDI_TRY(hudi_write_mdt_check(t, err));
+  HUDI_TRY(hudi_write_mdt_check(t, opts, n_opts, err));
   size_t n_stats = meta ? hudi_commit_metadata_n_stats(meta) : 0;
   size_t n_files = n_stats + n_deleted;
   hudi_mdt_file_change *files = hudi_calloc(n_files ? n_files : 1, sizeof *files);

@@ -34,8 +34,11 @@ bool hudi_write_mdt_has_record_index(const hudi_table *t);
  * (hoodie.table.metadata.partitions.inflight empty). Otherwise
  * HUDI_ERR_UNSUPPORTED naming the partitions: a write that left
  * column_stats, partition_stats, bloom_filters, expression or secondary
- * indexes stale would make Spark prune or look up wrongly. */
-HUDI_NODISCARD hudi_status hudi_write_mdt_check(const hudi_table *t, hudi_error *err);
+ * indexes stale would make Spark prune or look up wrongly. Partitions the
+ * write's options (opts, else the handle's) drop before it writes
+ * (mdt_drop.h) are not checked. */
+HUDI_NODISCARD hudi_status hudi_write_mdt_check(const hudi_table *t, const hudi_option *opts, size_t n_opts,
+                                                hudi_error *err);
 
 /* The MDT options of a write (opts, else the table handle's): the values
  * of hudi-c's own HUDI_MDT_RLI_BASE_FILES_OPTION are true and false;

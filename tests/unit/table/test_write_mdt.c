@@ -566,6 +566,18 @@ static void add_record_index(void **state) {
   assert_true(exists("addrli", ".hoodie/metadata/record_index/.record-index-0009-0_00000000000000001.log.1_0-0-0"));
   assert_true(exists("addrli", ".hoodie/metadata/record_index/record-index-0000-0_1-0-1_00000000000000002.hfile"));
   check_mdt("addrli", &m);
+  /* =false drops it again (mdt_drop.h); =true then adds it at the next
+   * free initialisation times (00..3 empty, 00..4 the keys). */
+  hudi_option off = {"hoodie.metadata.record.index.enable", "false"};
+  if (hudi_table_open(&t, p, NULL, 0, &err) != HUDI_OK) fail_msg("%s", err.message);
+  append_keys_with(t, &m, "d", 20, true, &off);
+  assert_string_equal(hudi_table_property(t, "hoodie.table.metadata.partitions"), "files");
+  assert_false(exists("addrli", ".hoodie/metadata/record_index/record-index-0000-0_1-0-1_00000000000000002.hfile"));
+  append_keys_with(t, &m, "e", 20, true, &on);
+  assert_string_equal(hudi_table_property(t, "hoodie.table.metadata.partitions"), "files,record_index");
+  assert_true(exists("addrli", ".hoodie/metadata/record_index/record-index-0000-0_1-0-1_00000000000000004.hfile"));
+  hudi_table_free(t);
+  check_mdt("addrli", &m);
   model_free(&m);
 }
 
