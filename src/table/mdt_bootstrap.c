@@ -418,22 +418,58 @@ static bool names_time(const hudi_file_list *files, const char *ts) {
   return false;
 }
 
+/* Whether a file of any other MDT partition names time ts (others: the
+ * listings of the other partitions' directories). */
+static bool others_name_time(const hudi_file_list *others, size_t n, const char *ts) {
+  for (size_t i = 0; i < n; i++)
+    if (names_time(&others[i], ts)) return true;
+  return false;
+}
+
+/* The listings of the MDT's partition directories other than
+ * record_index (at most cap). */
+static hudi_status list_others(hudi_storage *s, hudi_file_list *others, size_t cap, size_t *n, hudi_error *err) {
+  *n = 0;
+  hudi_file_list top = HUDI_FILE_LIST_INIT;
+  hudi_status st = hudi_storage_list(s, HUDI_MDT_DIR, 0, &top, err);
+  for (size_t i = 0; st == HUDI_OK && i < top.count; i++) {
+    const char *name = strrchr(top.items[i].path, '/');
+    name = name ? name + 1 : top.items[i].path;
+    if (!top.items[i].is_dir || !strcmp(name, ".hoodie") || !strcmp(name, "record_index")) continue;
+    if (*n == cap) {
+      st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s holds more than %zu partitions", HUDI_MDT_DIR, cap);
+      break;
+    }
+    others[*n] = (hudi_file_list)HUDI_FILE_LIST_INIT;
+    st = hudi_storage_list(s, top.items[i].path, 0, &others[(*n)++], err);
+  }
+  hudi_file_list_free(&top);
+  return st;
+}
+
 /* Deletes what an add that failed or was cut short left (the partition is
  * not listed, so no reader looks at any of it): the initialisation
  * instants the unlisted record_index directory names, and those still
  * pending (completed file first, so that a crash in between leaves them
- * pending, then inflight and requested), then the directory. */
+ * pending, then inflight and requested), then the directory. A completed
+ * instant that other partitions' files name too is not the add's (the
+ * bootstrap's contents deltacommit, ...002, writes `files` and
+ * `record_index`; a drop cut short leaves its record_index directory) and
+ * stays. */
 static hudi_status discard_attempt(hudi_table *t, hudi_error *err) {
   hudi_timeline mdt;
   HUDI_TRY(hudi_timeline_load(&mdt, t->storage, HUDI_MDT_DIR, 2, err));
-  hudi_file_list files = HUDI_FILE_LIST_INIT;
+  hudi_file_list files = HUDI_FILE_LIST_INIT, others[64];
+  size_t n_others = 0;
   hudi_status st = hudi_storage_list(t->storage, HUDI_MDT_DIR "/record_index", 0, &files, err);
+  if (st == HUDI_OK && files.count) st = list_others(t->storage, others, 64, &n_others, err);
   long ms;
   for (size_t i = 0; st == HUDI_OK && i < mdt.count; i++) {
     const hudi_instant *in = &mdt.items[i];
     if (!init_time(in->requested_time, &ms) || !strcmp(in->action, "commit")) continue;
     bool pending = in->state != HUDI_INSTANT_COMPLETED;
-    if (!pending && !names_time(&files, in->requested_time)) continue;
+    if (!pending && (!names_time(&files, in->requested_time) || others_name_time(others, n_others, in->requested_time)))
+      continue;
     char path[256];
     if (!pending) {
       snprintf(path, sizeof path, HUDI_MDT_DIR "/%s/%s", mdt.dir, in->file_name);
@@ -446,6 +482,7 @@ static hudi_status discard_attempt(hudi_table *t, hudi_error *err) {
     }
   }
   hudi_file_list_free(&files);
+  for (size_t i = 0; i < n_others; i++) hudi_file_list_free(&others[i]);
   hudi_timeline_free(&mdt);
   HUDI_TRY(st);
   return hudi_storage_delete(t->storage, HUDI_MDT_DIR "/record_index", HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK,

@@ -20,6 +20,7 @@
 #include "table/mdt_compact_async.h"
 #include "table/mdt_reader.h"
 #include "table/mdt_schema.h"
+#include "table/properties.h"
 #include "table/mdt_write_common.h"
 #include "table/write.h"
 #include "table/write_mdt.h"
@@ -133,6 +134,15 @@ typedef struct compact_ctx {
   bool copy_blocks; /* base blocks no log record changes are copied (!rebuild_blocks) */
 } compact_ctx;
 
+/* Only the partitions the data table lists: an unlisted directory is what
+ * a drop or an add cut short left (mdt_drop.h, mdt_bootstrap.h). No reader
+ * looks at it, the next drop or add of it deletes it, and compacting it
+ * would write files no one lists (or, for bloom_filters, stop every
+ * compaction). */
+static bool listed(const compact_ctx *c, const char *partition) {
+  return hudi_props_list_has(hudi_props_get(&c->t->props, "hoodie.table.metadata.partitions"), partition);
+}
+
 static void ops_free(compact_ctx *c) {
   for (size_t i = 0; i < c->n_ops; i++) hudi_free(c->ops[i].logs);
   hudi_free(c->ops);
@@ -149,7 +159,7 @@ static hudi_status plan_ops(compact_ctx *c, hudi_error *err) {
   if (!c->ops) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory planning the metadata compaction");
   for (size_t i = 0; i < n_groups; i++) {
     const hudi_file_slice *s = hudi_file_group_latest_slice(&groups[i]);
-    if (!s || s->n_logs == 0) continue;
+    if (!s || s->n_logs == 0 || !listed(c, groups[i].partition)) continue;
     op *o = &c->ops[c->n_ops];
     o->logs = hudi_calloc(s->n_logs, sizeof *o->logs);
     if (!o->logs) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory planning the metadata compaction");
@@ -244,7 +254,8 @@ static hudi_status keep_share(compact_ctx *c, int32_t max, int p, hudi_error *er
   size_t n_groups;
   const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
   uint64_t total = 0;
-  for (size_t i = 0; i < n_groups; i++) total += slice_bytes(hudi_file_group_latest_slice(&groups[i]));
+  for (size_t i = 0; i < n_groups; i++)
+    if (listed(c, groups[i].partition)) total += slice_bytes(hudi_file_group_latest_slice(&groups[i]));
   aged *a = hudi_calloc(c->n_ops ? c->n_ops : 1, sizeof *a);
   if (!a) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory planning the metadata compaction");
   for (size_t i = 0; i < c->n_ops; i++) a[i] = (aged){c->ops[i], op_age(&c->ops[i], tl), slice_bytes(c->ops[i].slice)};
@@ -761,6 +772,7 @@ static bool compactable(compact_ctx *c) {
   bool ok = true;
   for (size_t i = 0; ok && i < n_groups; i++) {
     const char *p = groups[i].partition;
+    if (!listed(c, p)) continue;
     bool kept_si = false;
     for (size_t k = 0; si_loaded && is_secondary_partition(p) && k < si.n; k++)
       kept_si = kept_si || !strcmp(si.items[k].partition, p);

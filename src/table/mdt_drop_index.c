@@ -11,6 +11,7 @@
 #include "table/mdt_reader.h"
 #include "table/properties.h"
 #include "table/write.h"
+#include "table/write_mdt.h"
 
 #define PARTITIONS_KEY "hoodie.table.metadata.partitions"
 #define DEFS_PATH_KEY "hoodie.table.index.defs.path"
@@ -31,12 +32,36 @@ static const struct index_switch {
 };
 #define N_SWITCHES (sizeof SWITCHES / sizeof SWITCHES[0])
 
+/* The first secondary index t lists, or NULL (len in *len). */
+static const char *listed_secondary(const hudi_table *t, size_t *len) {
+  const char *parts = hudi_props_get(&t->props, PARTITIONS_KEY);
+  for (const char *p = parts; p && *p;) {
+    const char *end = strchr(p, ',');
+    *len = end ? (size_t)(end - p) : strlen(p);
+    if (*len > 16 && !memcmp(p, "secondary_index_", 16)) return p;
+    p = end ? end + 1 : NULL;
+  }
+  return NULL;
+}
+
 hudi_status hudi_mdt_check_index_options(const hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
   for (size_t i = 0; i < N_SWITCHES; i++) {
     const char *v = hudi_write_option(t, opts, n, SWITCHES[i].key);
     if (v && strcasecmp(v, "true") && strcasecmp(v, "false"))
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "%s must be true or false, not '%s'", SWITCHES[i].key, v);
   }
+  /* A secondary index maps values to record keys and is kept through the
+   * record index (mdt_secondary_index.h): without it every later write
+   * would be refused. Refused before anything changes. */
+  size_t len = 0;
+  const char *si = listed_secondary(t, &len);
+  if (si && hudi_props_list_has(hudi_props_get(&t->props, PARTITIONS_KEY), "record_index") &&
+      hudi_mdt_index_dropped(t, opts, n, "record_index", 12))
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "table %s: hoodie.metadata.record.index.enable=false would drop the record index, which its "
+                        "secondary index %.*s needs; drop the secondary indexes first (DROP INDEX), or turn the "
+                        "metadata table off (hoodie.metadata.enable=false)",
+                        t->base_uri, (int)len, si);
   return HUDI_OK;
 }
 
@@ -122,8 +147,27 @@ static hudi_status delete_dirs(hudi_table *t, const char *names, hudi_error *err
 
 static bool lists(const char *names, const char *name) { return hudi_props_list_has(names, name); }
 
+/* The directories of switched-off partitions the table does not list: a
+ * drop cut short between its listing and its deletes left them (Java's
+ * order, deletes first, would instead leave a listed index with files
+ * missing). Deleted whenever a write switches the partition off. */
+static hudi_status delete_leftovers(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
+  if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
+  const char *parts = hudi_props_get(&t->props, PARTITIONS_KEY);
+  char path[128];
+  for (size_t i = 0; i < N_SWITCHES; i++) {
+    const char *name = SWITCHES[i].partition;
+    if (hudi_props_list_has(parts, name) || !hudi_mdt_index_dropped(t, opts, n, name, strlen(name))) continue;
+    snprintf(path, sizeof path, HUDI_MDT_DIR "/%s", name);
+    HUDI_TRY(hudi_storage_delete(t->storage, path, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, err));
+  }
+  return HUDI_OK;
+}
+
 hudi_status hudi_mdt_drop_indexes_if_requested(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
-  if (!hudi_mdt_drop_indexes_requested(t, opts, n)) return HUDI_OK;
+  if (!hudi_mdt_drop_indexes_requested(t, opts, n)) return delete_leftovers(t, opts, n, err);
+  /* Again under the lock: the listing may have changed since the check. */
+  HUDI_TRY(hudi_mdt_check_index_options(t, opts, n, err));
   hudi_buf drop, keep;
   hudi_buf_init(&drop, 4096);
   hudi_buf_init(&keep, 4096);

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 
+import pyarrow as pa
 import pytest
 
-from hudi import HudiTable
+from hudi import HudiTable, HudiUnsupportedError
+from hudi_fixtures import table_path
 from test_mdt_bootstrap import CHECKER, RUN_CHECKER, props, read, rows
 
 RLI_OFF = {"hoodie.metadata.record.index.enable": "false"}
@@ -201,3 +204,71 @@ def test_without_the_options_nothing_is_dropped(tmp_path):
     upsert(t, model, [1, 2], 3, {"hoodie.metadata.index.column.stats.enable": "true"})
     assert partitions(path) == before and mdt_dirs(path) == sorted(before)
     assert read(path) == model
+
+
+def test_a_drop_cut_short_then_an_add(tmp_path):
+    """A drop cut short between the listing and the directory's deletion leaves `record_index`
+    unlisted. The metadata compaction leaves it alone (it would write files no one lists), and a
+    later add deletes it without deleting the bootstrap's contents deltacommit (...002: `files`
+    too), which its files name (a review found the add deleting it, the index then missing
+    keys and upserts inserting them twice)."""
+    path = tmp_path / "t"
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", partition_fields="region", table_type="mor",
+                         hudi_options={"hoodie.write.table.version": "9", "hoodie.metadata.compact.max.delta.commits": "3"})
+    model = {}
+    upsert(t, model, range(300), 1, {"hoodie.metadata.enable": "false"})
+    upsert(t, model, [5, 6], 2, {"hoodie.metadata.enable": "true"})  # files ...000, rli ...001, keys ...002
+    rd = path / ".hoodie" / "metadata" / "record_index"
+    saved = tmp_path / "saved"
+    shutil.copytree(rd, saved)
+    upsert(t, model, [7], 3, RLI_OFF)
+    shutil.copytree(saved, rd)  # the state of a crash before the directory's deletion
+    stale = sorted(p.name for p in rd.iterdir())
+    for v in range(4, 9):  # the metadata compaction comes due
+        upsert(t, model, [v], v)
+    assert any(n.name.endswith(".commit") for n in (path / ".hoodie" / "metadata" / ".hoodie" / "timeline").iterdir())
+    assert sorted(p.name for p in rd.iterdir()) == stale
+    tl = path / ".hoodie" / "metadata" / ".hoodie" / "timeline"
+    contents = [n.name for n in tl.iterdir() if n.name.startswith("00000000000000002")]
+    r = upsert(HudiTable(str(path)), model, [8, 950], 9, {"hoodie.metadata.record.index.enable": "true"})
+    assert (r.num_updates, r.num_inserts) == (1, 1)
+    assert [n.name for n in tl.iterdir() if n.name.startswith("00000000000000002")] == contents
+    out = check_dropped(path, {"record_index"})
+    assert "PASS metadata.record-index-keys" in out
+    r = upsert(HudiTable(str(path)), model, [0, 1, 2], 10)
+    assert (r.num_updates, r.num_inserts) == (3, 0)
+    assert read(path) == model
+
+
+def test_a_switch_off_deletes_a_leftover_directory(tmp_path):
+    path = tmp_path / "t"
+    t, model = table(path, "cow", "8")
+    rd = path / ".hoodie" / "metadata" / "record_index"
+    saved = tmp_path / "saved"
+    shutil.copytree(rd, saved)
+    upsert(t, model, [7], 3, RLI_OFF)
+    shutil.copytree(saved, rd)
+    upsert(t, model, [8], 4, RLI_OFF)  # nothing listed to drop: the leftover goes
+    assert not rd.exists() and partitions(path) == ["files"]
+    check_dropped(path, {"record_index"})
+    assert read(path) == model
+
+
+@pytest.mark.parametrize("kind", ["cow", "mor/avro"])
+def test_refused_while_secondary_indexes_need_it(tmp_path, kind):
+    """Secondary indexes are kept through the record index: dropping it is refused before
+    anything changes (a review found the drop done, then the write failing and every later one
+    refused)."""
+    path = tmp_path / "t"
+    shutil.copytree(table_path(f"sample_table/{kind}/v9_txns_simple_meta"), path)
+    before = partitions(path)
+    assert "record_index" in before and any(p.startswith("secondary_index_") for p in before)
+    files = sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+    t = HudiTable(str(path))
+    one = pa.Table.from_batches(t.read()).slice(0, 1)
+    one = one.drop_columns([c for c in one.column_names if c.startswith("_hoodie")])
+    with pytest.raises(HudiUnsupportedError, match=r"record index, which its secondary index secondary_index_\w+ "
+                                                   r"needs"):
+        t.upsert(one, RLI_OFF)
+    assert partitions(path) == before
+    assert sorted(str(p.relative_to(path)) for p in path.rglob("*")) == files
