@@ -272,3 +272,45 @@ def test_refused_while_secondary_indexes_need_it(tmp_path, kind):
         t.upsert(one, RLI_OFF)
     assert partitions(path) == before
     assert sorted(str(p.relative_to(path)) for p in path.rglob("*")) == files
+
+
+def live_bases_archived(path) -> list:
+    """Latest base files of listed metadata partitions whose instant is neither active on the
+    metadata timeline nor an initialisation time: the files Java's readers would skip once a
+    partition is initialised later (at 00000000000000NNN, before every other instant)."""
+    mdt = path / ".hoodie" / "metadata"
+    active = {n.name.split(".")[0].split("_")[0] for n in (mdt / ".hoodie" / "timeline").iterdir()
+              if re.match(r"^\d{17}", n.name)}
+    latest = {}
+    for part in partitions(path):
+        for f in (mdt / part).iterdir():
+            if f.name.endswith(".hfile"):
+                fid, t = f.name.split("_")[0], f.name[-23:-6]
+                latest[(part, fid)] = max(latest.get((part, fid), ""), t)
+    return sorted((p, fid, t) for (p, fid), t in latest.items()
+                  if t not in active and not t.startswith("00000000000000"))
+
+
+def test_archival_keeps_the_instants_of_live_base_files(tmp_path):
+    """The metadata table's archival keeps active every instant that wrote a base file still in
+    its group's latest slice (hudi-c's rule beyond Java's): here the record-index shards no upsert
+    touches keep the bulk load's base files while the others are compacted again and again. A
+    later initialisation (the record index dropped and added again, or a Java writer enabling
+    column stats) then leaves no live base file Java's readers would take for uncommitted (a
+    helper saw Spark 1.2 read no rows, and fail its record-index lookups, on such a table)."""
+    path = tmp_path / "t"
+    opts = {"hoodie.keep.min.commits": "3", "hoodie.keep.max.commits": "4", "hoodie.clean.commits.retained": "1",
+            "hoodie.metadata.keep.min.commits": "3", "hoodie.metadata.keep.max.commits": "4",
+            "hoodie.metadata.compact.max.delta.commits": "2"}
+    t = HudiTable.create(str(path), "id", ordering_fields="ts", table_type="mor", partition_fields=None,
+                         hudi_options={"hoodie.write.table.version": "9"})
+    model = {}
+    upsert(t, model, range(200), 1, None, partitioned=False)
+    for v in range(2, 26):  # one key: one shard's logs
+        upsert(t, model, [3], v, opts, partitioned=False)
+    assert any((path / ".hoodie" / "metadata" / ".hoodie" / "timeline" / "history").iterdir())
+    assert live_bases_archived(path) == []
+    upsert(t, model, [4], 30, {**opts, "hoodie.metadata.record.index.enable": "false"}, partitioned=False)
+    upsert(t, model, [5, 900], 31, {**opts, "hoodie.metadata.record.index.enable": "true"}, partitioned=False)
+    assert live_bases_archived(path) == []
+    assert read(path) == model
