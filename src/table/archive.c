@@ -186,21 +186,6 @@ static hudi_status mdt_latest_compaction(char *out, hudi_storage *s, hudi_error 
   return HUDI_OK;
 }
 
-/* Lowers bound to the earliest base instant of the metadata table's latest
- * slices (hudi_mdt_oldest_live_base), going further than Java: a partition
- * initialised later (at 00000000000000NNN, by hudi-c's record-index add or
- * a Java writer enabling an index) would otherwise hide from Java's readers
- * every live base file an archived compaction wrote (a helper saw Spark 1.2
- * read no rows, and fail its record-index lookups). */
-static hudi_status lower_to_live_bases(char *bound, hudi_table *t, hudi_error *err) {
-  if (!t) return HUDI_OK;
-  hudi_mdt *m = NULL;
-  HUDI_TRY(hudi_mdt_acquire(&m, t, err));
-  lower(bound, hudi_mdt_oldest_live_base(m, hudi_props_get(&t->props, "hoodie.table.metadata.partitions")));
-  hudi_mdt_release(t, m);
-  return HUDI_OK;
-}
-
 /* Lowers bound to the earliest deltacommit whose log file a metadata file
  * group's latest slice still reads. After a compaction of only some groups
  * (hoodie.metadata.compact.incremental), the others still read logs older
@@ -393,7 +378,6 @@ static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, c
     if (!last_compaction) goto done;
     lower(bound, last_compaction);
     st = lower_to_live_logs(bound, t->owner, err);
-    if (st == HUDI_OK) st = lower_to_live_bases(bound, t->owner, err);
     if (st != HUDI_OK) goto done;
   }
   /* Savepoints: stop at the first, or with beyond.savepoint keep only

@@ -131,16 +131,6 @@ const hudi_file_group *hudi_mdt_all_groups(const hudi_mdt *m, size_t *n);
  * incremental compaction bounds a group's age by it. Points into m. */
 const char *hudi_mdt_oldest_live_log(const hudi_mdt *m);
 
-/* The earliest base instant of the latest slices with a base file, among
- * the partitions `listed` names (hoodie.table.metadata.partitions),
- * initialisation times (00000000000000NNN) aside; NULL when none. The
- * MDT's archival keeps it active (archive.c): once a partition is
- * initialised later, at such a time, Java's readers take a base file as
- * committed only when its instant is active or before the first active
- * one, and would skip a live base file an archived compaction wrote.
- * Points into m. */
-const char *hudi_mdt_oldest_live_base(const hudi_mdt *m, const char *listed);
-
 /* Records of a lookup or scan: items[i].key == NULL marks an absent key. */
 typedef struct hudi_mdt_records {
   hudi_mdt_record *items;
