@@ -36,23 +36,10 @@ typedef struct ctx {
   char completion[HUDI_INSTANT_TIME_BUF];
 } ctx;
 
-/* Whether a comma-separated list names `name`. */
 /* The MDT's hoodie.table.version (8 or 9). */
 static hudi_status mdt_version(ctx *c, hudi_error *err) {
-  hudi_buf text;
-  hudi_buf_init(&text, HUDI_PROPS_MAX_BYTES);
-  hudi_status st = hudi_storage_read_all(c->s, HUDI_MDT_W_PROPS, HUDI_PROPS_MAX_BYTES, &text, err);
-  hudi_props p;
-  hudi_props_init(&p);
-  if (st == HUDI_OK) st = hudi_props_parse(&p, (const char *)text.data, text.len, HUDI_MDT_W_PROPS, err);
-  hudi_buf_free(&text);
-  const char *v = st == HUDI_OK ? hudi_props_get(&p, "hoodie.table.version") : NULL;
-  int version = v ? atoi(v) : 0;
-  hudi_props_free(&p);
-  HUDI_TRY(st);
-  if (version != 8 && version != 9)
-    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s: hoodie.table.version=%s (the writer handles 8 and 9)",
-                        HUDI_MDT_W_PROPS, v ? v : "(missing)");
+  int version = 0;
+  HUDI_TRY(hudi_mdt_w_read_version(c->s, &version, err));
   c->o.table_version = version;
   return HUDI_OK;
 }

@@ -800,6 +800,24 @@ static hudi_status setup(compact_ctx *c, const hudi_mdt_compact_options *o, hudi
   return hudi_mdt_w_schema(&c->schema, c->wo.table_version, err);
 }
 
+/* Undoes every compaction pending on MDT timeline tl but keep (nullable;
+ * *kept tells whether it is pending); *undone tells whether any was. */
+static hudi_status undo_pending_but(hudi_storage *s, const hudi_timeline *tl, const char *keep, bool *kept,
+                                    bool *undone, hudi_error *err) {
+  *kept = *undone = false;
+  for (size_t i = 0; i < tl->count; i++) {
+    const hudi_instant *x = &tl->items[i];
+    if (is_completed(x) || strcmp(x->action, "compaction") != 0) continue;
+    if (keep && keep[0] && !strcmp(x->requested_time, keep)) {
+      *kept = true;
+      continue;
+    }
+    HUDI_TRY(undo_pending(s, x->requested_time, err));
+    *undone = true;
+  }
+  return HUDI_OK;
+}
+
 hudi_status hudi_mdt_compact_undo_all_pending(hudi_table *t, hudi_error *err) {
   hudi_timeline tl;
   memset(&tl, 0, sizeof tl);
@@ -808,13 +826,8 @@ hudi_status hudi_mdt_compact_undo_all_pending(hudi_table *t, hudi_error *err) {
     hudi_error_clear(err);
     return HUDI_OK;
   }
-  bool undone = false;
-  for (size_t i = 0; st == HUDI_OK && i < tl.count; i++) {
-    const hudi_instant *x = &tl.items[i];
-    if (is_completed(x) || strcmp(x->action, "compaction") != 0) continue;
-    st = undo_pending(t->storage, x->requested_time, err);
-    undone = true;
-  }
+  bool kept, undone = false;
+  if (st == HUDI_OK) st = undo_pending_but(t->storage, &tl, NULL, &kept, &undone, err);
   hudi_timeline_free(&tl);
   if (undone) hudi_mdt_share_invalidate(t);
   return st;
@@ -836,16 +849,7 @@ static hudi_status prepare(compact_ctx *c, const char *keep, bool *ok, bool *kep
    * process) left and plans anew; the one the handle's own background
    * thread runs (keep) is left alone. */
   bool undone = false;
-  for (size_t i = 0; i < tl->count; i++) {
-    const hudi_instant *x = &tl->items[i];
-    if (is_completed(x) || strcmp(x->action, "compaction") != 0) continue;
-    if (keep && keep[0] && !strcmp(x->requested_time, keep)) {
-      *kept = true;
-      continue;
-    }
-    HUDI_TRY(undo_pending(t->storage, x->requested_time, err));
-    undone = true;
-  }
+  HUDI_TRY(undo_pending_but(t->storage, tl, keep, kept, &undone, err));
   if (undone) {
     hudi_mdt_share_invalidate(t);
     hudi_mdt_release(t, c->m);

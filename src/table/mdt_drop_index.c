@@ -32,15 +32,21 @@ static const struct index_switch {
 };
 #define N_SWITCHES (sizeof SWITCHES / sizeof SWITCHES[0])
 
+/* The next item of the comma-separated list at *p (NULL at its end), its
+ * length in *len; *p moves past it. */
+static const char *next_item(const char **p, size_t *len) {
+  if (!*p || !**p) return NULL;
+  const char *item = *p, *end = strchr(item, ',');
+  *len = end ? (size_t)(end - item) : strlen(item);
+  *p = end ? end + 1 : NULL;
+  return item;
+}
+
 /* The first secondary index t lists, or NULL (len in *len). */
 static const char *listed_secondary(const hudi_table *t, size_t *len) {
-  const char *parts = hudi_props_get(&t->props, PARTITIONS_KEY);
-  for (const char *p = parts; p && *p;) {
-    const char *end = strchr(p, ',');
-    *len = end ? (size_t)(end - p) : strlen(p);
-    if (*len > 16 && !memcmp(p, "secondary_index_", 16)) return p;
-    p = end ? end + 1 : NULL;
-  }
+  const char *p = hudi_props_get(&t->props, PARTITIONS_KEY), *item;
+  while ((item = next_item(&p, len)))
+    if (*len > 16 && !memcmp(item, "secondary_index_", 16)) return item;
   return NULL;
 }
 
@@ -79,29 +85,24 @@ bool hudi_mdt_index_dropped(const hudi_table *t, const hudi_option *opts, size_t
  * *drop, and the rest in *keep (both NUL-terminated). */
 static hudi_status split_listed(const hudi_table *t, const hudi_option *opts, size_t n, hudi_buf *drop,
                                 hudi_buf *keep, hudi_error *err) {
-  const char *parts = hudi_props_get(&t->props, PARTITIONS_KEY);
-  for (const char *p = parts; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    hudi_buf *to = hudi_mdt_index_dropped(t, opts, n, p, len) ? drop : keep;
+  const char *p = hudi_props_get(&t->props, PARTITIONS_KEY), *item;
+  size_t len;
+  while ((item = next_item(&p, &len))) {
+    hudi_buf *to = hudi_mdt_index_dropped(t, opts, n, item, len) ? drop : keep;
     if (len) {
       if (to->len) HUDI_TRY(hudi_buf_append_byte(to, ',', err));
-      HUDI_TRY(hudi_buf_append(to, p, len, err));
+      HUDI_TRY(hudi_buf_append(to, item, len, err));
     }
-    p = end ? end + 1 : NULL;
   }
   HUDI_TRY(hudi_buf_append_byte(drop, 0, err));
   return hudi_buf_append_byte(keep, 0, err);
 }
 
 bool hudi_mdt_drop_indexes_requested(const hudi_table *t, const hudi_option *opts, size_t n) {
-  const char *parts = hudi_props_get(&t->props, PARTITIONS_KEY);
-  for (const char *p = parts; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (hudi_mdt_index_dropped(t, opts, n, p, len)) return true;
-    p = end ? end + 1 : NULL;
-  }
+  const char *p = hudi_props_get(&t->props, PARTITIONS_KEY), *item;
+  size_t len;
+  while ((item = next_item(&p, &len)))
+    if (hudi_mdt_index_dropped(t, opts, n, item, len)) return true;
   return false;
 }
 
@@ -131,26 +132,10 @@ static hudi_status drop_column_stats_def(hudi_table *t, hudi_error *err) {
   return st;
 }
 
-/* Each partition's directory, after the listing no longer names it. */
-static hudi_status delete_dirs(hudi_table *t, const char *names, hudi_error *err) {
-  char path[256];
-  for (const char *p = names; p && *p;) {
-    const char *end = strchr(p, ',');
-    int len = (int)(end ? (size_t)(end - p) : strlen(p));
-    if (snprintf(path, sizeof path, HUDI_MDT_DIR "/%.*s", len, p) >= (int)sizeof path)
-      return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "metadata partition name too long: %.*s", len, p);
-    HUDI_TRY(hudi_storage_delete(t->storage, path, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, err));
-    p = end ? end + 1 : NULL;
-  }
-  return HUDI_OK;
-}
-
-static bool lists(const char *names, const char *name) { return hudi_props_list_has(names, name); }
-
-/* The directories of switched-off partitions the table does not list: a
- * drop cut short between its listing and its deletes left them (Java's
- * order, deletes first, would instead leave a listed index with files
- * missing). Deleted whenever a write switches the partition off. */
+/* The directories of switched-off partitions the table does not list:
+ * those a drop just took out of the listing, and those a drop cut short
+ * between its listing and its deletes left (Java's order, deletes first,
+ * would instead leave a listed index with files missing). */
 static hudi_status delete_leftovers(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
   const char *parts = hudi_props_get(&t->props, PARTITIONS_KEY);
@@ -181,8 +166,8 @@ hudi_status hudi_mdt_drop_indexes_if_requested(hudi_table *t, const hudi_option 
   const char *key[] = {PARTITIONS_KEY};
   const char *value[] = {(const char *)keep.data};
   if (st == HUDI_OK) st = hudi_table_props_update(t, key, value, 1, err);
-  if (st == HUDI_OK && lists(names, "column_stats")) st = drop_column_stats_def(t, err);
-  if (st == HUDI_OK) st = delete_dirs(t, names, err);
+  if (st == HUDI_OK && hudi_props_list_has(names, "column_stats")) st = drop_column_stats_def(t, err);
+  if (st == HUDI_OK) st = delete_leftovers(t, opts, n, err);
   hudi_mdt_share_invalidate(t);
   if (st != HUDI_OK)
     hudi_err_context(err, st, "dropping the metadata-table indexes %s of %s (turned off in the write's options)",
