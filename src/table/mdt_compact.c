@@ -132,6 +132,11 @@ typedef struct compact_ctx {
   hudi_commit_metadata *meta;
   hudi_mdt_compact_result *res;
   bool copy_blocks; /* base blocks no log record changes are copied (!rebuild_blocks) */
+  /* A refresh (hudi_mdt_compact_refresh): the groups whose latest base
+   * file an instant at or before refresh_through ("" none) or off the
+   * active timeline wrote, whatever their logs. */
+  bool refresh;
+  const char *refresh_through;
 } compact_ctx;
 
 /* Only the partitions the data table lists: an unlisted directory is what
@@ -150,8 +155,43 @@ static void ops_free(compact_ctx *c) {
   c->n_ops = 0;
 }
 
+/* Adds the operation of group g's latest slice s: its logs completed
+ * before C (as the plan generator slices as of C); none is an operation
+ * only when base_only (a refresh). */
+static hudi_status add_op(compact_ctx *c, const hudi_file_group *g, const hudi_file_slice *s, bool base_only,
+                          hudi_error *err) {
+  op *o = &c->ops[c->n_ops];
+  o->logs = hudi_calloc(s->n_logs ? s->n_logs : 1, sizeof *o->logs);
+  if (!o->logs) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory planning the metadata compaction");
+  for (size_t k = 0; k < s->n_logs; k++) {
+    const hudi_fs_log_file *lf = &s->logs[k];
+    if (!lf->completion_time[0] || strcmp(lf->completion_time, c->instant) >= 0) continue;
+    o->logs[o->n_logs++] = *lf;
+    o->log_bytes += lf->size;
+  }
+  if (o->n_logs == 0 && !base_only) {
+    hudi_free(o->logs);
+    o->logs = NULL;
+    return HUDI_OK;
+  }
+  o->g = g;
+  o->slice = s;
+  c->n_ops++;
+  return HUDI_OK;
+}
+
+/* Whether slice s's base file needs a refresh: written by an instant at
+ * or before c->refresh_through, or by one the active timeline no longer
+ * holds. */
+static bool stale_base(const compact_ctx *c, const hudi_file_slice *s) {
+  if (!s->base) return false;
+  if (c->refresh_through[0] && strcmp(s->base_instant, c->refresh_through) <= 0) return true;
+  const hudi_instant *in = hudi_timeline_find(&hudi_mdt_table(c->m)->timeline, s->base_instant);
+  return !in || !is_completed(in);
+}
+
 /* The operations: every group whose latest slice has logs completed
- * before C (as the plan generator slices as of C). */
+ * before C; in a refresh, every group with a stale base file instead. */
 static hudi_status plan_ops(compact_ctx *c, hudi_error *err) {
   size_t n_groups;
   const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
@@ -159,24 +199,8 @@ static hudi_status plan_ops(compact_ctx *c, hudi_error *err) {
   if (!c->ops) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory planning the metadata compaction");
   for (size_t i = 0; i < n_groups; i++) {
     const hudi_file_slice *s = hudi_file_group_latest_slice(&groups[i]);
-    if (!s || s->n_logs == 0 || !listed(c, groups[i].partition)) continue;
-    op *o = &c->ops[c->n_ops];
-    o->logs = hudi_calloc(s->n_logs, sizeof *o->logs);
-    if (!o->logs) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory planning the metadata compaction");
-    for (size_t k = 0; k < s->n_logs; k++) {
-      const hudi_fs_log_file *lf = &s->logs[k];
-      if (!lf->completion_time[0] || strcmp(lf->completion_time, c->instant) >= 0) continue;
-      o->logs[o->n_logs++] = *lf;
-      o->log_bytes += lf->size;
-    }
-    if (o->n_logs == 0) {
-      hudi_free(o->logs);
-      o->logs = NULL;
-      continue;
-    }
-    o->g = &groups[i];
-    o->slice = s;
-    c->n_ops++;
+    if (!s || !listed(c, groups[i].partition)) continue;
+    if (c->refresh ? stale_base(c, s) : s->n_logs > 0) HUDI_TRY(add_op(c, &groups[i], s, c->refresh, err));
   }
   return HUDI_OK;
 }
@@ -865,8 +889,8 @@ static hudi_status schedule(compact_ctx *c, const hudi_mdt_compact_options *o, h
   const hudi_timeline *tl = &hudi_mdt_table(c->m)->timeline;
   c->res->delta_commits = delta_commits_since(tl);
   int32_t max = o->max_delta_commits > 0 ? o->max_delta_commits : HUDI_MDT_DEFAULT_MAX_DELTA_COMMITS;
-  bool share = o->incremental && !o->force;
-  bool due = o->force || (share ? share_due(c, o, max) : c->res->delta_commits >= (size_t)max);
+  bool share = o->incremental && !o->force && !c->refresh;
+  bool due = o->force || c->refresh || (share ? share_due(c, o, max) : c->res->delta_commits >= (size_t)max);
   if (!due) return HUDI_OK;
   char instant[HUDI_INSTANT_TIME_BUF];
   HUDI_TRY(pick_instant(c->t, tl, instant, err));
@@ -949,11 +973,13 @@ static void ctx_free(compact_ctx *c) {
 }
 
 static hudi_status compact_keeping(hudi_table *t, const hudi_mdt_compact_options *opts, const char *keep,
-                                   hudi_mdt_compact_result *result, hudi_error *err) {
+                                   const char *refresh_through, hudi_mdt_compact_result *result, hudi_error *err) {
   hudi_mdt_compact_result dummy;
   hudi_mdt_compact_options d = HUDI_MDT_COMPACT_OPTIONS_INIT;
   compact_ctx c;
   ctx_init(&c, t, result ? result : &dummy);
+  c.refresh = refresh_through != NULL;
+  c.refresh_through = refresh_through;
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
   hudi_status st = run_inline(&c, opts ? opts : &d, keep, err);
   if (c.instant[0]) hudi_mdt_share_invalidate(t); /* a plan or a commit was written */
@@ -964,7 +990,13 @@ static hudi_status compact_keeping(hudi_table *t, const hudi_mdt_compact_options
 
 hudi_status hudi_mdt_compact(hudi_table *t, const hudi_mdt_compact_options *opts, hudi_mdt_compact_result *result,
                              hudi_error *err) {
-  return compact_keeping(t, opts, NULL, result, err);
+  return compact_keeping(t, opts, NULL, NULL, result, err);
+}
+
+hudi_status hudi_mdt_compact_refresh(hudi_table *t, const char *through, const char *keep,
+                                     hudi_mdt_compact_result *result, hudi_error *err) {
+  hudi_mdt_compact_options o = HUDI_MDT_COMPACT_OPTIONS_INIT;
+  return compact_keeping(t, &o, keep, through ? through : "", result, err);
 }
 
 /* ---- the steps of a background compaction (mdt_compact_async.h) ---- */
@@ -1232,5 +1264,5 @@ hudi_status hudi_mdt_table_services(hudi_table *t, const hudi_option *opts, size
   char keep[HUDI_INSTANT_TIME_BUF];
   hudi_mdt_compact_async_running(keep, t);
   if (so.async) return hudi_mdt_compact_async_after_commit(t, &so, opts, n, keep, err);
-  return compact_keeping(t, &so.compact, keep, compacted, err);
+  return compact_keeping(t, &so.compact, keep, NULL, compacted, err);
 }

@@ -165,7 +165,14 @@ static void mdt_timeline_archived(void **state) {
   assert_int_equal(hudi_timeline_load_archive(&mdt, t->storage, ".hoodie/metadata/.hoodie/timeline/history", &err),
                    HUDI_OK);
   assert_int_equal((int64_t)mdt.n_archived, r.mdt_instants_archived);
-  assert_int_equal(mdt.count + mdt.n_archived, before.count);
+  /* One instant more: the compaction that refreshed the file groups whose
+   * latest base file an archived compaction wrote (archive.c
+   * refresh_live_bases), later than every other. */
+  assert_int_equal(mdt.count + mdt.n_archived, before.count + 1);
+  const hudi_instant *refresh = &mdt.items[mdt.count - 1];
+  assert_null(hudi_timeline_find(&before, refresh->requested_time));
+  assert_string_equal(refresh->action, "commit");
+  assert_int_equal(refresh->state, HUDI_INSTANT_COMPLETED);
   const char *last_compaction = NULL;
   for (size_t i = 0; i < mdt.count; i++)
     if (mdt.items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(mdt.items[i].action, "commit"))
