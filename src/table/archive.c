@@ -74,7 +74,7 @@ typedef struct archive_target {
   const hudi_timeline *data; /* metadata table: the data table's active timeline (rule 5) */
   hudi_table *owner;         /* the data table (its handle lists the MDT's file groups: rules 4 and 5) */
   bool refresh_live_bases;   /* metadata table: stale file groups compacted anew first (refresh) */
-  bool live_bases_bound;     /* choose() keeps the live base files' instants (rule 5, after a refresh) */
+  const hudi_mdt_compact_options *refresh_opts; /* the write's compaction options (refresh) */
   char tl_dir[128];          /* its timeline directory under the storage base */
 } archive_target;
 
@@ -187,19 +187,6 @@ static hudi_status mdt_latest_compaction(char *out, hudi_storage *s, hudi_error 
     if (m.items[i].state == HUDI_INSTANT_COMPLETED && !strcmp(m.items[i].action, "commit"))
       snprintf(out, HUDI_INSTANT_TIME_MAX, "%s", m.items[i].requested_time);
   hudi_timeline_free(&m);
-  return HUDI_OK;
-}
-
-/* Lowers bound to the earliest base instant of the metadata table's latest
- * slices (hudi_mdt_oldest_live_base). archive_timeline refreshes those
- * groups first (refresh); this binds only when it could not (a background
- * compaction pending, an MDT hudi-c does not compact). */
-static hudi_status lower_to_live_bases(char *bound, hudi_table *t, hudi_error *err) {
-  if (!t) return HUDI_OK;
-  hudi_mdt *m = NULL;
-  HUDI_TRY(hudi_mdt_acquire(&m, t, err));
-  lower(bound, hudi_mdt_oldest_live_base(m, hudi_props_get(&t->props, "hoodie.table.metadata.partitions")));
-  hudi_mdt_release(t, m);
   return HUDI_OK;
 }
 
@@ -395,7 +382,6 @@ static hudi_status choose(size_t *out, size_t *n_out, const archive_target *t, c
     if (!last_compaction) goto done;
     lower(bound, last_compaction);
     st = lower_to_live_logs(bound, t->owner, err);
-    if (st == HUDI_OK && t->live_bases_bound) st = lower_to_live_bases(bound, t->owner, err);
     if (st != HUDI_OK) goto done;
   }
   /* Savepoints: stop at the first, or with beyond.savepoint keep only
@@ -610,23 +596,25 @@ static hudi_status finish_interrupted_v1(const archive_target *t, hudi_timeline 
 }
 
 /* Going further than Java (docs/compatibility.md 34): when the metadata
- * table's archival is due (idx[0..k) chosen), the file groups whose latest
- * base file an instant it would archive wrote are compacted anew first
- * (hudi_mdt_compact_refresh), then the instants are chosen again,
- * keeping every live base file's instant (lower_to_live_bases, which
- * binds only when the refresh could not run: a background compaction
- * pending, an MDT hudi-c does not compact). A partition initialised later (at
- * 00000000000000NNN, by hudi-c's record-index add or a Java writer
- * enabling an index, as Spark 1.x does column stats by default) would
- * otherwise hide those files from Java's readers, and Spark's record-index
- * lookups would fail. Costs a copy of the groups no commit changed
- * (record-index shards under updates only) once per archival of their
- * base file's instant. */
+ * table's archival is due (through: the newest instant it would archive),
+ * the file groups whose latest base file an instant up to through wrote,
+ * or one no longer active, are compacted anew first
+ * (hudi_mdt_compact_refresh), then the instants are chosen again. A
+ * partition initialised later (at 00000000000000NNN, by hudi-c's
+ * record-index add or a Java writer enabling an index, as Spark 1.x does
+ * column stats by default) would otherwise hide those files from Java's
+ * readers, and Spark's record-index lookups would fail. Costs a copy of
+ * the groups no commit changed (record-index shards under updates only)
+ * once per archival of their base file's instant. While the handle's
+ * background compaction is pending (or on an MDT hudi-c does not compact)
+ * nothing is refreshed and the archival goes on as Java's does: a later
+ * refresh takes the groups left behind (no longer active). */
 static hudi_status refresh(archive_target *t, hudi_timeline *tl, const char *through, hudi_error *err) {
   char keep[HUDI_INSTANT_TIME_BUF];
   hudi_mdt_compact_async_running(keep, t->owner);
+  if (keep[0]) return HUDI_OK;
   hudi_mdt_compact_result r;
-  HUDI_TRY(hudi_mdt_compact_refresh(t->owner, through, keep, &r, err));
+  HUDI_TRY(hudi_mdt_compact_refresh(t->owner, through, t->refresh_opts, &r, err));
   if (!r.instant[0]) return HUDI_OK;
   hudi_timeline_free(tl);
   return hudi_timeline_load(tl, t->s, t->dir, t->layout, err);
@@ -664,9 +652,7 @@ static hudi_status archive_timeline(hudi_archive_result *res, archive_target *t,
     idx = NULL;
     st = refresh(t, &tl, through, err);
     *c = c0;
-    t->live_bases_bound = true;
     if (st == HUDI_OK) st = choose_new(&idx, &k, t, &tl, c, err);
-    t->live_bases_bound = false;
   }
   if (st == HUDI_OK && k) st = archive_instants(res, t, &tl, idx, k, c, err);
   *archived = st == HUDI_OK && k > 0;
@@ -713,6 +699,9 @@ static hudi_status archive_mdt_with(hudi_archive_result *res, hudi_table *t, con
   target_init(&tgt, t->storage, ".hoodie/metadata", props, 2, true, false, &t->timeline);
   tgt.owner = t;
   tgt.refresh_live_bases = true;
+  hudi_mdt_services_options so;
+  if (st == HUDI_OK) st = hudi_mdt_services_options_get(&so, t, opts, n, err);
+  tgt.refresh_opts = &so.compact;
   hudi_archive_result r;
   memset(&r, 0, sizeof r);
   bool archived = false;

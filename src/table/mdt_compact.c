@@ -134,8 +134,9 @@ typedef struct compact_ctx {
   bool copy_blocks; /* base blocks no log record changes are copied (!rebuild_blocks) */
   /* A refresh (hudi_mdt_compact_refresh): the groups whose latest base
    * file an instant at or before refresh_through ("" none) or off the
-   * active timeline wrote, whatever their logs. */
-  bool refresh;
+   * active timeline wrote, whatever their logs; and, but in incremental
+   * mode, every group with logs, as the compaction it then counts as. */
+  bool refresh, incremental;
   const char *refresh_through;
 } compact_ctx;
 
@@ -191,17 +192,23 @@ static bool stale_base(const compact_ctx *c, const hudi_file_slice *s) {
 }
 
 /* The operations: every group whose latest slice has logs completed
- * before C; in a refresh, every group with a stale base file instead. */
+ * before C; in a refresh, every group with a stale base file too (in
+ * incremental mode, only those). */
 static hudi_status plan_ops(compact_ctx *c, hudi_error *err) {
   size_t n_groups;
   const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
   c->ops = hudi_calloc(n_groups ? n_groups : 1, sizeof *c->ops);
   if (!c->ops) return hudi_err_set(err, HUDI_ERR_NOMEM, "out of memory planning the metadata compaction");
+  bool any_stale = false;
   for (size_t i = 0; i < n_groups; i++) {
     const hudi_file_slice *s = hudi_file_group_latest_slice(&groups[i]);
     if (!s || !listed(c, groups[i].partition)) continue;
-    if (c->refresh ? stale_base(c, s) : s->n_logs > 0) HUDI_TRY(add_op(c, &groups[i], s, c->refresh, err));
+    bool stale = c->refresh && stale_base(c, s);
+    bool logs = s->n_logs > 0 && !(c->refresh && c->incremental);
+    if (stale || logs) HUDI_TRY(add_op(c, &groups[i], s, stale, err));
+    any_stale = any_stale || stale;
   }
+  if (c->refresh && !any_stale) ops_free(c); /* nothing to refresh: no compaction */
   return HUDI_OK;
 }
 
@@ -980,6 +987,7 @@ static hudi_status compact_keeping(hudi_table *t, const hudi_mdt_compact_options
   ctx_init(&c, t, result ? result : &dummy);
   c.refresh = refresh_through != NULL;
   c.refresh_through = refresh_through;
+  c.incremental = opts && opts->incremental;
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
   hudi_status st = run_inline(&c, opts ? opts : &d, keep, err);
   if (c.instant[0]) hudi_mdt_share_invalidate(t); /* a plan or a commit was written */
@@ -993,10 +1001,12 @@ hudi_status hudi_mdt_compact(hudi_table *t, const hudi_mdt_compact_options *opts
   return compact_keeping(t, opts, NULL, NULL, result, err);
 }
 
-hudi_status hudi_mdt_compact_refresh(hudi_table *t, const char *through, const char *keep,
+hudi_status hudi_mdt_compact_refresh(hudi_table *t, const char *through, const hudi_mdt_compact_options *opts,
                                      hudi_mdt_compact_result *result, hudi_error *err) {
   hudi_mdt_compact_options o = HUDI_MDT_COMPACT_OPTIONS_INIT;
-  return compact_keeping(t, &o, keep, through ? through : "", result, err);
+  if (opts) o = *opts;
+  o.force = false;
+  return compact_keeping(t, &o, NULL, through ? through : "", result, err);
 }
 
 /* ---- the steps of a background compaction (mdt_compact_async.h) ---- */

@@ -87,19 +87,22 @@ HUDI_NODISCARD hudi_status hudi_mdt_compact(hudi_table *t, const hudi_mdt_compac
                                             hudi_mdt_compact_result *result, hudi_error *err);
 
 /* A refresh, going further than Java (docs/compatibility.md 34): under
- * the table lock, compacts anew every file group of a listed partition
- * whose latest base file an instant at or before `through` (nullable), or
- * one no longer on the MDT's active timeline, wrote; with its logs, or
- * base only (a plan operation without delta files, its blocks copied).
- * Why: Java's readers take a base file as committed when its instant is
- * active or before the first active one, and a partition initialised
- * later (at 00000000000000NNN, by hudi-c's record-index add or a Java
- * writer enabling an index) sorts before every other instant, hiding
- * every live base file an archived instant wrote. Nothing is done while
- * keep (nullable: the handle's background compaction) is pending, nor on
- * an MDT hudi_mdt_compact leaves alone; result->instant says whether a
+ * the table lock, with no background compaction of the handle pending,
+ * one compaction (opts: the write's; nullable) of every file group of a
+ * listed partition whose latest base file an instant at or before
+ * `through` (nullable), or one no longer on the MDT's active timeline,
+ * wrote: with its logs, or base only (a plan operation without delta
+ * files, its blocks copied); and, but with opts->incremental, of every
+ * other group with logs, as the compaction due next would. Why: Java's
+ * readers take a base file as committed when its instant is active or
+ * before the first active one, and a partition initialised later (at
+ * 00000000000000NNN, by hudi-c's record-index add or a Java writer
+ * enabling an index) sorts before every other instant, hiding every live
+ * base file an archived instant wrote. Nothing is done on an MDT
+ * hudi_mdt_compact leaves alone; result->instant says whether a
  * compaction ran. */
-HUDI_NODISCARD hudi_status hudi_mdt_compact_refresh(hudi_table *t, const char *through, const char *keep,
+HUDI_NODISCARD hudi_status hudi_mdt_compact_refresh(hudi_table *t, const char *through,
+                                                    const hudi_mdt_compact_options *opts,
                                                     hudi_mdt_compact_result *result, hudi_error *err);
 
 /* Under the table lock, with the handle's services joined: undoes every

@@ -12,9 +12,7 @@
 #include "base/sort_runs.h"
 #include "table/log_delete_block.h"
 #include "table/log_reader.h"
-#include "table/mdt_instants.h"
 #include "table/mdt_reader_log.h"
-#include "table/properties.h"
 
 /* Distinct payload schemas a handle caches (never evicted: a streaming
  * merge holds pointers to them). */
@@ -303,18 +301,6 @@ const char *hudi_mdt_oldest_live_log(const hudi_mdt *m) {
       const char *in = s->logs[k].name.instant;
       if (in && in[0] && (!oldest || strcmp(in, oldest) < 0)) oldest = in;
     }
-  }
-  return oldest;
-}
-
-const char *hudi_mdt_oldest_live_base(const hudi_mdt *m, const char *listed) {
-  const char *oldest = NULL;
-  for (size_t i = 0; i < m->view.n_groups; i++) {
-    const hudi_file_group *g = &m->view.groups[i];
-    const hudi_file_slice *s = hudi_file_group_latest_slice(g);
-    if (!s || !s->base || hudi_mdt_is_init_time(s->base_instant) || !hudi_props_list_has(listed, g->partition))
-      continue;
-    if (!oldest || strcmp(s->base_instant, oldest) < 0) oldest = s->base_instant;
   }
   return oldest;
 }

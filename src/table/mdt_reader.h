@@ -131,15 +131,6 @@ const hudi_file_group *hudi_mdt_all_groups(const hudi_mdt *m, size_t *n);
  * incremental compaction bounds a group's age by it. Points into m. */
 const char *hudi_mdt_oldest_live_log(const hudi_mdt *m);
 
-/* The earliest base instant of the latest slices with a base file, among
- * the partitions `listed` names (hoodie.table.metadata.partitions),
- * initialisation times (00000000000000NNN) aside; NULL when none. The
- * MDT's archival refreshes those groups before archiving that instant,
- * and when it cannot, keeps it active (archive.c: a partition initialised
- * later would hide the file from Java's readers, docs/compatibility.md
- * 34). Points into m. */
-const char *hudi_mdt_oldest_live_base(const hudi_mdt *m, const char *listed);
-
 /* Records of a lookup or scan: items[i].key == NULL marks an absent key. */
 typedef struct hudi_mdt_records {
   hudi_mdt_record *items;

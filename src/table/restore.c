@@ -11,6 +11,8 @@
 #include "table/lock.h"
 #include "table/lsm_timeline.h"
 #include "table/mdt_bootstrap.h"
+#include "table/mdt_compact.h"
+#include "table/mdt_compact_async.h"
 #include "table/mdt_drop.h"
 #include "table/mdt_instants.h"
 #include "table/mdt_rollback.h"
@@ -502,6 +504,23 @@ static hudi_status finish_completed(hudi_table *t, hudi_error *err) {
   return HUDI_OK;
 }
 
+/* A restore that rolled back metadata compactions brings back the base
+ * files of older ones, which the MDT may have archived: they are
+ * compacted anew (mdt_compact.h hudi_mdt_compact_refresh,
+ * docs/compatibility.md 34), unless the handle's background compaction is
+ * pending (a later archival refreshes them then). */
+static hudi_status refresh_mdt(hudi_table *t, const char *S, hudi_error *err) {
+  if (t->layout < 2 || !hudi_write_mdt_enabled(t)) return HUDI_OK;
+  char keep[HUDI_INSTANT_TIME_BUF];
+  hudi_mdt_compact_async_running(keep, t);
+  if (keep[0]) return HUDI_OK;
+  hudi_status st = hudi_mdt_compact_refresh(t, NULL, NULL, NULL, err);
+  if (st != HUDI_OK)
+    hudi_err_context(err, st, "table %s is restored to %s; compacting anew the metadata file groups whose base files "
+                     "the metadata table archived", t->base_uri, S);
+  return st;
+}
+
 static hudi_status restore_locked(hudi_restore_result *res, hudi_table *t, const char *S, hudi_error *err) {
   HUDI_TRY(hudi_write_reload_timeline(t, err));
   HUDI_TRY(finish_completed(t, err));
@@ -567,6 +586,7 @@ static hudi_status restore_locked(hudi_restore_result *res, hudi_table *t, const
   if (st == HUDI_OK && t->layout >= 2) st = drop_rollbacks(t, r, done, err);
   if (st == HUDI_OK) st = hudi_write_reload_timeline(t, err);
   if (st == HUDI_OK) st = check_restored(t, S, err);
+  if (st == HUDI_OK && !rebuild) st = refresh_mdt(t, S, err);
   if (st == HUDI_OK && rebuild) {
     st = hudi_mdt_bootstrap(t, rebuild_rli, err);
     if (st != HUDI_OK)
