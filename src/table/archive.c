@@ -16,7 +16,6 @@
 #include "table/lsm_timeline.h"
 #include "table/mdt_clean.h"
 #include "table/mdt_compact.h"
-#include "table/mdt_compact_async.h"
 #include "table/mdt_reader.h"
 #include "table/properties.h"
 #include "table/timeline_record.h"
@@ -73,8 +72,9 @@ typedef struct archive_target {
   bool data_has_mdt;        /* data table with a metadata table: rule 4 */
   const hudi_timeline *data; /* metadata table: the data table's active timeline (rule 5) */
   hudi_table *owner;         /* the data table (its handle lists the MDT's file groups: rules 4 and 5) */
-  bool refresh_live_bases;   /* metadata table: stale file groups compacted anew first (refresh) */
-  const hudi_mdt_compact_options *refresh_opts; /* the write's compaction options (refresh) */
+  /* Metadata table: the write's compaction options, stale file groups
+   * being compacted anew before archiving (refresh); NULL otherwise. */
+  const hudi_mdt_compact_options *refresh_opts;
   char tl_dir[128];          /* its timeline directory under the storage base */
 } archive_target;
 
@@ -610,9 +610,6 @@ static hudi_status finish_interrupted_v1(const archive_target *t, hudi_timeline 
  * nothing is refreshed and the archival goes on as Java's does: a later
  * refresh takes the groups left behind (no longer active). */
 static hudi_status refresh(archive_target *t, hudi_timeline *tl, const char *through, hudi_error *err) {
-  char keep[HUDI_INSTANT_TIME_BUF];
-  hudi_mdt_compact_async_running(keep, t->owner);
-  if (keep[0]) return HUDI_OK;
   hudi_mdt_compact_result r;
   HUDI_TRY(hudi_mdt_compact_refresh(t->owner, through, t->refresh_opts, &r, err));
   if (!r.instant[0]) return HUDI_OK;
@@ -645,7 +642,7 @@ static hudi_status archive_timeline(hudi_archive_result *res, archive_target *t,
   archive_cfg c0 = *c; /* choose() adjusts c */
   size_t *idx = NULL, k = 0;
   hudi_status st = choose_new(&idx, &k, t, &tl, c, err);
-  if (st == HUDI_OK && k && t->refresh_live_bases) {
+  if (st == HUDI_OK && k && t->refresh_opts) {
     char through[HUDI_INSTANT_TIME_MAX];
     snprintf(through, sizeof through, "%s", tl.items[idx[k - 1]].requested_time);
     hudi_free(idx);
@@ -698,7 +695,6 @@ static hudi_status archive_mdt_with(hudi_archive_result *res, hudi_table *t, con
   archive_target tgt;
   target_init(&tgt, t->storage, ".hoodie/metadata", props, 2, true, false, &t->timeline);
   tgt.owner = t;
-  tgt.refresh_live_bases = true;
   hudi_mdt_services_options so;
   if (st == HUDI_OK) st = hudi_mdt_services_options_get(&so, t, opts, n, err);
   tgt.refresh_opts = &so.compact;

@@ -136,7 +136,7 @@ typedef struct compact_ctx {
    * file an instant at or before refresh_through ("" none) or off the
    * active timeline wrote, whatever their logs; and, but in incremental
    * mode, every group with logs, as the compaction it then counts as. */
-  bool refresh, incremental;
+  bool refresh;
   const char *refresh_through;
 } compact_ctx;
 
@@ -194,7 +194,7 @@ static bool stale_base(const compact_ctx *c, const hudi_file_slice *s) {
 /* The operations: every group whose latest slice has logs completed
  * before C; in a refresh, every group with a stale base file too (in
  * incremental mode, only those). */
-static hudi_status plan_ops(compact_ctx *c, hudi_error *err) {
+static hudi_status plan_ops(compact_ctx *c, bool incremental, hudi_error *err) {
   size_t n_groups;
   const hudi_file_group *groups = hudi_mdt_all_groups(c->m, &n_groups);
   c->ops = hudi_calloc(n_groups ? n_groups : 1, sizeof *c->ops);
@@ -204,7 +204,7 @@ static hudi_status plan_ops(compact_ctx *c, hudi_error *err) {
     const hudi_file_slice *s = hudi_file_group_latest_slice(&groups[i]);
     if (!s || !listed(c, groups[i].partition)) continue;
     bool stale = c->refresh && stale_base(c, s);
-    bool logs = s->n_logs > 0 && !(c->refresh && c->incremental);
+    bool logs = s->n_logs > 0 && !(c->refresh && incremental);
     if (stale || logs) HUDI_TRY(add_op(c, &groups[i], s, stale, err));
     any_stale = any_stale || stale;
   }
@@ -903,7 +903,7 @@ static hudi_status schedule(compact_ctx *c, const hudi_mdt_compact_options *o, h
   HUDI_TRY(pick_instant(c->t, tl, instant, err));
   if (hudi_timeline_find(tl, instant)) return HUDI_OK; /* already there (compactIfNecessary) */
   memcpy(c->instant, instant, sizeof instant);
-  HUDI_TRY(plan_ops(c, err));
+  HUDI_TRY(plan_ops(c, o->incremental, err));
   if (share) HUDI_TRY(keep_share(c, max, share_groups(o), err));
   if (c->n_ops == 0) {
     c->instant[0] = '\0';
@@ -987,7 +987,6 @@ static hudi_status compact_keeping(hudi_table *t, const hudi_mdt_compact_options
   ctx_init(&c, t, result ? result : &dummy);
   c.refresh = refresh_through != NULL;
   c.refresh_through = refresh_through;
-  c.incremental = opts && opts->incremental;
   if (!hudi_write_mdt_enabled(t)) return HUDI_OK;
   hudi_status st = run_inline(&c, opts ? opts : &d, keep, err);
   if (c.instant[0]) hudi_mdt_share_invalidate(t); /* a plan or a commit was written */
@@ -1006,6 +1005,13 @@ hudi_status hudi_mdt_compact_refresh(hudi_table *t, const char *through, const h
   hudi_mdt_compact_options o = HUDI_MDT_COMPACT_OPTIONS_INIT;
   if (opts) o = *opts;
   o.force = false;
+  /* Not beside the handle's background compaction (it would be undone). */
+  char keep[HUDI_INSTANT_TIME_BUF];
+  hudi_mdt_compact_async_running(keep, t);
+  if (keep[0]) {
+    if (result) memset(result, 0, sizeof *result);
+    return HUDI_OK;
+  }
   return compact_keeping(t, &o, NULL, through ? through : "", result, err);
 }
 

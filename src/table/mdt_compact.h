@@ -87,8 +87,7 @@ HUDI_NODISCARD hudi_status hudi_mdt_compact(hudi_table *t, const hudi_mdt_compac
                                             hudi_mdt_compact_result *result, hudi_error *err);
 
 /* A refresh, going further than Java (docs/compatibility.md 34): under
- * the table lock, with no background compaction of the handle pending,
- * one compaction (opts: the write's; nullable) of every file group of a
+ * the table lock, one compaction (opts: the write's; nullable) of every file group of a
  * listed partition whose latest base file an instant at or before
  * `through` (nullable), or one no longer on the MDT's active timeline,
  * wrote: with its logs, or base only (a plan operation without delta
@@ -99,8 +98,8 @@ HUDI_NODISCARD hudi_status hudi_mdt_compact(hudi_table *t, const hudi_mdt_compac
  * 00000000000000NNN, by hudi-c's record-index add or a Java writer
  * enabling an index) sorts before every other instant, hiding every live
  * base file an archived instant wrote. Nothing is done on an MDT
- * hudi_mdt_compact leaves alone; result->instant says whether a
- * compaction ran. */
+ * hudi_mdt_compact leaves alone, nor while the handle's background
+ * compaction is pending; result->instant says whether a compaction ran. */
 HUDI_NODISCARD hudi_status hudi_mdt_compact_refresh(hudi_table *t, const char *through,
                                                     const hudi_mdt_compact_options *opts,
                                                     hudi_mdt_compact_result *result, hudi_error *err);

@@ -12,7 +12,6 @@
 #include "table/lsm_timeline.h"
 #include "table/mdt_bootstrap.h"
 #include "table/mdt_compact.h"
-#include "table/mdt_compact_async.h"
 #include "table/mdt_drop.h"
 #include "table/mdt_instants.h"
 #include "table/mdt_rollback.h"
@@ -510,10 +509,6 @@ static hudi_status finish_completed(hudi_table *t, hudi_error *err) {
  * docs/compatibility.md 34), unless the handle's background compaction is
  * pending (a later archival refreshes them then). */
 static hudi_status refresh_mdt(hudi_table *t, const char *S, hudi_error *err) {
-  if (t->layout < 2 || !hudi_write_mdt_enabled(t)) return HUDI_OK;
-  char keep[HUDI_INSTANT_TIME_BUF];
-  hudi_mdt_compact_async_running(keep, t);
-  if (keep[0]) return HUDI_OK;
   hudi_status st = hudi_mdt_compact_refresh(t, NULL, NULL, NULL, err);
   if (st != HUDI_OK)
     hudi_err_context(err, st, "table %s is restored to %s; compacting anew the metadata file groups whose base files "

@@ -126,6 +126,19 @@ def both_read(spark, path: Path, model: dict) -> None:
     same(our_rows(path), want, "hudi-c")
 
 
+def spark_then_hudi_c(spark, path: Path, model: dict, spark_upsert, hudi_c) -> None:
+    """Spark upserts existing keys only, spread over the record-index shards (each must be tagged
+    to its file group, not inserted twice), both engines read the model; then six hudi-c upserts
+    (updates, and an insert every other write) carry its archival on."""
+    spark_upsert([key(i) + [6000 + i, "spark2"] for i in range(0, 40, 3)]
+                 + [["n002", "eu", 6102, "spark2"], ["s001", "us", 6201, "spark2"]])
+    both_read(spark, path, model)
+    for w in range(6):
+        r = hudi_c([key(w * 7 % 40) + [7000 + w, f"hudi-c{w}"], ["s000", "eu", 7100 + w, f"hudi-c{w}"]]
+                   + ([[f"h{w:03d}", "us", 7200 + w, "hudi-c"]] if w % 2 else []))
+        assert (r.num_updates, r.num_inserts) == (2, w % 2)
+
+
 @pytest.mark.parametrize("table_type", ["mor", "cow"])
 def test_spark_initialises_stats_late_on_an_archived_metadata_table(tmp_path, spark, table_type):
     path = tmp_path / f"late_{table_type}"
@@ -177,13 +190,7 @@ def test_spark_initialises_stats_late_on_an_archived_metadata_table(tmp_path, sp
 
     # 4. Spark again, existing keys only, spread over the record-index shards (each must be tagged
     # to its file group, not inserted twice); then hudi-c, whose writes archive the MDT timeline on.
-    spark_upsert([key(i) + [6000 + i, "spark2"] for i in range(0, 40, 3)]
-                 + [["n002", "eu", 6102, "spark2"], ["s001", "us", 6201, "spark2"]])
-    both_read(spark, path, model)
-    for w in range(6):
-        r = hudi_c([key(w * 7 % 40) + [7000 + w, f"hudi-c{w}"], ["s000", "eu", 7100 + w, f"hudi-c{w}"]]
-                   + ([[f"h{w:03d}", "us", 7200 + w, "hudi-c"]] if w % 2 else []))
-        assert (r.num_updates, r.num_inserts) == (2, w % 2)
+    spark_then_hudi_c(spark, path, model, spark_upsert, hudi_c)
     off = bases_off_the_active_timeline(path)
     assert not off, "\n".join(off)
     both_read(spark, path, model)

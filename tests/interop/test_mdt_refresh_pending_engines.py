@@ -39,7 +39,7 @@ import pytest
 
 import hudi
 from test_mdt_late_init_engines import (REGIONS, SMALL, both_read, checker_failures, key, listed, mdt_timeline,
-                                        rows_of, spark_sees_every_key)
+                                        rows_of, spark_sees_every_key, spark_then_hudi_c)
 from test_mdt_bootstrap_engines import SCHEMA, our_rows, same
 from test_mixed_sequence import spark_options
 
@@ -176,13 +176,7 @@ def test_spark_completes_our_pending_base_only_mdt_refresh(tmp_path, warm_spark,
 
     # 4. Spark again, existing keys only, spread over the shards (tagged, not inserted twice);
     # then hudi-c writes on, its archival reaching C and Java's instants.
-    spark_upsert([key(i) + [6000 + i, "spark2"] for i in range(0, 40, 3)]
-                 + [["n002", "eu", 6102, "spark2"], ["s001", "us", 6201, "spark2"]])
-    both_read(spark, path, model)
-    for w in range(6):
-        r = hudi_c([key(w * 7 % 40) + [7000 + w, f"hudi-c{w}"], ["s000", "eu", 7100 + w, f"hudi-c{w}"]]
-                   + ([[f"h{w:03d}", "us", 7200 + w, "hudi-c"]] if w % 2 else []))
-        assert (r.num_updates, r.num_inserts) == (2, w % 2)
+    spark_then_hudi_c(spark, path, model, spark_upsert, hudi_c)
     both_read(spark, path, model)
     spark_sees_every_key(spark, path, model)
     assert checker_failures(path) == []
