@@ -101,7 +101,9 @@ class HudiRestoreResult:
     metadata_table_rebuilt: bool = False
     """The metadata table could not be restored by rolling its instants back (compacted and
     cleaned, or archived, after the savepoint, or built after it): it was dropped first and built
-    again from storage after the restore, as Apache Hudi drops it and its next write rebuilds it."""
+    again from storage after the restore, as Apache Hudi drops it and its next write rebuilds it:
+    its files listing, record index and column and partition stats (not bloom filters or
+    secondary indexes)."""
 
 
 def savepoint(table: Any, instant: Optional[str] = None, user: str = "", comment: str = "",

@@ -10,7 +10,9 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "expr/value.h"
+#include "table/commit_metadata.h"
 #include "table/index_defs.h"
+#include "table/mdt_column_stats.h"
 #include "table/mdt_drop.h"
 #include "table/mdt_init.h"
 #include "table/mdt_instants.h"
@@ -20,6 +22,7 @@
 #include "table/read_plan.h"
 #include "table/write.h"
 #include "table/write_mdt.h"
+#include "table/write_schema.h"
 
 #define ENABLE_KEY "hoodie.metadata.enable"
 #define RLI_KEY "hoodie.metadata.record.index.enable"
@@ -87,6 +90,18 @@ static hudi_status gather_files(gathered *g, const hudi_fsview *v, hudi_error *e
       for (size_t l = 0; l < sl->n_logs; l++)
         HUDI_TRY(add_file(g, fg->partition, sl->logs[l].path, sl->logs[l].size, err));
     }
+  }
+  return HUDI_OK;
+}
+
+/* The files of the plan's slices (the latest merged slice of each file
+ * group a snapshot reads: replaced groups left out) into g->files. */
+static hudi_status gather_latest(gathered *g, const hudi_read_plan *p, hudi_error *err) {
+  for (size_t i = 0; i < p->n_slices; i++) {
+    const hudi_file_group *fg = p->slices[i].group;
+    const hudi_file_slice *sl = p->slices[i].slice;
+    if (sl->base) HUDI_TRY(add_file(g, fg->partition, sl->base->path, sl->base->size, err));
+    for (size_t l = 0; l < sl->n_logs; l++) HUDI_TRY(add_file(g, fg->partition, sl->logs[l].path, sl->logs[l].size, err));
   }
   return HUDI_OK;
 }
@@ -255,14 +270,19 @@ static hudi_status check_nothing_pending(const hudi_table *t, hudi_error *err) {
   return HUDI_OK;
 }
 
+/* Which files gather() collects: none, every file a listing of storage
+ * finds (a bootstrap: there is no MDT to ask), or every file the MDT's
+ * `files` lists (an index added to it). */
+typedef enum { GATHER_NO_FILES, GATHER_FILES_FROM_STORAGE, GATHER_FILES_FROM_MDT } gather_files_mode;
+
 /* Step 3: the listing (a plan reading _hoodie_record_key: without the
- * metadata table when there is none, through its `files` when a record
- * index is added to it, as Java lists from the MDT then) and the keys. */
-static hudi_status gather(gathered *g, hudi_table *t, bool files, bool rli, hudi_error *err) {
+ * metadata table when there is none, through its `files` when an index
+ * is added to it, as Java lists from the MDT then) and the keys. */
+static hudi_status gather(gathered *g, hudi_table *t, gather_files_mode files, bool rli, hudi_error *err) {
   if (!has_completed_write(&t->timeline)) return HUDI_OK;
   /* The latest snapshot (write.h). */
   hudi_option snap[8] = {{ENABLE_KEY, "false"}};
-  size_t n_snap = files ? 1 : 0;
+  size_t n_snap = files == GATHER_FILES_FROM_STORAGE ? 1 : 0;
   for (size_t i = 0; i < hudi_write_n_snapshot_options && n_snap < 8; i++) snap[n_snap++] = hudi_write_snapshot_options[i];
   const char *cols[] = {"_hoodie_record_key"};
   hudi_read_options ro = HUDI_READ_OPTIONS_INIT;
@@ -271,32 +291,32 @@ static hudi_status gather(gathered *g, hudi_table *t, bool files, bool rli, hudi
   ro.projection = cols;
   ro.n_projection = 1;
   HUDI_TRY(hudi_read_plan_create(&g->plan, t, &ro, err));
-  if (files) HUDI_TRY(gather_files(g, &g->plan->view, err));
+  if (files != GATHER_NO_FILES) HUDI_TRY(gather_files(g, &g->plan->view, err));
   const char *tz = hudi_props_get(&t->props, "hoodie.table.timeline.timezone");
   return rli ? gather_keys(g, g->plan, tz && !strcasecmp(tz, "UTC"), err) : HUDI_OK;
 }
 
-/* Step 5 on version 9: the record index's definition, as a create
- * writes it (create_mdt.c); *path_set tells whether the table's
+/* Index definition `name` (entry e, taken) into the table's index.json,
+ * replacing one of that name; *path_set tells whether the table's
  * hoodie.table.index.defs.path must be added. */
-static hudi_status add_index_def(hudi_table *t, bool *path_set, hudi_error *err) {
+static hudi_status put_index_def(hudi_table *t, const char *name, json_t *e, bool *path_set, hudi_error *err) {
   const char *path = hudi_props_get(&t->props, DEFS_PATH_KEY);
   *path_set = !path || !*path;
   json_t *root = NULL;
   hudi_status st = HUDI_OK;
   if (*path_set) root = json_pack("{s:{}}", "indexDefinitions");
   else st = hudi_index_defs_load(&root, t->storage, path, err);
-  HUDI_TRY(st);
+  if (st != HUDI_OK) {
+    json_decref(e);
+    return st;
+  }
   json_t *defs = root ? json_object_get(root, "indexDefinitions") : NULL;
   if (!defs || !json_is_object(defs)) {
     json_decref(root);
+    json_decref(e);
     return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: no indexDefinitions object", *path_set ? "(new)" : path);
   }
-  /* A definition left by an earlier index (Spark's partitioned record
-   * index, say) is replaced: this one is global. */
-  json_t *e = hudi_index_defs_new_entry("record_index", "", "V1");
-  bool bad = !e || json_object_set_new(json_object_get(e, "indexOptions"), "isPartitioned", json_string("false")) != 0 ||
-             json_object_set_new(defs, "record_index", e) != 0;
+  bool bad = !e || json_object_set_new(defs, name, e) != 0;
   hudi_buf text;
   hudi_buf_init(&text, HUDI_INDEX_DEFS_MAX);
   st = bad ? hudi_err_set(err, HUDI_ERR_NOMEM, "index definitions") : HUDI_OK;
@@ -306,6 +326,19 @@ static hudi_status add_index_def(hudi_table *t, bool *path_set, hudi_error *err)
   hudi_buf_free(&text);
   json_decref(root);
   return st;
+}
+
+/* Step 5 on version 9: the record index's definition, as a create
+ * writes it (create_mdt.c). A definition left by an earlier index
+ * (Spark's partitioned record index, say) is replaced: this one is
+ * global. */
+static hudi_status add_index_def(hudi_table *t, bool *path_set, hudi_error *err) {
+  json_t *e = hudi_index_defs_new_entry("record_index", "", "V1");
+  if (e && json_object_set_new(json_object_get(e, "indexOptions"), "isPartitioned", json_string("false")) != 0) {
+    json_decref(e);
+    e = NULL;
+  }
+  return put_index_def(t, "record_index", e, path_set, err);
 }
 
 /* The gathered files and keys as one more initialisation deltacommit
@@ -351,7 +384,7 @@ hudi_status hudi_mdt_bootstrap(hudi_table *t, bool rli, hudi_error *err) {
   hudi_buf_init(&g.key_bytes, (size_t)1 << 40);
   hudi_buf parts;
   hudi_buf_init(&parts, 4096);
-  hudi_status st = gather(&g, t, true, rli, err);
+  hudi_status st = gather(&g, t, GATHER_FILES_FROM_STORAGE, rli, err);
   if (st == HUDI_OK) st = write_mdt(t, &g, rli, &parts, err);
   if (st == HUDI_OK) st = hudi_buf_append_byte(&parts, 0, err);
   bool defs = false, path_set = false;
@@ -405,8 +438,8 @@ static hudi_status next_init_time(long *next, hudi_table *t, const hudi_timeline
   return st;
 }
 
-/* Whether the unlisted record_index directory names initialisation time
- * ts (a file of its: ".record-index-0000-0_<ts>.log.1_0-0-0",
+/* Whether a listing of an unlisted index directory names initialisation
+ * time ts (a file of its: ".record-index-0000-0_<ts>.log.1_0-0-0",
  * "record-index-0000-0_1-0-1_<ts>.hfile"). */
 static bool names_time(const hudi_file_list *files, const char *ts) {
   for (size_t i = 0; i < files->count; i++) {
@@ -418,24 +451,34 @@ static bool names_time(const hudi_file_list *files, const char *ts) {
   return false;
 }
 
-/* Whether a file of any other MDT partition names time ts (others: the
- * listings of the other partitions' directories). */
-static bool others_name_time(const hudi_file_list *others, size_t n, const char *ts) {
+/* Whether any of n listings names time ts. */
+static bool any_names_time(const hudi_file_list *lists, size_t n, const char *ts) {
   for (size_t i = 0; i < n; i++)
-    if (names_time(&others[i], ts)) return true;
+    if (names_time(&lists[i], ts)) return true;
   return false;
 }
 
-/* The listings of the MDT's partition directories other than
- * record_index (at most cap). */
-static hudi_status list_others(hudi_storage *s, hudi_file_list *others, size_t cap, size_t *n, hudi_error *err) {
+static bool is_one_of(const char *name, const char *const *names, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(name, names[i])) return true;
+  return false;
+}
+
+/* The listings of the MDT's partition directories: those named in
+ * mine[0..n_mine) into *mine_lists (one each, empty when absent), the
+ * others into others (at most cap). */
+static hudi_status list_partitions(hudi_storage *s, const char *const *mine, size_t n_mine, hudi_file_list *mine_lists,
+                                   hudi_file_list *others, size_t cap, size_t *n, hudi_error *err) {
   *n = 0;
   hudi_file_list top = HUDI_FILE_LIST_INIT;
   hudi_status st = hudi_storage_list(s, HUDI_MDT_DIR, 0, &top, err);
   for (size_t i = 0; st == HUDI_OK && i < top.count; i++) {
     const char *name = strrchr(top.items[i].path, '/');
     name = name ? name + 1 : top.items[i].path;
-    if (!top.items[i].is_dir || !strcmp(name, ".hoodie") || !strcmp(name, "record_index")) continue;
+    if (!top.items[i].is_dir || !strcmp(name, ".hoodie")) continue;
+    for (size_t k = 0; k < n_mine; k++)
+      if (!strcmp(name, mine[k])) st = hudi_storage_list(s, top.items[i].path, 0, &mine_lists[k], err);
+    if (st != HUDI_OK || is_one_of(name, mine, n_mine)) continue;
     if (*n == cap) {
       st = hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "%s holds more than %zu partitions", HUDI_MDT_DIR, cap);
       break;
@@ -447,28 +490,30 @@ static hudi_status list_others(hudi_storage *s, hudi_file_list *others, size_t c
   return st;
 }
 
-/* Deletes what an add that failed or was cut short left (the partition is
- * not listed, so no reader looks at any of it): the initialisation
- * instants the unlisted record_index directory names, and those still
- * pending (completed file first, so that a crash in between leaves them
- * pending, then inflight and requested), then the directory. A completed
- * instant that other partitions' files name too is not the add's (the
- * bootstrap's contents deltacommit, ...002, writes `files` and
- * `record_index`; a drop cut short leaves its record_index directory) and
- * stays. */
-static hudi_status discard_attempt(hudi_table *t, hudi_error *err) {
+/* Deletes what an add of the unlisted index partitions parts[0..n) that
+ * failed or was cut short left (no reader looks at an unlisted
+ * partition): the initialisation instants their files name and those
+ * still pending (completed file first, so that a crash in between leaves
+ * them pending, then inflight and requested), then the directories. A
+ * completed instant that other partitions' files name too is not the
+ * add's (the bootstrap's contents deltacommit, ...002, writes `files` and
+ * `record_index`; a drop cut short leaves its directory) and stays. */
+static hudi_status discard_attempt(hudi_table *t, const char *const *parts, size_t n_parts, hudi_error *err) {
+  enum { MAX_PARTS = 4, MAX_OTHERS = 64 };
+  if (n_parts > MAX_PARTS) return hudi_err_set(err, HUDI_ERR_INTERNAL, "discarding %zu partitions", n_parts);
   hudi_timeline mdt;
   HUDI_TRY(hudi_timeline_load(&mdt, t->storage, HUDI_MDT_DIR, 2, err));
-  hudi_file_list files = HUDI_FILE_LIST_INIT, others[64];
+  hudi_file_list mine[MAX_PARTS], others[MAX_OTHERS];
+  for (size_t i = 0; i < MAX_PARTS; i++) mine[i] = (hudi_file_list)HUDI_FILE_LIST_INIT;
   size_t n_others = 0;
-  hudi_status st = hudi_storage_list(t->storage, HUDI_MDT_DIR "/record_index", 0, &files, err);
-  if (st == HUDI_OK && files.count) st = list_others(t->storage, others, 64, &n_others, err);
+  hudi_status st = list_partitions(t->storage, parts, n_parts, mine, others, MAX_OTHERS, &n_others, err);
   long ms;
   for (size_t i = 0; st == HUDI_OK && i < mdt.count; i++) {
     const hudi_instant *in = &mdt.items[i];
     if (!init_time(in->requested_time, &ms) || !strcmp(in->action, "commit")) continue;
     bool pending = in->state != HUDI_INSTANT_COMPLETED;
-    if (!pending && (!names_time(&files, in->requested_time) || others_name_time(others, n_others, in->requested_time)))
+    if (!pending && (!any_names_time(mine, n_parts, in->requested_time) ||
+                     any_names_time(others, n_others, in->requested_time)))
       continue;
     char path[256];
     if (!pending) {
@@ -481,12 +526,22 @@ static hudi_status discard_attempt(hudi_table *t, hudi_error *err) {
       st = hudi_storage_delete(t->storage, path, HUDI_DELETE_MISSING_OK, err);
     }
   }
-  hudi_file_list_free(&files);
+  for (size_t i = 0; i < MAX_PARTS; i++) hudi_file_list_free(&mine[i]);
   for (size_t i = 0; i < n_others; i++) hudi_file_list_free(&others[i]);
   hudi_timeline_free(&mdt);
-  HUDI_TRY(st);
-  return hudi_storage_delete(t->storage, HUDI_MDT_DIR "/record_index", HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK,
-                             err);
+  for (size_t i = 0; st == HUDI_OK && i < n_parts; i++) {
+    char dir[128];
+    snprintf(dir, sizeof dir, HUDI_MDT_DIR "/%s", parts[i]);
+    st = hudi_storage_delete(t->storage, dir, HUDI_DELETE_RECURSIVE | HUDI_DELETE_MISSING_OK, err);
+  }
+  return st;
+}
+
+/* Deletes a failed add's leftovers at once (the error stays). */
+static void discard_quietly(hudi_table *t, const char *const *parts, size_t n_parts) {
+  hudi_error ignored = HUDI_ERROR_INIT;
+  (void)discard_attempt(t, parts, n_parts, &ignored);
+  hudi_error_clear(&ignored);
 }
 
 /* hoodie.table.metadata.partitions with one more name, in name order as
@@ -560,7 +615,8 @@ hudi_status hudi_mdt_add_record_index(hudi_table *t, hudi_error *err) {
                         t->base_uri, t->version);
   HUDI_TRY(check_nothing_pending(t, err));
   HUDI_TRY(check_mdt_version(t, err));
-  HUDI_TRY(discard_attempt(t, err));
+  static const char *const rli_part[] = {"record_index"};
+  HUDI_TRY(discard_attempt(t, rli_part, 1, err));
   hudi_timeline mdt;
   HUDI_TRY(hudi_timeline_load(&mdt, t->storage, HUDI_MDT_DIR, 2, err));
   long next = 0;
@@ -570,15 +626,241 @@ hudi_status hudi_mdt_add_record_index(hudi_table *t, hudi_error *err) {
   gathered g;
   memset(&g, 0, sizeof g);
   hudi_buf_init(&g.key_bytes, (size_t)1 << 40);
-  st = gather(&g, t, false, true, err);
+  st = gather(&g, t, GATHER_NO_FILES, true, err);
   if (st == HUDI_OK) {
     st = add_record_index_at(t, &g, next, err);
     /* Not listed: what it wrote goes again at once (the error stays). */
-    if (st != HUDI_OK && !hudi_write_mdt_has_record_index(t)) {
-      hudi_error ignored = HUDI_ERROR_INIT;
-      (void)discard_attempt(t, &ignored);
-      hudi_error_clear(&ignored);
-    }
+    if (st != HUDI_OK && !hudi_write_mdt_has_record_index(t)) discard_quietly(t, rli_part, 1);
+  }
+  hudi_mdt_share_invalidate(t);
+  gathered_free(&g);
+  return st;
+}
+
+/* ---- Column statistics added to an existing MDT ---- */
+
+#define CS_KEY "hoodie.metadata.index.column.stats.enable"
+#define PS_KEY "hoodie.metadata.index.partition.stats.enable"
+
+static bool table_partitioned(const hudi_table *t) {
+  const char *f = hudi_props_get(&t->props, "hoodie.table.partition.fields");
+  return f && *f;
+}
+
+/* Option key of t (the write's, else the handle's) is true (1), false
+ * (0) or unset (-1). */
+static int switch_of(const hudi_table *t, const hudi_option *opts, size_t n, const char *key) {
+  const char *v = hudi_write_option(t, opts, n, key);
+  return !v ? -1 : !strcasecmp(v, "true") ? 1 : !strcasecmp(v, "false") ? 0 : -1;
+}
+
+bool hudi_mdt_add_column_stats_requested(const hudi_table *t, const hudi_option *opts, size_t n, bool *cs, bool *ps) {
+  bool c = false, p = false;
+  if (hudi_write_mdt_enabled(t) && t->version >= 8) {
+    const char *listed = hudi_props_get(&t->props, PARTITIONS_KEY);
+    bool has_cs = hudi_props_list_has(listed, "column_stats"), has_ps = hudi_props_list_has(listed, "partition_stats");
+    int want_cs = switch_of(t, opts, n, CS_KEY), want_ps = switch_of(t, opts, n, PS_KEY);
+    c = want_cs == 1 && !has_cs;
+    /* With column stats on a partitioned table unless switched off (as a
+     * create adds them), or asked for beside column stats it has. */
+    p = table_partitioned(t) && !has_ps && ((c && want_ps != 0) || (has_cs && want_cs != 0 && want_ps == 1));
+  }
+  if (cs) *cs = c;
+  if (ps) *ps = p;
+  return c || p;
+}
+
+/* A file-group count option (create_mdt.c's rule: 1 to 1000). */
+static hudi_status groups_option(const hudi_table *t, const hudi_option *opts, size_t n, const char *key, int64_t dflt,
+                                 int32_t *out, hudi_error *err) {
+  int64_t v = dflt;
+  HUDI_TRY(hudi_write_int_option(t, opts, n, key, dflt, 1, &v, err));
+  if (v > 1000) return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "option %s is %lld, at most 1000", key, (long long)v);
+  *out = (int32_t)v;
+  return HUDI_OK;
+}
+
+/* A commit metadata carrying the table's writer schema (the columns to
+ * index follow it, as Java's getColumnsToIndex takes the table schema):
+ * the latest write's, else hoodie.table.create.schema; *out NULL when the
+ * table has neither. */
+static hudi_status writer_schema_meta(hudi_commit_metadata **out, hudi_table *t, hudi_error *err) {
+  *out = NULL;
+  char *json = NULL;
+  HUDI_TRY(hudi_write_current_schema(&json, t, err));
+  const char *schema = json ? json : hudi_props_get(&t->props, "hoodie.table.create.schema");
+  hudi_status st = schema && *schema ? hudi_mdt_w_commit_metadata(out, "UPSERT", schema, err) : HUDI_OK;
+  hudi_free(json);
+  return st;
+}
+
+/* The records of every file the MDT lists (every slice's, as Java's
+ * initialisation indexes every file of its listing), as one more
+ * initialisation deltacommit at `instant`; *cols/n_cols: the columns
+ * indexed (owned by the caller). */
+static hudi_status write_stats_contents(hudi_table *t, const hudi_option *opts, size_t n, gathered *g, bool cs,
+                                        bool ps, const char *instant, char ***cols, size_t *n_cols, bool *changed,
+                                        hudi_error *err) {
+  *cols = NULL;
+  *n_cols = 0;
+  *changed = false;
+  if (!g->n_files) return HUDI_OK;
+  hudi_commit_metadata *meta = NULL;
+  HUDI_TRY(writer_schema_meta(&meta, t, err));
+  hudi_cs_records csr = {0};
+  hudi_status st = meta ? HUDI_OK
+                        : hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                                       "table %s: neither its writes nor hoodie.table.create.schema give a schema "
+                                       "to choose the columns to index from",
+                                       t->base_uri);
+  if (st == HUDI_OK) st = hudi_mdt_w_schema(&csr.schema, t->version, err);
+  if (st == HUDI_OK)
+    st = hudi_cs_commit_columns(&csr.cols, &csr.n_cols, &csr.layout, &csr.cols_changed, t, meta, opts, n, err);
+  /* Column stats of every listed file; partition stats over the latest
+   * merged slices only (the files of the plan's slices: a file given is
+   * counted, and the others of those slices come from the same view). */
+  if (st == HUDI_OK && cs)
+    st = hudi_cs_commit_records(&csr, t, csr.schema->root, meta, g->files, g->n_files, true, false, err);
+  gathered latest;
+  memset(&latest, 0, sizeof latest);
+  if (st == HUDI_OK && ps) st = gather_latest(&latest, g->plan, err);
+  if (st == HUDI_OK && ps)
+    st = hudi_cs_commit_records(&csr, t, csr.schema->root, meta, latest.files, latest.n_files, false, true, err);
+  hudi_free(latest.files);
+  hudi_mdt_write_options co = HUDI_MDT_WRITE_OPTIONS_INIT;
+  co.table_version = t->version;
+  co.record_index_shards = -1;
+  co.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(t);
+  co.index_records = csr.items;
+  co.n_index_records = csr.n;
+  hudi_mdt_commit_input in = {instant, NULL, 0, NULL, 0, NULL, NULL};
+  if (st == HUDI_OK && csr.n) st = hudi_mdt_commit(t->storage, &co, &in, NULL, err);
+  if (st == HUDI_OK) {
+    *cols = csr.cols;
+    *n_cols = csr.n_cols;
+    *changed = csr.cols_changed;
+    csr.cols = NULL;
+    csr.n_cols = 0;
+  }
+  hudi_cs_records_free(&csr);
+  hudi_commit_metadata_free(meta);
+  return st;
+}
+
+/* Whether t's index.json has a column_stats definition. */
+static hudi_status has_column_stats_def(hudi_table *t, bool *out, hudi_error *err) {
+  *out = false;
+  const char *path = hudi_props_get(&t->props, DEFS_PATH_KEY);
+  if (!path || !*path) return HUDI_OK;
+  bool exists = false;
+  HUDI_TRY(hudi_storage_exists(t->storage, path, &exists, err));
+  if (!exists) return HUDI_OK;
+  json_t *root = NULL;
+  HUDI_TRY(hudi_index_defs_load(&root, t->storage, path, err));
+  json_t *defs = root ? json_object_get(root, "indexDefinitions") : NULL;
+  *out = defs && json_is_object(json_object_get(defs, "column_stats"));
+  json_decref(root);
+  return HUDI_OK;
+}
+
+/* The new partitions, each at its own initialisation time from *next on
+ * (column_stats first, as Hudi initialises them), then the records, the
+ * column list and the listing. */
+static hudi_status add_column_stats_at(hudi_table *t, const hudi_option *opts, size_t n, gathered *g, bool cs, bool ps,
+                                       long next, hudi_error *err) {
+  int32_t cs_groups = 0, ps_groups = 0;
+  if (cs) HUDI_TRY(groups_option(t, opts, n, "hoodie.metadata.index.column.stats.file.group.count", 2, &cs_groups, err));
+  if (ps)
+    HUDI_TRY(groups_option(t, opts, n, "hoodie.metadata.index.partition.stats.file.group.count", 1, &ps_groups, err));
+  if (next + (cs ? 1 : 0) + (ps ? 1 : 0) > MAX_INIT_MS)
+    return hudi_err_set(err, HUDI_ERR_LIMIT, "%s: every metadata-table initialisation time up to 00000000000000%03d is used",
+                        t->base_uri, MAX_INIT_MS);
+  bool path_set = false;
+  /* The definition with an empty column list, as a create writes it; the
+   * records' columns go into it below (version 8: no version). One the
+   * table has (a restore's rebuild: the drop keeps index.json; an attempt
+   * cut short) is kept, with the columns and options it names. */
+  bool has_def = false;
+  if (cs) HUDI_TRY(has_column_stats_def(t, &has_def, err));
+  if (cs && !has_def)
+    HUDI_TRY(put_index_def(t, "column_stats",
+                           hudi_index_defs_new_entry("column_stats", "column_stats", t->version >= 9 ? "V2" : NULL),
+                           &path_set, err));
+  hudi_mdt_write_options mo = HUDI_MDT_WRITE_OPTIONS_INIT;
+  mo.table_version = t->version;
+  mo.table_name = t->name;
+  mo.timeline_utc_offset_minutes = hudi_table_timeline_offset_minutes(t);
+  char ts[24];
+  if (cs) {
+    snprintf(ts, sizeof ts, "%017ld", next++);
+    HUDI_TRY(hudi_mdt_init_index_partition(t->storage, &mo, "column_stats", cs_groups, ts, err));
+  }
+  if (ps) {
+    snprintf(ts, sizeof ts, "%017ld", next++);
+    HUDI_TRY(hudi_mdt_init_index_partition(t->storage, &mo, "partition_stats", ps_groups, ts, err));
+  }
+  snprintf(ts, sizeof ts, "%017ld", next);
+  char **cols = NULL;
+  size_t n_cols = 0;
+  bool cols_changed = false;
+  HUDI_TRY(write_stats_contents(t, opts, n, g, cs, ps, ts, &cols, &n_cols, &cols_changed, err));
+  hudi_status st = HUDI_OK;
+  if (n_cols && cols_changed)
+    st = hudi_index_defs_set_source_fields(t->storage, path_set ? HUDI_INDEX_DEFS_DEFAULT_PATH
+                                                                : hudi_props_get(&t->props, DEFS_PATH_KEY),
+                                           "column_stats", (const char *const *)cols, n_cols, NULL, err);
+  hudi_cs_columns_free(cols, n_cols);
+  hudi_buf parts, more;
+  hudi_buf_init(&parts, 4096);
+  hudi_buf_init(&more, 4096);
+  const char *listed = hudi_props_get(&t->props, PARTITIONS_KEY);
+  if (st == HUDI_OK && cs) {
+    st = list_with(&parts, listed, "column_stats", err);
+    listed = st == HUDI_OK ? (const char *)parts.data : listed;
+  }
+  if (st == HUDI_OK && ps) {
+    st = list_with(&more, listed, "partition_stats", err);
+    listed = st == HUDI_OK ? (const char *)more.data : listed;
+  }
+  const char *keys[] = {PARTITIONS_KEY, DEFS_PATH_KEY};
+  const char *values[] = {listed ? listed : "", HUDI_INDEX_DEFS_DEFAULT_PATH};
+  if (st == HUDI_OK) st = hudi_table_props_update(t, keys, values, path_set ? 2 : 1, err);
+  hudi_buf_free(&parts);
+  hudi_buf_free(&more);
+  return st;
+}
+
+hudi_status hudi_mdt_add_column_stats(hudi_table *t, const hudi_option *opts, size_t n, bool cs, bool ps,
+                                      hudi_error *err) {
+  if (t->version < 8 || !hudi_cs_supported(t))
+    return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
+                        "table %s has table version %d: hudi-c adds column stats to metadata tables of versions 8 and "
+                        "9 only (" CS_KEY "=true)",
+                        t->base_uri, t->version);
+  HUDI_TRY(check_nothing_pending(t, err));
+  HUDI_TRY(check_mdt_version(t, err));
+  const char *parts[2];
+  size_t n_parts = 0;
+  if (cs) parts[n_parts++] = "column_stats";
+  if (ps) parts[n_parts++] = "partition_stats";
+  HUDI_TRY(discard_attempt(t, parts, n_parts, err));
+  hudi_timeline mdt;
+  HUDI_TRY(hudi_timeline_load(&mdt, t->storage, HUDI_MDT_DIR, 2, err));
+  long next = 0;
+  hudi_status st = next_init_time(&next, t, &mdt, err);
+  hudi_timeline_free(&mdt);
+  HUDI_TRY(st);
+  gathered g;
+  memset(&g, 0, sizeof g);
+  hudi_buf_init(&g.key_bytes, 0);
+  st = gather(&g, t, GATHER_FILES_FROM_MDT, false, err);
+  if (st == HUDI_OK) {
+    st = add_column_stats_at(t, opts, n, &g, cs, ps, next, err);
+    const char *listed = hudi_props_get(&t->props, PARTITIONS_KEY);
+    /* Not listed: what it wrote goes again at once (the error stays). */
+    if (st != HUDI_OK && !(cs && hudi_props_list_has(listed, "column_stats")) &&
+        !(ps && hudi_props_list_has(listed, "partition_stats")))
+      discard_quietly(t, parts, n_parts);
   }
   hudi_mdt_share_invalidate(t);
   gathered_free(&g);
@@ -588,13 +870,23 @@ hudi_status hudi_mdt_add_record_index(hudi_table *t, hudi_error *err) {
 hudi_status hudi_mdt_bootstrap_if_requested(hudi_table *t, const hudi_option *opts, size_t n, hudi_error *err) {
   bool rli = true;
   HUDI_TRY(want_record_index(t, opts, n, &rli, err));
-  if (hudi_mdt_add_record_index_requested(t, opts, n)) {
-    hudi_status st = hudi_mdt_add_record_index(t, err);
+  hudi_status st = HUDI_OK;
+  if (hudi_mdt_bootstrap_requested(opts, n) && !hudi_write_mdt_enabled(t)) {
+    st = hudi_mdt_bootstrap(t, rli, err);
+    if (st != HUDI_OK) hudi_err_context(err, st, "building the metadata table of %s", t->base_uri);
+  } else if (hudi_mdt_add_record_index_requested(t, opts, n)) {
+    st = hudi_mdt_add_record_index(t, err);
     if (st != HUDI_OK) hudi_err_context(err, st, "adding the record index to the metadata table of %s", t->base_uri);
-    return st;
   }
-  if (!hudi_mdt_bootstrap_requested(opts, n) || hudi_write_mdt_enabled(t)) return HUDI_OK;
-  hudi_status st = hudi_mdt_bootstrap(t, rli, err);
-  if (st != HUDI_OK) hudi_err_context(err, st, "building the metadata table of %s", t->base_uri);
+  HUDI_TRY(st);
+  /* Column statistics asked for and missing: after the rest, from the
+   * MDT's listing. */
+  bool cs = false, ps = false;
+  if (!hudi_mdt_add_column_stats_requested(t, opts, n, &cs, &ps)) return HUDI_OK;
+  st = hudi_mdt_add_column_stats(t, opts, n, cs, ps, err);
+  if (st != HUDI_OK)
+    hudi_err_context(err, st, "adding %s to the metadata table of %s",
+                     cs && ps ? "column_stats and partition_stats" : cs ? "column_stats" : "partition_stats",
+                     t->base_uri);
   return st;
 }

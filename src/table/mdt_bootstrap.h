@@ -48,7 +48,28 @@
  * crash before the listing leaves an unlisted `record_index` directory
  * that readers ignore: the next attempt deletes the initialisation
  * instants its files name and any pending ones, then the directory, and
- * starts again; a failed add does the same at once. */
+ * starts again; a failed add does the same at once.
+ *
+ * Column statistics added to an existing MDT: a write whose options (or
+ * the handle's) say hoodie.metadata.index.column.stats.enable=true on a
+ * table of version 8 or 9 whose MDT lacks `column_stats` (hudi-c's
+ * default tables, Spark tables written with column stats off) gets it,
+ * and on a partitioned table `partition_stats` too unless
+ * hoodie.metadata.index.partition.stats.enable=false (that option =true
+ * alone adds partition_stats beside column_stats it has), as Java's
+ * writers initialise index partitions enabled later: under the same lock
+ * and refusal, after a bootstrap or record-index add of the same write,
+ * each partition initialised empty at the next free initialisation time
+ * (column_stats first, its index definition written with an empty
+ * column list as a create writes it; file groups from the
+ * ...file.group.count options, 2 and 1), then one more initialisation
+ * deltacommit holding the records of every file the MDT's `files` lists
+ * (every slice's base and log files, as Java's initialisation indexes
+ * its whole listing; partition stats over the latest merged slices),
+ * their columns chosen from the writer schema of the latest completed
+ * write as a commit chooses them and written into the definition, then
+ * the listing. A crash or failure before the listing is undone as the
+ * record index's is. */
 #ifndef HUDI_TABLE_MDT_BOOTSTRAP_H
 #define HUDI_TABLE_MDT_BOOTSTRAP_H
 
@@ -61,8 +82,9 @@
 /* Whether the write's own options say hoodie.metadata.enable=true. */
 bool hudi_mdt_bootstrap_requested(const hudi_option *opts, size_t n);
 
-/* Steps 1-5 above when requested and t has no MDT, the record index
- * added when requested and missing; otherwise nothing.
+/* Steps 1-5 above when requested and t has no MDT, else the record index
+ * added when requested and missing; then column stats when requested and
+ * missing; otherwise nothing.
  * Under the write lock, the timeline reloaded, failed writes rolled back. */
 HUDI_NODISCARD hudi_status hudi_mdt_bootstrap_if_requested(hudi_table *t, const hudi_option *opts, size_t n,
                                                            hudi_error *err);
@@ -73,6 +95,15 @@ bool hudi_mdt_add_record_index_requested(const hudi_table *t, const hudi_option 
 
 /* Adds `record_index` to t's MDT (see above), unconditionally. */
 HUDI_NODISCARD hudi_status hudi_mdt_add_record_index(hudi_table *t, hudi_error *err);
+
+/* Whether the write's or the handle's options ask for column stats
+ * (*cs) or partition stats (*ps) that t's MDT lacks (see above). */
+bool hudi_mdt_add_column_stats_requested(const hudi_table *t, const hudi_option *opts, size_t n, bool *cs, bool *ps);
+
+/* Adds column_stats (cs) and/or partition_stats (ps) to t's MDT (see
+ * above), unconditionally. */
+HUDI_NODISCARD hudi_status hudi_mdt_add_column_stats(hudi_table *t, const hudi_option *opts, size_t n, bool cs, bool ps,
+                                                     hudi_error *err);
 
 /* Steps 1-5 unconditionally, on a table without an MDT (a restore that
  * dropped it, restore.h): with the record index when rli. */

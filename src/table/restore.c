@@ -11,6 +11,7 @@
 #include "table/lock.h"
 #include "table/lsm_timeline.h"
 #include "table/mdt_bootstrap.h"
+#include "table/mdt_column_stats.h"
 #include "table/mdt_compact.h"
 #include "table/mdt_drop.h"
 #include "table/mdt_instants.h"
@@ -205,6 +206,17 @@ static hudi_status index_built_after(bool *after, hudi_table *t, const hudi_time
     *after = hudi_mdt_is_init_time(rows.items[i].instant_time) && strcmp(rows.items[i].completion_time, done) > 0;
   hudi_lsm_rows_free(&rows);
   return st;
+}
+
+/* The column (cs_groups > 0) and partition (ps_groups > 0) statistics of
+ * a rebuilt MDT, with the file groups the dropped one had. */
+static hudi_status rebuild_stats(hudi_table *t, size_t cs_groups, size_t ps_groups, hudi_error *err) {
+  char cs[24], ps[24];
+  snprintf(cs, sizeof cs, "%zu", cs_groups ? cs_groups : 2);
+  snprintf(ps, sizeof ps, "%zu", ps_groups ? ps_groups : 1);
+  const hudi_option opts[] = {{"hoodie.metadata.index.column.stats.file.group.count", cs},
+                              {"hoodie.metadata.index.partition.stats.file.group.count", ps}};
+  return hudi_mdt_add_column_stats(t, opts, 2, cs_groups > 0, ps_groups > 0, err);
 }
 
 /* Whether the MDT must be dropped and built again around the restore,
@@ -523,7 +535,8 @@ static hudi_status restore_locked(hudi_restore_result *res, hudi_table *t, const
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "table %s has no completed savepoint %s", t->base_uri, S);
   int64_t start_ms = hudi_clock_realtime_ms(NULL);
   char r[HUDI_INSTANT_TIME_MAX] = "";
-  bool requested_only = true, rebuild = false, rebuild_rli = false;
+  bool requested_only = true, rebuild = false, rebuild_rli = false, rebuild_cs = false, rebuild_ps = false;
+  size_t cs_groups = 0, ps_groups = 0;
   hudi_restore_plan *plan = NULL;
   hudi_status st = HUDI_OK;
   for (size_t i = 0; i < t->timeline.count; i++) {
@@ -548,6 +561,14 @@ static hudi_status restore_locked(hudi_restore_result *res, hudi_table *t, const
      * table without one: readers list storage). */
     HUDI_TRY(mdt_needs_rebuild(&rebuild, t, S, err));
     rebuild_rli = rebuild && hudi_write_mdt_has_record_index(t);
+    /* Its column and partition statistics are built again too (the other
+     * indexes are not: docs/status.md). */
+    const char *listed = hudi_props_get(&t->props, "hoodie.table.metadata.partitions");
+    rebuild_cs = rebuild && hudi_props_list_has(listed, "column_stats");
+    rebuild_ps = rebuild && hudi_props_list_has(listed, "partition_stats");
+    /* ... with the file groups they had (the columns stay in index.json). */
+    if (rebuild_cs) HUDI_TRY(hudi_cs_count_groups(t->storage, "column_stats", &cs_groups, err));
+    if (rebuild_ps) HUDI_TRY(hudi_cs_count_groups(t->storage, "partition_stats", &ps_groups, err));
     if (rebuild) HUDI_TRY(hudi_mdt_drop(t, err));
     hudi_instant_gen gen;
     HUDI_TRY(hudi_write_pick_instant(&gen, t, r, err));
@@ -587,6 +608,11 @@ static hudi_status restore_locked(hudi_restore_result *res, hudi_table *t, const
     if (st != HUDI_OK)
       hudi_err_context(err, st, "table %s is restored to %s without its metadata table (a write with "
                        "hoodie.metadata.enable=true builds it)", t->base_uri, S);
+    if (st == HUDI_OK && (rebuild_cs || rebuild_ps)) st = rebuild_stats(t, cs_groups, ps_groups, err);
+    if (st != HUDI_OK && (rebuild_cs || rebuild_ps) && hudi_write_mdt_enabled(t))
+      hudi_err_context(err, st, "table %s is restored to %s and its metadata table rebuilt without column "
+                       "statistics (a write with hoodie.metadata.index.column.stats.enable=true adds them)",
+                       t->base_uri, S);
   }
   if (st == HUDI_OK) {
     res->metadata_table_rebuilt = rebuild;

@@ -83,7 +83,8 @@ hudi_status hudi_services_after_commit(hudi_table *t, const hudi_option *opts, s
  * of the table. */
 static bool mdt_build_requested(const hudi_table *t, const hudi_option *opts, size_t n) {
   return (hudi_mdt_bootstrap_requested(opts, n) && !hudi_write_mdt_enabled(t)) ||
-         hudi_mdt_add_record_index_requested(t, opts, n) || hudi_mdt_drop_indexes_requested(t, opts, n);
+         hudi_mdt_add_record_index_requested(t, opts, n) || hudi_mdt_add_column_stats_requested(t, opts, n, NULL, NULL) ||
+         hudi_mdt_drop_indexes_requested(t, opts, n);
 }
 
 hudi_status hudi_write_begin(hudi_table_lock *lock, hudi_table *t, const hudi_option *opts, size_t n,
