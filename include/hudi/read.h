@@ -1,6 +1,6 @@
 /* hudi-c: reading Hudi tables into Arrow.
  *
- *   hudi_read_option opts[] = {{"hoodie.read.as.of.timestamp", "20240418173551906"}};
+ *   hudi_option opts[] = {{"hoodie.read.as.of.timestamp", "20240418173551906"}};
  *   hudi_read_filter f[] = {{"city", "=", "sf"}};
  *   hudi_read_options ro = HUDI_READ_OPTIONS_INIT;
  *   ro.options = opts; ro.n_options = 1;

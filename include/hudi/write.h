@@ -123,7 +123,12 @@ typedef struct hudi_write_result {
  * as Java's writers do, and likewise
  * hoodie.metadata.index.{column.stats,partition.stats,bloom.filter}.enable=false
  * drop column_stats (with partition_stats), partition_stats, bloom_filters
- * (item 37). Without these options a table keeps the indexes it has.
+ * (item 37); hoodie.metadata.index.column.stats.enable=true on one
+ * without column_stats adds it (and partition_stats on a partitioned table
+ * unless hoodie.metadata.index.partition.stats.enable=false), indexing
+ * every file the metadata table lists (item 38). Without these options a
+ * table keeps the indexes it has. Every call's data must hold the table's
+ * ordering field (HUDI_ERR_INVALID_ARG naming it).
  * A stream of more than hudi_c.append.segment.bytes (default 4 GiB of
  * estimated Arrow data) is written a segment at a time into the same
  * commit, holding one segment of rows at once (plus each row's key with a

@@ -6,6 +6,7 @@ and comes out through the Arrow C Data / Stream interfaces.
 
 from hudi import _hudi
 from hudi._hudi import (
+    HudiAlreadyExistsError,
     HudiConflictError,
     HudiCorruptDataError,
     HudiError,
@@ -38,6 +39,7 @@ __all__ = [
     "HudiIOError",
     "HudiNotFoundError",
     "HudiUnsupportedError",
+    "HudiAlreadyExistsError",
     "HudiTable",
     "HudiTableBuilder",
     "HudiTimeline",

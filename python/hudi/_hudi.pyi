@@ -33,6 +33,9 @@ class HudiNotFoundError(HudiIOError, FileNotFoundError):
 class HudiUnsupportedError(HudiError, NotImplementedError):
     """Valid, but not supported by hudi-c."""
 
+class HudiAlreadyExistsError(HudiError, FileExistsError):
+    """What is being created exists already (HudiTable.create on a table's path, say)."""
+
 class Table:
     """A Hudi table opened by libhudi (hudi_table_open)."""
 

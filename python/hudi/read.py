@@ -118,6 +118,25 @@ class HudiFileSlice:
     log_file_paths: List[str]
 
 
+def _hudi_error(e: Exception) -> Exception:
+    """The hudi exception of an error the C stream reported while reading a batch: the Arrow C
+    stream interface carries an errno, which pyarrow turns into its own exception types
+    (src/arrow/stream.c hudi_arrow_status_errno: EINVAL for bytes that do not follow their
+    format, ENOENT for a missing file, ENOTSUP, else EIO)."""
+    import errno as _errno
+
+    msg = str(e)
+    if isinstance(e, pa.ArrowInvalid):
+        return _hudi.HudiCorruptDataError(msg)
+    if isinstance(e, pa.ArrowNotImplementedError):
+        return _hudi.HudiUnsupportedError(msg)
+    if isinstance(e, pa.ArrowMemoryError):
+        return MemoryError(msg)
+    if getattr(e, "errno", None) == _errno.ENOENT or "No such file" in msg:
+        return _hudi.HudiNotFoundError(msg)
+    return _hudi.HudiIOError(msg)
+
+
 class HudiRecordBatchStream:
     """An iterator of pyarrow RecordBatches that also exports ``__arrow_c_stream__``.
 
@@ -145,7 +164,13 @@ class HudiRecordBatchStream:
         return self
 
     def __next__(self) -> pa.RecordBatch:
-        return self._get_reader().read_next_batch()
+        reader = self._get_reader()
+        try:
+            return reader.read_next_batch()
+        except StopIteration:
+            raise
+        except pa.ArrowException as e:
+            raise _hudi_error(e) from e
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         if self._reader is not None:
@@ -157,6 +182,9 @@ class HudiRecordBatchStream:
 
 
 def _options(options: Optional[HudiReadOptions]) -> HudiReadOptions:
+    if options is not None and not isinstance(options, HudiReadOptions):
+        raise TypeError(f"options must be a HudiReadOptions, not {type(options).__name__} "
+                        "(filters go in HudiReadOptions(filters=[...]))")
     return options if options is not None else HudiReadOptions()
 
 

@@ -1,7 +1,11 @@
 """Opening Hudi tables: HudiTableBuilder, HudiTable, HudiTimeline, HudiInstant.
 
-Names and shapes follow hudi-rs's Python API so code written for one runs on
-the other. Everything here wraps libhudi's C API (include/hudi/table.h).
+The names of the reading side follow hudi-rs's Python API where both have the same thing
+(HudiTableBuilder, get_schema, get_timeline, get_file_slices, create_file_group_reader_with_options,
+HudiFileGroupReader), but this is not a drop-in replacement: reads go through ``read`` /
+``read_stream`` with a HudiReadOptions (hudi-rs's read_snapshot, read_snapshot_as_of and
+read_incremental_records, and its filter-list arguments, are not here), and both packages
+install the module ``hudi``. Everything here wraps libhudi's C API (include/hudi/table.h).
 """
 
 from __future__ import annotations
@@ -163,7 +167,10 @@ class HudiTable:
 
     @classmethod
     def create(cls, base_uri: str, record_key: "Union[str, List[str]]", **kwargs: "Any") -> "HudiTable":
-        """Creates a new table (see :func:`hudi.write.create` for the arguments) and opens it."""
+        """Creates a new table and opens it: ``HudiTable.create(base_uri, record_key,
+        ordering_fields=None, partition_fields=None, table_type="cow", table_name=None,
+        record_index_enabled=True, hudi_options=None, storage_options=None, database_name=None)``
+        (:func:`hudi.write.create` says what each means)."""
         from hudi import write
 
         return write.create(base_uri, record_key, **kwargs)
@@ -199,7 +206,10 @@ class HudiTable:
         drops an existing one, as Apache Hudi's writers do (likewise
         ``hoodie.metadata.index.column.stats.enable``, ``...partition.stats.enable`` and
         ``...bloom.filter.enable`` set to ``"false"`` drop those indexes); without the option the
-        table keeps what it has.
+        table keeps what it has. ``{"hoodie.metadata.index.column.stats.enable": "true"}`` on a
+        table whose metadata table has no column stats adds them first (and partition stats on
+        a partitioned table, unless ``...partition.stats.enable`` is ``"false"``), indexing every
+        file the table holds, as Apache Hudi's writers do for an index enabled later.
         """
         from hudi import write
 
@@ -219,7 +229,12 @@ class HudiTable:
         return write.delete(self._table, predicate, options)
 
     def delete_keys(self, keys: "Any", options: "Optional[Dict[str, str]]" = None) -> "HudiWriteResult":
-        """Deletes records by record key (absent keys are ignored)."""
+        """Deletes records by record key (absent keys are ignored and not counted).
+
+        Keys are Hudi's record keys as ``_hoodie_record_key`` holds them: the value itself for
+        one key field (``"doc1#0"``; integers in decimal), and ``"field1:value1,field2:value2"``
+        for a composite key (``"region:eu,id:2"``), as Hudi's complex key generator writes them;
+        any other form matches nothing."""
         from hudi import write
 
         return write.delete_keys(self._table, keys, options)
@@ -239,7 +254,11 @@ class HudiTable:
         self, data: "Any", partitions_only: bool = True, options: "Optional[Dict[str, str]]" = None
     ) -> "HudiWriteResult":
         """Replaces the partitions ``data`` falls in (INSERT_OVERWRITE), or with ``partitions_only=False``
-        the whole table (INSERT_OVERWRITE_TABLE), with ``data``; one replacecommit."""
+        the whole table (INSERT_OVERWRITE_TABLE), with ``data``; one replacecommit.
+
+        As in Apache Hudi, an overwrite of some partitions does not look keys up in the others:
+        a key of ``data`` that the table holds in a partition not overwritten is then in both
+        (a later ``delete_keys`` removes the copy the record index points to)."""
         from hudi import write
 
         return write.overwrite(self._table, data, partitions_only, options)

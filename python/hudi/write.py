@@ -15,7 +15,20 @@ Fields = Union[str, Sequence[str], None]
 
 @dataclass(frozen=True)
 class HudiWriteResult:
-    """What one write committed."""
+    """What one write committed.
+
+    ``requested_time`` / ``completion_time``: the instant's times on the timeline; ``action``:
+    ``commit`` (COPY_ON_WRITE), ``deltacommit`` (MERGE_ON_READ) or ``replacecommit`` (overwrite);
+    ``operation``: Hudi's name of the write (``BULK_INSERT``, ``UPSERT``, ``DELETE``, ...).
+    ``num_writes``: the write's records that went into files (``num_inserts`` plus
+    ``num_updates``); ``num_inserts``, ``num_updates``, ``num_deletes``: keys the commit
+    inserted, updated and deleted (an incoming record that loses to the stored one by the
+    ordering field counts nowhere on COPY_ON_WRITE, where it is settled at write time, though
+    its file group is still rewritten as Hudi's merge does, and as an update on
+    MERGE_ON_READ, whose log record loses when it is read or compacted);
+    ``files_written`` / ``bytes_written``: data files and their bytes (the metadata table's
+    not counted); ``partitions_written``: partitions touched.
+    """
 
     requested_time: str
     completion_time: str
@@ -54,6 +67,19 @@ def create(
     storage_options: Optional[Dict[str, str]] = None,
     database_name: Optional[str] = None,
 ) -> "HudiTable":
+    """Creates a new table at ``base_uri`` (HudiAlreadyExistsError when one is there) and opens it.
+
+    ``record_key``: the key column(s) (str or list); ``ordering_fields``: the column whose
+    larger value wins when a key arrives twice or meets a stored record (one column; None:
+    the latest write wins); ``partition_fields``: hive-style partition column(s) (None:
+    non-partitioned); ``table_type``: ``"cow"`` or ``"mor"``; ``table_name``: default the
+    last path segment; ``record_index_enabled``: keep the record-level index in the metadata
+    table (keyed writes then look keys up there; False: footer bloom filters);
+    ``hudi_options``: Hudi configuration keys (``hoodie.write.table.version`` 6, 8 (default)
+    or 9, ``hoodie.metadata.index.column.stats.enable``, file sizing, ...), kept as the
+    handle's options; ``storage_options``: object-store credentials and endpoints
+    (docs/status.md); ``database_name``: ``hoodie.database.name``.
+    """
     from hudi.table import HudiTable
 
     key = _fields(record_key, "record_key")

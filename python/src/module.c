@@ -5,7 +5,7 @@
 #include "hudi/common.h"
 
 static PyObject *exc_base, *exc_invalid, *exc_conflict, *exc_corrupt, *exc_io, *exc_not_found,
-    *exc_unsupported;
+    *exc_unsupported, *exc_exists;
 
 static PyObject *new_exc(PyObject *module, const char *name, const char *doc, PyObject *bases) {
   char qualified[128];
@@ -38,7 +38,12 @@ int hudi_py_add_exceptions(PyObject *m) {
   b = tuple2(exc_base, PyExc_NotImplementedError);
   exc_unsupported = b ? new_exc(m, "HudiUnsupportedError", "Valid, but not supported by hudi-c.", b) : NULL;
   Py_XDECREF(b);
-  if (!exc_invalid || !exc_conflict || !exc_corrupt || !exc_io || !exc_not_found || !exc_unsupported)
+  b = tuple2(exc_base, PyExc_FileExistsError);
+  exc_exists = b ? new_exc(m, "HudiAlreadyExistsError",
+                           "What is being created exists already (a table at the path, say).", b)
+                 : NULL;
+  Py_XDECREF(b);
+  if (!exc_invalid || !exc_conflict || !exc_corrupt || !exc_io || !exc_not_found || !exc_unsupported || !exc_exists)
     return -1;
   return 0;
 }
@@ -52,6 +57,7 @@ PyObject *hudi_py_raise(const hudi_error *err) {
     case HUDI_ERR_IO: cls = exc_io; break;
     case HUDI_ERR_NOT_FOUND: cls = exc_not_found; break;
     case HUDI_ERR_UNSUPPORTED: cls = exc_unsupported; break;
+    case HUDI_ERR_EXISTS: cls = exc_exists; break;
     case HUDI_ERR_NOMEM: PyErr_SetString(PyExc_MemoryError, err->message); return NULL;
     default: break;
   }

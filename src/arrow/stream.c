@@ -34,6 +34,14 @@ static hudi_status errno_status(int rc) {
   }
 }
 
+hudi_status hudi_arrow_stored_read_status(int rc) {
+  switch (rc) {
+    case EINVAL: return HUDI_ERR_CORRUPT;
+    case ENOENT: return HUDI_ERR_NOT_FOUND;
+    default: return errno_status(rc);
+  }
+}
+
 /* ---- a stream over batches held in memory ---- */
 
 typedef struct batches_priv {

@@ -32,4 +32,11 @@ hudi_status hudi_arrow_stream_from_batches(struct ArrowArrayStream *out, const h
 /* The errno-style code a stream callback returns for a status. */
 int hudi_arrow_status_errno(hudi_status st);
 
+/* The status of a failed get_next of a stream reading stored data (a
+ * table's files): the inverse of hudi_arrow_status_errno, EINVAL taken as
+ * HUDI_ERR_CORRUPT (bytes that do not follow their format: a read's bad
+ * input fails when it is planned, before any batch), ENOENT as
+ * HUDI_ERR_NOT_FOUND, anything unknown as HUDI_ERR_IO. */
+hudi_status hudi_arrow_stored_read_status(int rc);
+
 #endif

@@ -260,7 +260,7 @@ static hudi_status validate(const hudi_create_options *o, int *version, size_t *
   if (*version == 6 && plan.mdt) /* create_mdt.h: the v6 metadata table is not written */
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table version 6: hudi-c creates version 6 tables without a metadata table (record "
-                        "index); pass record_index_enabled=false (upserts then use the bloom index)");
+                        "index); turn record_index_enabled off (upserts then use the bloom index)");
   v = hudi_create_option(o, "hoodie.table.timeline.timezone");
   if (v && strcasecmp(v, "UTC") != 0)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED, "hoodie.table.timeline.timezone=%s: only UTC is written", v);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "arrow/view.h"
+#include "arrow/stream.h"
 #include "base/alloc.h"
 #include "base/hashmap.h"
 #include "hudi/read.h"
@@ -157,9 +158,10 @@ static hudi_status read_keys(bloom_index *ix, size_t i, hudi_hashmap *set, hudi_
   while (st == HUDI_OK) {
     struct ArrowArray a;
     memset(&a, 0, sizeof a);
-    if (s.get_next(&s, &a) != 0) {
+    int rc = s.get_next(&s, &a);
+    if (rc != 0) {
       const char *m = s.get_last_error ? s.get_last_error(&s) : NULL;
-      st = hudi_err_set(err, HUDI_ERR_IO, "reading record keys: %s", m ? m : "error");
+      st = hudi_err_set(err, hudi_arrow_stored_read_status(rc), "reading record keys: %s", m ? m : "error");
       break;
     }
     if (!a.release) break;

@@ -185,8 +185,8 @@ hudi_status hudi_keygen_value_string(const hudi_arrow_view *col, int64_t row, co
   }
 }
 
-hudi_status hudi_keygen_record_key(const hudi_keygen *kg, const hudi_arrow_view *batch, int64_t row, hudi_buf *out,
-                                   hudi_error *err) {
+hudi_status hudi_keygen_record_key(const hudi_keygen *kg, const hudi_arrow_view *batch, int64_t row, int64_t row_no,
+                                   hudi_buf *out, hudi_error *err) {
   size_t start = out->len;
   bool any_value = false;
   for (size_t i = 0; i < kg->n_keys; i++) {
@@ -203,7 +203,7 @@ hudi_status hudi_keygen_record_key(const hudi_keygen *kg, const hudi_arrow_view 
     bool empty = !is_null && out->len == before;
     if (!kg->key_with_names && (is_null || empty))
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "record key field '%s' is %s in row %" PRId64,
-                          kg->key_fields[i], is_null ? "null" : "empty", row);
+                          kg->key_fields[i], is_null ? "null" : "empty", row_no);
     if (is_null) HUDI_TRY(hudi_buf_append_str(out, "__null__", err));
     else if (empty) HUDI_TRY(hudi_buf_append_str(out, "__empty__", err));
     else any_value = true;
@@ -211,7 +211,7 @@ hudi_status hudi_keygen_record_key(const hudi_keygen *kg, const hudi_arrow_view 
   if (!any_value) {
     out->len = start;
     return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "every record key field (%s...) is null or empty in row %" PRId64,
-                        kg->key_fields[0], row);
+                        kg->key_fields[0], row_no);
   }
   return HUDI_OK;
 }

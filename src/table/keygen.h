@@ -41,11 +41,12 @@ void hudi_keygen_free(hudi_keygen *kg);
  * (top-level names); a missing one is HUDI_ERR_INVALID_ARG naming it. */
 HUDI_NODISCARD hudi_status hudi_keygen_bind(hudi_keygen *kg, const hudi_arrow_view *batch, hudi_error *err);
 
-/* Appends row i's record key (no NUL) to out. A null or empty key (all
- * null/empty for a composite key) is HUDI_ERR_INVALID_ARG naming the column
- * and the row. */
+/* Appends row `row`'s record key (no NUL) to out. A null or empty key
+ * (all null/empty for a composite key) is HUDI_ERR_INVALID_ARG naming the
+ * column and row_no (the row's number in the whole write, counted from 0
+ * over every batch, not within this one). */
 HUDI_NODISCARD hudi_status hudi_keygen_record_key(const hudi_keygen *kg, const hudi_arrow_view *batch, int64_t row,
-                                                  hudi_buf *out, hudi_error *err);
+                                                  int64_t row_no, hudi_buf *out, hudi_error *err);
 /* Appends row i's partition path ("" when non-partitioned). */
 HUDI_NODISCARD hudi_status hudi_keygen_partition_path(const hudi_keygen *kg, const hudi_arrow_view *batch,
                                                       int64_t row, hudi_buf *out, hudi_error *err);

@@ -16,6 +16,7 @@
 
 #include "arrow/builder.h"
 #include "arrow/field.h"
+#include "arrow/stream.h"
 #include "arrow/stream_readahead.h"
 #include "arrow/view.h"
 #include "avro/arrow_encode.h"
@@ -87,7 +88,12 @@ typedef struct mw {
   bool *same_in;                /* per data column: incoming values copy as they are */
   char *schema_json, *avro_with_meta;
   char root_name[600];
-  int64_t ordering_in, ordering_stored; /* column of the ordering field: input data / stored with meta */
+  /* The ordering field's column in the input data (-1: none), and its
+   * name (NULL: the table has none), looked up in each stored slice's own
+   * columns (files written before the column was added lack it). */
+  int64_t ordering_in;
+  const char *ordering_name;
+  char ordering_buf[256];
   int64_t max_file_size;
   hudi_pq_writer_options pq;
   hudi_bloom_cfg bloom; /* footer bloom filter and key range */
@@ -196,19 +202,62 @@ static hudi_status build_schemas(mw *c, bool *empty_table, hudi_error *err) {
   if (c->rows)
     for (int64_t i = 0; i < d->n_children; i++)
       c->same_in[i] = hudi_write_same_storage(&d->children[i], &c->rows->input.children[i]);
-  char ob[256];
-  const char *of = hudi_table_ordering_field(c->t, ob, sizeof ob);
-  c->ordering_in = c->ordering_stored = -1;
+  const char *of = hudi_table_ordering_field(c->t, c->ordering_buf, sizeof c->ordering_buf);
+  c->ordering_in = -1;
+  c->ordering_name = of;
   if (of && c->rows) {
     c->ordering_in = hudi_arrow_field_child_index(&c->rows->input, of);
     if (c->ordering_in < 0)
       return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "the data has no column '%s' (the table's ordering field)", of);
   }
-  if (of) {
-    int64_t k = hudi_arrow_field_child_index(d, of);
-    c->ordering_stored = k < 0 ? -1 : N_META + k;
-  }
   return HUDI_OK;
+}
+
+/* The ordering field's column among a stored slice's columns (schema:
+ * as read, meta columns first), -1 when the table has none or the slice
+ * lacks it. */
+static int64_t stored_ordering_col(const mw *c, const struct ArrowSchema *schema) {
+  if (!c->ordering_name) return -1;
+  for (int64_t k = N_META; k < schema->n_children; k++)
+    if (schema->children[k]->name && !strcmp(schema->children[k]->name, c->ordering_name)) return k;
+  return -1;
+}
+
+/* The stored record's ordering value: row `row` of column ord of v, or
+ * null when the slice lacks the column (as a stored null compares). */
+static void stored_ordering(hudi_value *out, const hudi_arrow_view *v, int64_t ord, int64_t row) {
+  if (ord < 0) {
+    memset(out, 0, sizeof *out);
+    out->is_null = true;
+    return;
+  }
+  hudi_value_from_view(out, &v->children[ord], row);
+}
+
+static bool as_double(const hudi_value *v, double *out) {
+  switch (v->cls) {
+    case HUDI_VC_INT: *out = (double)v->v.i; return true;
+    case HUDI_VC_UINT: *out = (double)v->v.u; return true;
+    case HUDI_VC_DOUBLE: *out = v->v.d; return true;
+    default: return false;
+  }
+}
+
+/* Whether an incoming record loses to the stored one of its key by their
+ * ordering values, as the reader merges them (read_slice.c compare_rows)
+ * and Java's DefaultHoodieRecordPayload: a null never beats a value (a
+ * stored null, or a slice without the column, loses to any incoming
+ * value; an incoming null loses to a stored value); values the schema
+ * promoted since the file was written (a stored int, an incoming double)
+ * compare as numbers; a tie goes to the incoming record. */
+static bool incoming_loses(const hudi_value *in, const hudi_value *stored) {
+  if (stored->is_null) return false;
+  if (in->is_null) return true;
+  if (in->cls != stored->cls) {
+    double a, b;
+    return as_double(in, &a) && as_double(stored, &b) && a < b;
+  }
+  return hudi_value_cmp(in, stored) < 0;
 }
 
 /* ---- incoming records ----------------------------------------------- */
@@ -331,12 +380,15 @@ static hudi_status stale_moves_in_slice(mw *c, size_t s, const hudi_hashmap *min
   hudi_status st = hudi_table_read_file_slice(&in, c->t, c->full, s, err);
   if (st == HUDI_OK && in.get_schema(&in, &schema) != 0)
     st = hudi_err_set(err, HUDI_ERR_IO, "reading the schema of file group %s", info.file_id);
+  int64_t ord = st == HUDI_OK ? stored_ordering_col(c, &schema) : -1;
   while (st == HUDI_OK) {
     struct ArrowArray a;
     memset(&a, 0, sizeof a);
-    if (in.get_next(&in, &a) != 0) {
+    int rc = in.get_next(&in, &a);
+    if (rc != 0) {
       const char *m = in.get_last_error ? in.get_last_error(&in) : NULL;
-      st = hudi_err_set(err, HUDI_ERR_IO, "reading file group %s: %s", info.file_id, m ? m : "error");
+      st = hudi_err_set(err, hudi_arrow_stored_read_status(rc), "reading file group %s: %s", info.file_id,
+                        m ? m : "error");
       break;
     }
     if (!a.release) break;
@@ -353,8 +405,8 @@ static hudi_status stale_moves_in_slice(mw *c, size_t s, const hudi_hashmap *min
       const hudi_arrow_view *bv = &c->rows->batches[wr->batch].view;
       hudi_value inv, sv;
       hudi_value_from_view(&inv, &bv->children[c->ordering_in], hudi_arrow_view_struct_row(bv, wr->row));
-      hudi_value_from_view(&sv, &v.children[c->ordering_stored], row);
-      if (hudi_value_cmp(&inv, &sv) < 0) {
+      stored_ordering(&sv, &v, ord, row);
+      if (incoming_loses(&inv, &sv)) {
         e->kind = INC_NOOP;
         e->slice = -1; /* its slice is not written for it */
       }
@@ -371,7 +423,7 @@ static hudi_status stale_moves_in_slice(mw *c, size_t s, const hudi_hashmap *min
  * record's (stale_moves_in_slice), reading only the slices such keys are
  * in. Tables without an ordering field move every key. */
 static hudi_status drop_stale_moves(mw *c, hudi_error *err) {
-  if (c->ordering_in < 0 || c->ordering_stored < 0) return HUDI_OK;
+  if (c->ordering_in < 0) return HUDI_OK;
   hudi_hashmap by_slice; /* slice -> its moving keys' hashmap index */
   hudi_hashmap_init(&by_slice, 0);
   hudi_hashmap *maps = NULL;
@@ -456,6 +508,8 @@ typedef struct bw {
    * its values copy as they are. NULL until the first stored row. */
   int64_t *stored_col;
   bool *same_stored;
+  /* The ordering field's column in the stored rows (stored_ordering_col). */
+  int64_t ord;
   /* Direct copy (COW rewrites): unchanged stored rows go to the writer as
    * runs of the stored batch, with only the file-name column replaced by
    * `name` (this file's name, name_rows times), instead of row by row
@@ -953,7 +1007,8 @@ typedef enum { ROW_KEEP, ROW_DELETE, ROW_UPDATE } row_fate;
 /* Row i of stored batch v against the slice's incoming keys `mine`: kept
  * (no incoming record, or one with a lower ordering value, which loses),
  * deleted, or updated by incoming record *e. */
-static row_fate stored_row_fate(mw *c, const hudi_hashmap *mine, const hudi_arrow_view *v, int64_t i, inc **e) {
+static row_fate stored_row_fate(mw *c, const hudi_hashmap *mine, const hudi_arrow_view *v, int64_t ord, int64_t i,
+                                inc **e) {
   if (i + KEY_AHEAD < v->length) { /* most rows' keys are not in `mine`: misses, overlapped */
     int64_t al;
     const uint8_t *ak = hudi_arrow_view_bytes(&v->children[2], hudi_arrow_view_struct_row(v, i + KEY_AHEAD), &al);
@@ -965,13 +1020,13 @@ static row_fate stored_row_fate(mw *c, const hudi_hashmap *mine, const hudi_arro
   if (!k || !hudi_hashmap_get(mine, k, (size_t)kl, &hv)) return ROW_KEEP;
   *e = &c->incs[hv.u64];
   if ((*e)->kind == INC_DELETE || (*e)->kind == INC_MOVE) return ROW_DELETE;
-  if (c->ordering_in >= 0 && c->ordering_stored >= 0) {
+  if (c->ordering_in >= 0) {
     const hudi_write_row *wr = &c->rows->order[(*e)->row];
     const hudi_arrow_view *bv = &c->rows->batches[wr->batch].view;
     hudi_value inv, sv;
     hudi_value_from_view(&inv, &bv->children[c->ordering_in], hudi_arrow_view_struct_row(bv, wr->row));
-    hudi_value_from_view(&sv, &v->children[c->ordering_stored], row);
-    if (hudi_value_cmp(&inv, &sv) < 0) return ROW_KEEP;
+    stored_ordering(&sv, v, ord, row);
+    if (incoming_loses(&inv, &sv)) return ROW_KEEP;
   }
   return ROW_UPDATE;
 }
@@ -982,7 +1037,7 @@ static hudi_status merge_batch_rows(mw *c, bw *b, const hudi_hashmap *mine, cons
                                     const hudi_arrow_field *vf, int64_t *updates, int64_t *deletes, hudi_error *err) {
   for (int64_t i = 0; i < v->length; i++) {
     inc *e = NULL;
-    switch (stored_row_fate(c, mine, v, i, &e)) {
+    switch (stored_row_fate(c, mine, v, b->ord, i, &e)) {
       case ROW_KEEP: HUDI_TRY(bw_add_stored(b, v, vf, i, err)); break;
       case ROW_DELETE: (*deletes)++; break;
       case ROW_UPDATE:
@@ -1004,7 +1059,7 @@ static hudi_status merge_batch_runs(mw *c, bw *b, const hudi_hashmap *mine, stru
   hudi_status st = HUDI_OK;
   for (int64_t i = 0; st == HUDI_OK && i < v->length; i++) {
     inc *e = NULL;
-    row_fate f = stored_row_fate(c, mine, v, i, &e);
+    row_fate f = stored_row_fate(c, mine, v, b->ord, i, &e);
     if (f == ROW_KEEP) {
       if (run < 0) run = i;
       continue;
@@ -1085,13 +1140,16 @@ static hudi_status rewrite_slice(mw *c, size_t s, hudi_error *err) {
   if (st == HUDI_OK && in.get_schema(&in, &schema) != 0)
     st = hudi_err_set(err, HUDI_ERR_IO, "reading the schema of file group %s", info.file_id);
   if (st == HUDI_OK) st = hudi_arrow_field_from_schema(&vf, &schema, true, err);
+  if (st == HUDI_OK) b->ord = stored_ordering_col(c, &schema);
   int64_t updates = 0, deletes = 0, inserts = 0;
   while (st == HUDI_OK) {
     struct ArrowArray a;
     memset(&a, 0, sizeof a);
-    if (in.get_next(&in, &a) != 0) {
+    int rc = in.get_next(&in, &a);
+    if (rc != 0) {
       const char *m = in.get_last_error ? in.get_last_error(&in) : NULL;
-      st = hudi_err_set(err, HUDI_ERR_IO, "reading file group %s: %s", info.file_id, m ? m : "error");
+      st = hudi_err_set(err, hudi_arrow_stored_read_status(rc), "reading file group %s: %s", info.file_id,
+                        m ? m : "error");
       break;
     }
     if (!a.release) break;
@@ -1636,9 +1694,11 @@ static hudi_status replaced_keys(mw *c, size_t s, hudi_error *err) {
   while (st == HUDI_OK) {
     struct ArrowArray a;
     memset(&a, 0, sizeof a);
-    if (in.get_next(&in, &a) != 0) {
+    int rc = in.get_next(&in, &a);
+    if (rc != 0) {
       const char *m = in.get_last_error ? in.get_last_error(&in) : NULL;
-      st = hudi_err_set(err, HUDI_ERR_IO, "reading file group %s: %s", info.file_id, m ? m : "error");
+      st = hudi_err_set(err, hudi_arrow_stored_read_status(rc), "reading file group %s: %s", info.file_id,
+                        m ? m : "error");
       break;
     }
     if (!a.release) break;

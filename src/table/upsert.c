@@ -119,9 +119,10 @@ static hudi_status scan(hudi_table *t, const hudi_read_options *ro, batch_fn fn,
   while (st == HUDI_OK) {
     struct ArrowArray a;
     memset(&a, 0, sizeof a);
-    if (s.get_next(&s, &a) != 0) {
+    int rc = s.get_next(&s, &a);
+    if (rc != 0) {
       const char *m = s.get_last_error ? s.get_last_error(&s) : NULL;
-      st = hudi_err_set(err, HUDI_ERR_IO, "reading table %s: %s", t->base_uri, m ? m : "error");
+      st = hudi_err_set(err, hudi_arrow_stored_read_status(rc), "reading table %s: %s", t->base_uri, m ? m : "error");
       break;
     }
     if (!a.release) break;

@@ -346,7 +346,7 @@ static hudi_status add_row(hudi_write_row *row, uint32_t batch, int64_t i, const
   row->batch = batch;
   row->row = (uint32_t)i;
   row->key_off = strings->len;
-  HUDI_TRY(hudi_keygen_record_key(kg, v, i, strings, err));
+  HUDI_TRY(hudi_keygen_record_key(kg, v, i, (int64_t)row_no, strings, err));
   size_t key_len = strings->len - row->key_off;
   if (key_len > UINT32_MAX)
     return hudi_err_set(err, HUDI_ERR_LIMIT, "record key of row %zu is %zu bytes long", row_no, key_len);
@@ -374,7 +374,7 @@ static hudi_status add_row_in_place(hudi_write_row *row, uint32_t batch, int64_t
   if (!p || len == 0) {
     hudi_buf scratch;
     hudi_buf_init(&scratch, HUDI_BUF_DEFAULT_MAX);
-    hudi_status st = hudi_keygen_record_key(kg, v, i, &scratch, err);
+    hudi_status st = hudi_keygen_record_key(kg, v, i, (int64_t)row_no, &scratch, err);
     hudi_buf_free(&scratch);
     return st != HUDI_OK ? st
                          : hudi_err_set(err, HUDI_ERR_INTERNAL, "record key of row %zu: the key generator took a %s",

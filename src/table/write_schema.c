@@ -292,6 +292,13 @@ hudi_status hudi_write_rows_evolve(hudi_write_rows *rows, hudi_table *t, const h
                                    bool *evolved, hudi_error *err) {
   bool ev = false;
   if (evolved) *evolved = false;
+  /* Every write's rows carry the ordering field: merges compare it (a
+   * stored record without it cannot lose or win by it), as upserts have
+   * always required. */
+  char ob[256];
+  const char *of = hudi_table_ordering_field(t, ob, sizeof ob);
+  if (of && hudi_arrow_field_child_index(&rows->input, of) < 0)
+    return hudi_err_set(err, HUDI_ERR_INVALID_ARG, "the data has no column '%s' (the table's ordering field)", of);
   char *json = NULL;
   HUDI_TRY(hudi_write_current_schema(&json, t, err));
   if (!json) return HUDI_OK; /* the first write: the data's schema */

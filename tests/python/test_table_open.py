@@ -75,7 +75,9 @@ def test_exception_hierarchy():
     assert issubclass(hudi.HudiIOError, OSError)
     assert issubclass(hudi.HudiNotFoundError, hudi.HudiIOError)
     assert issubclass(hudi.HudiUnsupportedError, NotImplementedError)
-    for code, cls in [(1, hudi.HudiInvalidInputError), (4, hudi.HudiIOError), (5, hudi.HudiNotFoundError),
+    assert issubclass(hudi.HudiAlreadyExistsError, hudi.HudiError)
+    assert issubclass(hudi.HudiAlreadyExistsError, FileExistsError)
+    for code, cls in [(6, hudi.HudiAlreadyExistsError), (1, hudi.HudiInvalidInputError), (4, hudi.HudiIOError), (5, hudi.HudiNotFoundError),
                       (7, hudi.HudiCorruptDataError), (8, hudi.HudiUnsupportedError), (9, hudi.HudiConflictError),
                       (11, hudi.HudiError)]:
         with pytest.raises(cls, match="boom"):

@@ -20,7 +20,7 @@ import fastavro
 import pyarrow.parquet as pq
 import pytest
 
-from hudi import HudiTable
+from hudi import HudiTable, HudiUnsupportedError
 from test_write_verbs import Model, check, compare, data
 
 V6_STAT_KEYS = ["fileId", "path", "cdcStats", "prevCommit", "numWrites", "numDeletes", "numUpdateWrites",
@@ -233,7 +233,7 @@ def test_overwrite_in_each_version(tmp_path, version, kind):
 
 
 def test_version_6_refuses_the_metadata_table(tmp_path):
-    with pytest.raises(Exception, match="record_index_enabled=false"):
+    with pytest.raises(HudiUnsupportedError, match="turn record_index_enabled off"):
         HudiTable.create(str(tmp_path / "t"), "id", hudi_options={"hoodie.write.table.version": "6"})
     assert not (tmp_path / "t" / ".hoodie" / "hoodie.properties").exists()
     with pytest.raises(Exception, match="6, 8 and 9"):

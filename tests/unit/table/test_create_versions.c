@@ -281,7 +281,7 @@ static void refusals(void **state) {
   opt.value = "6";
   hudi_error_clear(&err);
   assert_int_equal(hudi_table_create(&t, base, &o, &err), HUDI_ERR_UNSUPPORTED);
-  assert_non_null(strstr(err.message, "record_index_enabled=false"));
+  assert_non_null(strstr(err.message, "turn record_index_enabled off"));
   struct stat sb;
   assert_int_not_equal(stat(base, &sb), 0); /* nothing written */
 }
