@@ -11,6 +11,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "parquet/reader.h"
+#include "table/hadoop_crc.h"
 
 #define VERSION_FILE "_version_"
 #define MAX_VERSION_FILE 64
@@ -333,6 +334,10 @@ hudi_status hudi_lsm_publish(hudi_storage *s, const char *hist, int cur, const h
   char vs[16];
   int n = snprintf(vs, sizeof vs, "%d", v);
   path_in(p, sizeof p, hist, VERSION_FILE);
+  /* Spark's checksum of the _version_ it wrote would no longer match
+   * (hadoop_crc.h; Hudi's reader then falls back to listing, with a
+   * warning). */
+  HUDI_TRY(hudi_hadoop_crc_delete(s, p, err));
   return hudi_storage_write(s, p, vs, (size_t)n, 0, err);
 }
 

@@ -11,6 +11,7 @@
 #include "base/buf.h"
 #include "expr/value.h"
 #include "table/commit_metadata.h"
+#include "table/hadoop_crc.h"
 #include "table/index_defs.h"
 #include "table/mdt_column_stats.h"
 #include "table/mdt_drop.h"
@@ -321,8 +322,12 @@ static hudi_status put_index_def(hudi_table *t, const char *name, json_t *e, boo
   hudi_buf_init(&text, HUDI_INDEX_DEFS_MAX);
   st = bad ? hudi_err_set(err, HUDI_ERR_NOMEM, "index definitions") : HUDI_OK;
   if (st == HUDI_OK) st = hudi_index_defs_render(root, &text, err);
-  if (st == HUDI_OK)
-    st = hudi_storage_write(t->storage, *path_set ? HUDI_INDEX_DEFS_DEFAULT_PATH : path, text.data, text.len, 0, err);
+  /* A checksum Spark's Hadoop file system left beside the file would no
+   * longer match: Spark 1.2 then reads no index definitions at all (its
+   * data skipping fails) and writes that empty view back (hadoop_crc.h). */
+  const char *where = *path_set ? HUDI_INDEX_DEFS_DEFAULT_PATH : path;
+  if (st == HUDI_OK) st = hudi_hadoop_crc_delete(t->storage, where, err);
+  if (st == HUDI_OK) st = hudi_storage_write(t->storage, where, text.data, text.len, 0, err);
   hudi_buf_free(&text);
   json_decref(root);
   return st;

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "base/buf.h"
+#include "table/hadoop_crc.h"
 #include "table/index_defs.h"
 #include "table/mdt_compact.h"
 #include "table/mdt_reader.h"
@@ -125,6 +126,8 @@ static hudi_status drop_column_stats_def(hudi_table *t, hudi_error *err) {
     hudi_buf text;
     hudi_buf_init(&text, HUDI_INDEX_DEFS_MAX);
     st = hudi_index_defs_render(root, &text, err);
+    /* Spark's checksum of the file would no longer match (hadoop_crc.h). */
+    if (st == HUDI_OK) st = hudi_hadoop_crc_delete(t->storage, path, err);
     if (st == HUDI_OK) st = hudi_storage_write(t->storage, path, text.data, text.len, 0, err);
     hudi_buf_free(&text);
   }

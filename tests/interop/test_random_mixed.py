@@ -12,9 +12,17 @@ GLOBAL_BLOOM does). Version-6 Spark writes run with `hoodie.metadata.enable=fals
 writes no version-6 metadata table, and Hudi 0.15 would build one that hudi-c then refuses to
 update.
 
+On versions 8 and 9 Spark writes with Hudi 1.x's default metadata indexes (column stats, and
+partition stats on a partitioned table), which it then initialises on hudi-c's tables and hudi-c
+keeps current (`HUDI_RANDOM_MIXED_SPARK_STATS=off` turns them off as before, `random` draws per
+seed; `HUDI_RANDOM_MIXED_HUDIC_STATS=1` has hudi-c create its tables with column stats too).
+
 Oracles, after every step: the model of test_random_ops.py (snapshot with meta columns, time
 travel, incremental reads, hudi_check.py with the .crc files Spark's Hadoop file system leaves
-excepted); every few steps and at the end, Spark's own snapshot read equals the model too.
+excepted, and every such .crc still matching its file); on a table listing column_stats, four
+random filtered queries of Spark's with data skipping on (`HUDI_RANDOM_MIXED_SKIPPING=0` skips
+them between steps); every few steps and at the end, Spark's own snapshot read equals the model
+too.
 
 `HUDI_RANDOM_MIXED_SEEDS=0-19` runs more seeds than the suite's fixed ones
 (`HUDI_RANDOM_MIXED_VERBOSE=1 pytest -s` prints each sequence).
@@ -23,7 +31,10 @@ excepted); every few steps and at the end, Spark's own snapshot read equals the 
 from __future__ import annotations
 
 import os
+import random
 import re
+import struct
+import zlib
 from pathlib import Path
 from typing import Dict, List
 
@@ -47,7 +58,19 @@ class MixedRun(ops.Run):
         self.spark = engines[self.version]
         self.spark_steps = 0
         self.spark_rli = self.rli
-        self.log[0] += f" spark=Hudi {self.spark.hudi_version}"
+        # Spark's writes on version-8 and -9 tables keep Hudi 1.x's default metadata indexes
+        # (column_stats, and partition_stats on a partitioned table) unless
+        # HUDI_RANDOM_MIXED_SPARK_STATS says "off" (or "random": drawn per seed, by an rng of its
+        # own so that the seed's sequence stays the same)
+        mode = os.environ.get("HUDI_RANDOM_MIXED_SPARK_STATS", "default")
+        side = random.Random(f"stats{seed}")
+        self.skip_rng = random.Random(f"skip{seed}")
+        self.spark_stats = self.version != 6 and (mode == "default" or (mode == "random" and side.random() < 0.5))
+        # HUDI_RANDOM_MIXED_HUDIC_STATS=1: hudi-c creates (and writes) version-8 and -9 tables with
+        # column stats on too
+        if os.environ.get("HUDI_RANDOM_MIXED_HUDIC_STATS") == "1" and self.version != 6:
+            self.opts["hoodie.metadata.index.column.stats.enable"] = "true"
+        self.log[0] += f" spark=Hudi {self.spark.hudi_version} spark_stats={self.spark_stats}"
 
     def spark_options(self, operation: str, compact: bool) -> Dict[str, str]:
         o = {
@@ -81,6 +104,9 @@ class MixedRun(ops.Run):
             "hoodie.insert.shuffle.parallelism": "2",
             "hoodie.delete.shuffle.parallelism": "2",
         }
+        if self.spark_stats:  # Hudi 1.x's defaults: both on
+            del o["hoodie.metadata.index.column.stats.enable"]
+            del o["hoodie.metadata.index.partition.stats.enable"]
         if self.version != 6:  # (Hudi 0.15 knows neither)
             o["hoodie.write.table.version"] = str(self.version)
             o["hoodie.write.auto.upgrade"] = "false"
@@ -164,11 +190,79 @@ class MixedRun(ops.Run):
 
     def check(self) -> List[str]:
         # Hadoop's local file system leaves a .crc checksum beside each file Spark writes
-        return [b for b in super().check() if not re.search(r"\.crc\b", b)]
+        return [b for b in super().check() if not re.search(r"\.crc\b", b)] + self.stale_checksums()
+
+    def stale_checksums(self) -> List[str]:
+        """Each .<name>.crc Spark left must match <name>: Hadoop's local file system refuses a
+        file whose checksum does not (hudi-c deletes the checksum of a file it rewrites,
+        hadoop_crc.h), and some of Hudi's readers take the refusal for an absent file."""
+        bad = []
+        for crc in self.path.rglob(".*.crc"):
+            f = crc.with_name(crc.name[1:-4])
+            if not f.exists():
+                continue
+            c, data = crc.read_bytes(), f.read_bytes()
+            per = struct.unpack(">I", c[4:8])[0] if c[:4] == b"crc\0" else 0
+            sums = [struct.unpack(">I", c[i:i + 4])[0] for i in range(8, len(c) - 3, 4)]
+            if not per or sums != [zlib.crc32(data[i:i + per]) for i in range(0, len(data), per)]:
+                bad.append(f"stale Hadoop checksum: {crc.relative_to(self.path)}")
+        return bad
 
     def spark_rows(self) -> List[tuple]:
         rows = self.spark.read_table(str(self.path), {}).rows
         return sorted(tuple(r[c] for c in ops.COLS) for r in rows)
+
+    def lists(self, partition: str) -> bool:
+        for line in (self.path / ".hoodie" / "hoodie.properties").read_text().splitlines():
+            if line.startswith("hoodie.table.metadata.partitions="):
+                return partition in line.split("=", 1)[1].split(",")
+        return False
+
+    def verify_skipping(self) -> None:
+        """On a table whose metadata table lists column_stats: Spark's filtered queries with data
+        skipping on (column_stats prune files, partition_stats partitions) find the model's rows
+        (predicates drawn by an rng of their own: the seed's sequence stays the same)."""
+        if self.version == 6 or not self.lists("column_stats"):
+            return
+        r = self.skip_rng
+        conds = []
+        for _ in range(4):
+            what = r.choice(("v", "v", "ts", "id", "note"))
+            if what == "v":
+                lo = r.randint(-999, 999)
+                cond = (f"v >= {lo} AND v < {lo + 80}", lambda row, lo=lo: lo <= row[2] < lo + 80)
+            elif what == "ts":
+                lo = r.randint(1000, max(1000, self.clock))
+                cond = (f"ts >= {lo} AND ts <= {lo + 15}", lambda row, lo=lo: lo <= row[1] <= lo + 15)
+            elif what == "id":
+                k = f"k{r.randint(0, max(0, self.next_key - 1)):04d}"
+                cond = (f"id = '{k}'", lambda row, k=k: True, k)
+            else:
+                notes = sorted({row[3] for row in self.m.rows.values()}) or ["none"]
+                n = r.choice(notes)
+                cond = (f"note = '{n}'", lambda row, n=n: row[3] == n)
+            if self.partitioned and r.random() < 0.3:
+                reg = r.choice(ops.REGIONS)
+                c = cond
+                cond = (f"({c[0]}) AND region = '{reg}'", lambda row, c=c, reg=reg: row[0] == reg and c[1](row)) + c[2:]
+            conds.append(cond)
+        view = f"skip_{self.seed}"
+        self.spark.call("sql", query=f"CREATE OR REPLACE TEMPORARY VIEW {view} USING hudi OPTIONS (path '{self.path}', "
+                        "'hoodie.enable.data.skipping' 'true', 'hoodie.metadata.enable' 'true')")
+        query = " UNION ALL ".join(f"SELECT {j} AS q, id FROM {view} WHERE {c[0]}" for j, c in enumerate(conds))
+        try:
+            rows = self.spark.call("sql", query=query)["rows"]
+        except Exception as e:
+            raise AssertionError("\n".join(self.log) + f"\nSpark's data-skipping query failed: {str(e)[:1500]}") from None
+        def val(x):
+            return next(iter(x.values())) if isinstance(x, dict) else x
+        for j, c in enumerate(conds):
+            got = sorted(val(row["id"]) for row in rows if val(row["q"]) == j)
+            want = sorted(k for k, row in self.m.rows.items() if (len(c) < 3 or k == c[2]) and c[1](row))
+            if got != want:
+                self.log.append(f"(Spark's data-skipping query WHERE {c[0]})")
+                self.log.append(f"   metadata partitions: {[l for l in (self.path / '.hoodie' / 'hoodie.properties').read_text().splitlines() if 'metadata.partitions' in l]}")
+                super().fail(f"Spark (Hudi {self.spark.hudi_version}) data skipping WHERE {c[0]}", got, want)
 
     def verify_spark(self) -> None:
         got, want = self.spark_rows(), self.m.expected()
@@ -207,9 +301,12 @@ def test_random_mixed(tmp_path, engines, seed):
     for i in range(int(os.environ.get("HUDI_RANDOM_MIXED_STEPS", "24"))):
         run.step(i)
         run.verify()
+        if os.environ.get("HUDI_RANDOM_MIXED_SKIPPING", "1") == "1":
+            run.verify_skipping()
         if i % 8 == 7:
             run.verify_spark()
     run.verify_spark()
+    run.verify_skipping()
     assert run.spark_steps >= 1 or len(run.log) < 8, "\n".join(run.log)
     if os.environ.get("HUDI_RANDOM_MIXED_VERBOSE"):
         print("\n".join(run.log))
