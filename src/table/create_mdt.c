@@ -102,20 +102,12 @@ static hudi_status write_index_defs(hudi_storage *s, const hudi_mdt_create_plan 
   if (!(v9 && p->rli) && !p->column_stats_groups) return HUDI_OK;
   json_t *root = json_object(), *defs = json_object();
   bool bad = !root || !defs || json_object_set_new(root, "indexDefinitions", defs) != 0;
-  if (!bad && v9 && p->rli) {
-    json_t *e = hudi_index_defs_new_entry("record_index", "", "V1");
-    bad = !e || json_object_set_new(json_object_get(e, "indexOptions"), "isPartitioned", json_string("false")) != 0 ||
-          json_object_set_new(defs, "record_index", e) != 0;
-  }
+  if (!bad && v9 && p->rli) bad = json_object_set_new(defs, "record_index", hudi_index_defs_new_record_index()) != 0;
   if (!bad && p->column_stats_groups)
     bad = json_object_set_new(defs, "column_stats", hudi_index_defs_new_entry("column_stats", "column_stats",
                                                                               v9 ? "V2" : NULL)) != 0;
-  hudi_buf text;
-  hudi_buf_init(&text, HUDI_INDEX_DEFS_MAX);
   hudi_status st = bad ? hudi_err_set(err, HUDI_ERR_NOMEM, "index definitions") : HUDI_OK;
-  if (st == HUDI_OK) st = hudi_index_defs_render(root, &text, err);
-  if (st == HUDI_OK) st = hudi_storage_write(s, HUDI_CREATE_INDEX_DEFS_PATH, text.data, text.len, 0, err);
-  hudi_buf_free(&text);
+  if (st == HUDI_OK) st = hudi_index_defs_save(s, HUDI_CREATE_INDEX_DEFS_PATH, root, err);
   json_decref(root);
   return st;
 }

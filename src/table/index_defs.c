@@ -101,6 +101,25 @@ json_t *hudi_index_defs_new_entry(const char *name, const char *function, const 
   return e;
 }
 
+json_t *hudi_index_defs_new_record_index(void) {
+  json_t *e = hudi_index_defs_new_entry("record_index", "", "V1");
+  if (e && json_object_set_new(json_object_get(e, "indexOptions"), "isPartitioned", json_string("false")) != 0) {
+    json_decref(e);
+    return NULL;
+  }
+  return e;
+}
+
+hudi_status hudi_index_defs_save(hudi_storage *s, const char *path, const json_t *root, hudi_error *err) {
+  hudi_buf out;
+  hudi_buf_init(&out, HUDI_INDEX_DEFS_MAX);
+  hudi_status st = hudi_index_defs_render(root, &out, err);
+  if (st == HUDI_OK) st = hudi_hadoop_crc_delete(s, path, err);
+  if (st == HUDI_OK) st = hudi_storage_write(s, path, out.data, out.len, 0, err);
+  hudi_buf_free(&out);
+  return st;
+}
+
 static bool same_fields(const json_t *fields, const char *const *cols, size_t n) {
   if (!json_is_array(fields) || json_array_size(fields) != n) return false;
   for (size_t i = 0; i < n; i++) {
@@ -154,14 +173,8 @@ hudi_status hudi_index_defs_set_source_fields(hudi_storage *s, const char *path,
     return HUDI_OK;
   }
   if (st == HUDI_OK) st = set_fields(def, cols, n, err);
-  hudi_buf out;
-  hudi_buf_init(&out, HUDI_INDEX_DEFS_MAX);
-  if (st == HUDI_OK) st = hudi_index_defs_render(root, &out, err);
-  /* Spark's checksum of the file it wrote would no longer match. */
-  if (st == HUDI_OK) st = hudi_hadoop_crc_delete(s, path, err);
-  if (st == HUDI_OK) st = hudi_storage_write(s, path, out.data, out.len, 0, err);
+  if (st == HUDI_OK) st = hudi_index_defs_save(s, path, root, err);
   if (st == HUDI_OK && changed) *changed = true;
-  hudi_buf_free(&out);
   json_decref(root);
   return st;
 }

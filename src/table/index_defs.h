@@ -49,6 +49,18 @@ HUDI_NODISCARD hudi_status hudi_index_defs_render(const json_t *root, hudi_buf *
  * out of memory. */
 json_t *hudi_index_defs_new_entry(const char *name, const char *function, const char *version);
 
+/* The global record index's definition, as Hudi 1.1+ writes it (version
+ * V1, indexOptions isPartitioned false). NULL when out of memory. */
+json_t *hudi_index_defs_new_record_index(void);
+
+/* Renders root (hudi_index_defs_render) into the file at path, replacing
+ * it. A Hadoop checksum Spark left beside the file goes first
+ * (hadoop_crc.h): it would no longer match, and Spark 1.2 then reads no
+ * index definitions at all (its data skipping fails) and writes that
+ * empty view back. */
+HUDI_NODISCARD hudi_status hudi_index_defs_save(hudi_storage *s, const char *path, const json_t *root,
+                                                hudi_error *err);
+
 /* Sets indexDefinitions.<index>.sourceFields of the file at path to
  * cols[0, n), rewriting the file (atomically) only when they differ.
  * *changed (may be NULL) tells whether it was rewritten. A missing file or

@@ -11,7 +11,6 @@
 #include "base/buf.h"
 #include "expr/value.h"
 #include "table/commit_metadata.h"
-#include "table/hadoop_crc.h"
 #include "table/index_defs.h"
 #include "table/mdt_column_stats.h"
 #include "table/mdt_drop.h"
@@ -81,29 +80,25 @@ static hudi_status add_file(gathered *g, const char *partition, const char *path
   return HUDI_OK;
 }
 
+static hudi_status add_slice_files(gathered *g, const char *partition, const hudi_file_slice *sl, hudi_error *err) {
+  if (sl->base) HUDI_TRY(add_file(g, partition, sl->base->path, sl->base->size, err));
+  for (size_t l = 0; l < sl->n_logs; l++) HUDI_TRY(add_file(g, partition, sl->logs[l].path, sl->logs[l].size, err));
+  return HUDI_OK;
+}
+
 /* Every base and log file of every slice the listing found visible. */
 static hudi_status gather_files(gathered *g, const hudi_fsview *v, hudi_error *err) {
-  for (size_t i = 0; i < v->n_groups; i++) {
-    const hudi_file_group *fg = &v->groups[i];
-    for (size_t s = 0; s < fg->n_slices; s++) {
-      const hudi_file_slice *sl = &fg->slices[s];
-      if (sl->base) HUDI_TRY(add_file(g, fg->partition, sl->base->path, sl->base->size, err));
-      for (size_t l = 0; l < sl->n_logs; l++)
-        HUDI_TRY(add_file(g, fg->partition, sl->logs[l].path, sl->logs[l].size, err));
-    }
-  }
+  for (size_t i = 0; i < v->n_groups; i++)
+    for (size_t s = 0; s < v->groups[i].n_slices; s++)
+      HUDI_TRY(add_slice_files(g, v->groups[i].partition, &v->groups[i].slices[s], err));
   return HUDI_OK;
 }
 
 /* The files of the plan's slices (the latest merged slice of each file
  * group a snapshot reads: replaced groups left out) into g->files. */
 static hudi_status gather_latest(gathered *g, const hudi_read_plan *p, hudi_error *err) {
-  for (size_t i = 0; i < p->n_slices; i++) {
-    const hudi_file_group *fg = p->slices[i].group;
-    const hudi_file_slice *sl = p->slices[i].slice;
-    if (sl->base) HUDI_TRY(add_file(g, fg->partition, sl->base->path, sl->base->size, err));
-    for (size_t l = 0; l < sl->n_logs; l++) HUDI_TRY(add_file(g, fg->partition, sl->logs[l].path, sl->logs[l].size, err));
-  }
+  for (size_t i = 0; i < p->n_slices; i++)
+    HUDI_TRY(add_slice_files(g, p->slices[i].group->partition, p->slices[i].slice, err));
   return HUDI_OK;
 }
 
@@ -317,18 +312,10 @@ static hudi_status put_index_def(hudi_table *t, const char *name, json_t *e, boo
     json_decref(e);
     return hudi_err_set(err, HUDI_ERR_CORRUPT, "%s: no indexDefinitions object", *path_set ? "(new)" : path);
   }
-  bool bad = !e || json_object_set_new(defs, name, e) != 0;
-  hudi_buf text;
-  hudi_buf_init(&text, HUDI_INDEX_DEFS_MAX);
-  st = bad ? hudi_err_set(err, HUDI_ERR_NOMEM, "index definitions") : HUDI_OK;
-  if (st == HUDI_OK) st = hudi_index_defs_render(root, &text, err);
-  /* A checksum Spark's Hadoop file system left beside the file would no
-   * longer match: Spark 1.2 then reads no index definitions at all (its
-   * data skipping fails) and writes that empty view back (hadoop_crc.h). */
-  const char *where = *path_set ? HUDI_INDEX_DEFS_DEFAULT_PATH : path;
-  if (st == HUDI_OK) st = hudi_hadoop_crc_delete(t->storage, where, err);
-  if (st == HUDI_OK) st = hudi_storage_write(t->storage, where, text.data, text.len, 0, err);
-  hudi_buf_free(&text);
+  st = !e || json_object_set_new(defs, name, e) != 0 ? hudi_err_set(err, HUDI_ERR_NOMEM, "index definitions")
+                                                    : HUDI_OK;
+  if (st == HUDI_OK)
+    st = hudi_index_defs_save(t->storage, *path_set ? HUDI_INDEX_DEFS_DEFAULT_PATH : path, root, err);
   json_decref(root);
   return st;
 }
@@ -338,12 +325,7 @@ static hudi_status put_index_def(hudi_table *t, const char *name, json_t *e, boo
  * (Spark's partitioned record index, say) is replaced: this one is
  * global. */
 static hudi_status add_index_def(hudi_table *t, bool *path_set, hudi_error *err) {
-  json_t *e = hudi_index_defs_new_entry("record_index", "", "V1");
-  if (e && json_object_set_new(json_object_get(e, "indexOptions"), "isPartitioned", json_string("false")) != 0) {
-    json_decref(e);
-    e = NULL;
-  }
-  return put_index_def(t, "record_index", e, path_set, err);
+  return put_index_def(t, "record_index", hudi_index_defs_new_record_index(), path_set, err);
 }
 
 /* The gathered files and keys as one more initialisation deltacommit
@@ -612,26 +594,34 @@ static hudi_status add_record_index_at(hudi_table *t, gathered *g, long next, hu
   return st;
 }
 
+/* What every index add does first, under the lock: refuse while a write
+ * is pending or the MDT's version differs, discard what an earlier
+ * attempt at parts[0..n) left, and find the first free initialisation
+ * time (*next). */
+static hudi_status begin_add(hudi_table *t, const char *const *parts, size_t n, long *next, hudi_error *err) {
+  HUDI_TRY(check_nothing_pending(t, err));
+  HUDI_TRY(check_mdt_version(t, err));
+  HUDI_TRY(discard_attempt(t, parts, n, err));
+  hudi_timeline mdt;
+  HUDI_TRY(hudi_timeline_load(&mdt, t->storage, HUDI_MDT_DIR, 2, err));
+  hudi_status st = next_init_time(next, t, &mdt, err);
+  hudi_timeline_free(&mdt);
+  return st;
+}
+
 hudi_status hudi_mdt_add_record_index(hudi_table *t, hudi_error *err) {
   if (t->version < 8)
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table %s has table version %d: hudi-c adds a record index to metadata tables of versions 8 "
                         "and 9 only (hoodie.metadata.record.index.enable=true)",
                         t->base_uri, t->version);
-  HUDI_TRY(check_nothing_pending(t, err));
-  HUDI_TRY(check_mdt_version(t, err));
   static const char *const rli_part[] = {"record_index"};
-  HUDI_TRY(discard_attempt(t, rli_part, 1, err));
-  hudi_timeline mdt;
-  HUDI_TRY(hudi_timeline_load(&mdt, t->storage, HUDI_MDT_DIR, 2, err));
   long next = 0;
-  hudi_status st = next_init_time(&next, t, &mdt, err);
-  hudi_timeline_free(&mdt);
-  HUDI_TRY(st);
+  HUDI_TRY(begin_add(t, rli_part, 1, &next, err));
   gathered g;
   memset(&g, 0, sizeof g);
   hudi_buf_init(&g.key_bytes, (size_t)1 << 40);
-  st = gather(&g, t, GATHER_NO_FILES, true, err);
+  hudi_status st = gather(&g, t, GATHER_NO_FILES, true, err);
   if (st == HUDI_OK) {
     st = add_record_index_at(t, &g, next, err);
     /* Not listed: what it wrote goes again at once (the error stays). */
@@ -837,28 +827,21 @@ static hudi_status add_column_stats_at(hudi_table *t, const hudi_option *opts, s
 
 hudi_status hudi_mdt_add_column_stats(hudi_table *t, const hudi_option *opts, size_t n, bool cs, bool ps,
                                       hudi_error *err) {
-  if (t->version < 8 || !hudi_cs_supported(t))
+  if (!hudi_cs_supported(t))
     return hudi_err_set(err, HUDI_ERR_UNSUPPORTED,
                         "table %s has table version %d: hudi-c adds column stats to metadata tables of versions 8 and "
                         "9 only (" CS_KEY "=true)",
                         t->base_uri, t->version);
-  HUDI_TRY(check_nothing_pending(t, err));
-  HUDI_TRY(check_mdt_version(t, err));
   const char *parts[2];
   size_t n_parts = 0;
   if (cs) parts[n_parts++] = "column_stats";
   if (ps) parts[n_parts++] = "partition_stats";
-  HUDI_TRY(discard_attempt(t, parts, n_parts, err));
-  hudi_timeline mdt;
-  HUDI_TRY(hudi_timeline_load(&mdt, t->storage, HUDI_MDT_DIR, 2, err));
   long next = 0;
-  hudi_status st = next_init_time(&next, t, &mdt, err);
-  hudi_timeline_free(&mdt);
-  HUDI_TRY(st);
+  HUDI_TRY(begin_add(t, parts, n_parts, &next, err));
   gathered g;
   memset(&g, 0, sizeof g);
   hudi_buf_init(&g.key_bytes, 0);
-  st = gather(&g, t, GATHER_FILES_FROM_MDT, false, err);
+  hudi_status st = gather(&g, t, GATHER_FILES_FROM_MDT, false, err);
   if (st == HUDI_OK) {
     st = add_column_stats_at(t, opts, n, &g, cs, ps, next, err);
     const char *listed = hudi_props_get(&t->props, PARTITIONS_KEY);

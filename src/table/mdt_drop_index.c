@@ -6,7 +6,6 @@
 #include <strings.h>
 
 #include "base/buf.h"
-#include "table/hadoop_crc.h"
 #include "table/index_defs.h"
 #include "table/mdt_compact.h"
 #include "table/mdt_reader.h"
@@ -123,13 +122,7 @@ static hudi_status drop_column_stats_def(hudi_table *t, hudi_error *err) {
   json_t *defs = json_object_get(root, "indexDefinitions");
   if (defs && json_is_object(defs) && json_object_get(defs, "column_stats")) {
     json_object_del(defs, "column_stats");
-    hudi_buf text;
-    hudi_buf_init(&text, HUDI_INDEX_DEFS_MAX);
-    st = hudi_index_defs_render(root, &text, err);
-    /* Spark's checksum of the file would no longer match (hadoop_crc.h). */
-    if (st == HUDI_OK) st = hudi_hadoop_crc_delete(t->storage, path, err);
-    if (st == HUDI_OK) st = hudi_storage_write(t->storage, path, text.data, text.len, 0, err);
-    hudi_buf_free(&text);
+    st = hudi_index_defs_save(t->storage, path, root, err);
   }
   json_decref(root);
   return st;

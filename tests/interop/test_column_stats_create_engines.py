@@ -37,6 +37,41 @@ def query(spark, name: str, cond: str) -> list[str]:
             spark.sql(f"RESET {k}")
 
 
+def hudirs_reads(hudirs, path: Path, model: dict) -> None:
+    """hudi-rs reads the table (its metadata table with column_stats and partition_stats) as we do."""
+    def plain(x):
+        return x if not isinstance(x, dict) else next(iter(x.values()))
+    rs = {plain(r["id"]): plain(r["v"]) for r in hudirs.read_table(str(path)).rows}
+    assert rs == model, rs
+
+
+def spark_then_hudi_c(spark, path: Path, name: str, model: dict, ours_cols: list[str]) -> None:
+    """Spark writes (its own column stats next to ours, keeping the record index as a Spark job on
+    an RLI table does) and lists the columns it indexed: the same; then hudi-c writes over Spark's
+    files, and Spark's data-skipping queries and hudi-c's read find the model's rows."""
+    rli = {"hoodie.metadata.record.index.enable": "true", "hoodie.index.type": "RECORD_INDEX"}
+    for k, val in rli.items():
+        spark.sql(f"SET {k}={val}")
+    try:
+        spark.sql(f"INSERT INTO {name} VALUES ('k6', 60, 3, 'eu')")
+        spark.sql(f"UPDATE {name} SET v = 9000, ts = 4 WHERE id = 'k1'")
+    finally:
+        for k in rli:
+            spark.sql(f"RESET {k}")
+    model.update(k6=60, k1=9000)
+    assert source_fields(path) == ours_cols
+    hudi.HudiTable(str(path)).upsert(pa.Table.from_pylist([{"id": "k4", "v": -5, "ts": 5, "region": "us"}],
+                                                           schema=SCHEMA))
+    model["k4"] = -5
+    check(path)
+    for cond, want in [("v = 9000", ["k1"]), ("v < 0", ["k4"]), ("v = 60", ["k6"]), ("v = 10", []),
+                       ("v > 50", sorted(k for k, v in model.items() if v > 50))]:
+        assert query(spark, name, cond) == want, cond
+    ours = pa.Table.from_batches(hudi.HudiTable(str(path)).read())
+    assert dict(zip(ours.column("id").to_pylist(), ours.column("v").to_pylist())) == model
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+
+
 @pytest.mark.parametrize("engine, table_type", [("spark", "cow"), ("spark", "mor"), ("spark_v8", "mor")])
 def test_hudi_c_table_with_column_stats(request, hudirs, tmp_path, engine, table_type):
     spark = request.getfixturevalue(engine)
@@ -61,11 +96,7 @@ def test_hudi_c_table_with_column_stats(request, hudirs, tmp_path, engine, table
     stats = column_stats_files(path)
     assert stats and all(set(ours_cols) <= cols for cols in stats.values()), stats
 
-    # hudi-rs reads the table (its metadata table with column_stats and partition_stats) as we do.
-    def plain(x):
-        return x if not isinstance(x, dict) else next(iter(x.values()))
-    rs = {plain(r["id"]): plain(r["v"]) for r in hudirs.read_table(str(path)).rows}
-    assert rs == model, rs
+    hudirs_reads(hudirs, path, model)
 
     name = f"hc_cs_{table_type}{'_v8' if v8 else ''}"
     spark.sql(f"DROP TABLE IF EXISTS {name}")
@@ -74,30 +105,7 @@ def test_hudi_c_table_with_column_stats(request, hudirs, tmp_path, engine, table
     for cond, want in [("v >= 1000", ["k2", "k5"]), ("v = 7000", ["k5"]), ("v < 25", ["k1"]), ("id = 'k3'", [])]:
         assert query(spark, name, cond) == want, cond
 
-    # Spark writes (its own column stats next to ours, keeping the record index as a Spark job on an
-    # RLI table does) and lists the columns it indexed: the same.
-    rli = {"hoodie.metadata.record.index.enable": "true", "hoodie.index.type": "RECORD_INDEX"}
-    for k, val in rli.items():
-        spark.sql(f"SET {k}={val}")
-    try:
-        spark.sql(f"INSERT INTO {name} VALUES ('k6', 60, 3, 'eu')")
-        spark.sql(f"UPDATE {name} SET v = 9000, ts = 4 WHERE id = 'k1'")
-    finally:
-        for k in rli:
-            spark.sql(f"RESET {k}")
-    model.update(k6=60, k1=9000)
-    assert source_fields(path) == ours_cols
-    # hudi-c again, over Spark's files.
-    hudi.HudiTable(str(path)).upsert(pa.Table.from_pylist([{"id": "k4", "v": -5, "ts": 5, "region": "us"}],
-                                                           schema=SCHEMA))
-    model["k4"] = -5
-    check(path)
-    for cond, want in [("v = 9000", ["k1"]), ("v < 0", ["k4"]), ("v = 60", ["k6"]), ("v = 10", []),
-                       ("v > 50", sorted(k for k, v in model.items() if v > 50))]:
-        assert query(spark, name, cond) == want, cond
-    ours = pa.Table.from_batches(hudi.HudiTable(str(path)).read())
-    assert dict(zip(ours.column("id").to_pylist(), ours.column("v").to_pylist())) == model
-    spark.sql(f"DROP TABLE IF EXISTS {name}")
+    spark_then_hudi_c(spark, path, name, model, ours_cols)
 
 
 @pytest.mark.parametrize("engine, table_type", [("spark", "mor"), ("spark", "cow"), ("spark_v8", "cow")])
@@ -130,10 +138,7 @@ def test_column_stats_hudi_c_added(request, hudirs, tmp_path, engine, table_type
     assert ours_cols == ["_hoodie_commit_time", "_hoodie_partition_path", "_hoodie_record_key", "id", "v", "ts",
                          "region"]
 
-    def plain(x):
-        return x if not isinstance(x, dict) else next(iter(x.values()))
-    rs = {plain(r["id"]): plain(r["v"]) for r in hudirs.read_table(str(path)).rows}
-    assert rs == model, rs
+    hudirs_reads(hudirs, path, model)
 
     name = f"hc_csadd_{table_type}{'_v8' if v8 else ''}"
     spark.sql(f"DROP TABLE IF EXISTS {name}")
@@ -141,24 +146,4 @@ def test_column_stats_hudi_c_added(request, hudirs, tmp_path, engine, table_type
     for cond, want in [("v >= 1000", ["k2", "k5"]), ("v = 5000", ["k2"]), ("v < 15", ["k1"]), ("v = 40", ["k4"]),
                        ("id = 'k3'", [])]:
         assert query(spark, name, cond) == want, cond
-    rli = {"hoodie.metadata.record.index.enable": "true", "hoodie.index.type": "RECORD_INDEX"}
-    for k, val in rli.items():
-        spark.sql(f"SET {k}={val}")
-    try:
-        spark.sql(f"INSERT INTO {name} VALUES ('k6', 60, 3, 'eu')")
-        spark.sql(f"UPDATE {name} SET v = 9000, ts = 4 WHERE id = 'k1'")
-    finally:
-        for k in rli:
-            spark.sql(f"RESET {k}")
-    model.update(k6=60, k1=9000)
-    assert source_fields(path) == ours_cols
-    hudi.HudiTable(str(path)).upsert(pa.Table.from_pylist([{"id": "k4", "v": -5, "ts": 5, "region": "us"}],
-                                                           schema=SCHEMA))
-    model["k4"] = -5
-    check(path)
-    for cond, want in [("v = 9000", ["k1"]), ("v < 0", ["k4"]), ("v = 60", ["k6"]), ("v = 10", []),
-                       ("v > 50", sorted(k for k, v in model.items() if v > 50))]:
-        assert query(spark, name, cond) == want, cond
-    ours = pa.Table.from_batches(hudi.HudiTable(str(path)).read())
-    assert dict(zip(ours.column("id").to_pylist(), ours.column("v").to_pylist())) == model
-    spark.sql(f"DROP TABLE IF EXISTS {name}")
+    spark_then_hudi_c(spark, path, name, model, ours_cols)
